@@ -1,0 +1,27 @@
+"""The one interface between the runtime and every transport."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from mcpkit.protocol.errors import MessageDecodeError
+from mcpkit.types.jsonrpc import Message
+
+
+class MessageStream(Protocol):
+    """A bidirectional stream of JSON-RPC messages.
+
+    * ``send`` writes one message; it raises :class:`~mcpkit.protocol.errors.ConnectionClosed` if
+      we closed the stream and :class:`~mcpkit.protocol.errors.ConnectionBroken` if the peer went
+      away.
+    * ``receive`` returns the next message; a :class:`MessageDecodeError` *item* when the peer sent
+      something that is not a valid message (the session answers it and carries on); ``None`` at a
+      clean end of stream. It raises ``ConnectionBroken`` when the stream failed.
+    * ``aclose`` is idempotent and never raises.
+    """
+
+    async def send(self, message: Message) -> None: ...
+
+    async def receive(self) -> Message | MessageDecodeError | None: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,127 @@
+"""JSON-RPC 2.0 codec: bytes to one :data:`~mcpkit.types.jsonrpc.Message` and back.
+
+One decode per message: msgspec parses the JSON into builtins, then a few type checks classify it.
+MCP sends single messages only; a JSON array (a batch) is rejected with -32600.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from mcpkit.protocol.errors import InvalidRequest, MessageDecodeError, ParseError
+from mcpkit.types.jsonrpc import (
+    ErrorObject,
+    ErrorResponse,
+    Message,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    message_to_dict,
+)
+
+_decoder = msgspec.json.Decoder()
+_encoder = msgspec.json.Encoder()
+
+
+def _valid_id(value: Any) -> bool:
+    # bool is an int subclass in Python but not a JSON-RPC id.
+    return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, str)
+
+
+def decode_message(data: bytes | str) -> Message:
+    """Decode one JSON-RPC message.
+
+    Raises :class:`~mcpkit.protocol.errors.MessageDecodeError` carrying the JSON-RPC error to answer
+    with (-32700 for invalid JSON, -32600 for anything that is not a single valid message).
+    """
+    try:
+        obj = _decoder.decode(data)
+    except msgspec.DecodeError as exc:
+        raise MessageDecodeError(ParseError(f"Parse error: {exc}")) from None
+    return message_from_obj(obj)
+
+
+def message_from_obj(obj: Any) -> Message:
+    """Classify an already-parsed JSON value as a message (see :func:`decode_message`)."""
+    if isinstance(obj, list):
+        raise MessageDecodeError(InvalidRequest("Invalid Request: batches are not supported"))
+    if not isinstance(obj, dict):
+        raise MessageDecodeError(InvalidRequest("Invalid Request: a message must be a JSON object"))
+    raw_id = obj.get("id")
+    msg_id: RequestId | None = raw_id if _valid_id(raw_id) else None
+    if obj.get("jsonrpc") != "2.0":
+        raise MessageDecodeError(
+            InvalidRequest('Invalid Request: "jsonrpc" must be "2.0"'),
+            msg_id,
+            answerable="method" in obj or "id" in obj,
+        )
+    if "method" in obj:
+        method = obj["method"]
+        if not isinstance(method, str):
+            raise MessageDecodeError(
+                InvalidRequest('Invalid Request: "method" must be a string'), msg_id
+            )
+        params = obj.get("params")
+        if params is not None and not isinstance(params, dict):
+            raise MessageDecodeError(
+                InvalidRequest('Invalid Request: "params" must be an object'), msg_id
+            )
+        if "id" not in obj:
+            return Notification(method=method, params=params)
+        if raw_id is None:
+            raise MessageDecodeError(InvalidRequest('Invalid Request: "id" must not be null'))
+        if msg_id is None:
+            raise MessageDecodeError(
+                InvalidRequest('Invalid Request: "id" must be a string or an integer')
+            )
+        return Request(id=msg_id, method=method, params=params)
+    if "result" in obj:
+        result = obj["result"]
+        if msg_id is None or not isinstance(result, dict) or "error" in obj:
+            raise MessageDecodeError(
+                InvalidRequest("Invalid Request: malformed response"), msg_id, answerable=False
+            )
+        return Response(id=msg_id, result=result)
+    if "error" in obj:
+        error = obj["error"]
+        if (
+            not isinstance(error, dict)
+            or not isinstance(error.get("code"), int)
+            or isinstance(error.get("code"), bool)
+            or not isinstance(error.get("message"), str)
+            or (raw_id is not None and msg_id is None)
+        ):
+            raise MessageDecodeError(
+                InvalidRequest("Invalid Request: malformed error response"),
+                msg_id,
+                answerable=False,
+            )
+        return ErrorResponse(
+            id=msg_id,
+            error=ErrorObject(
+                code=error["code"],
+                message=error["message"],
+                data=error["data"] if "data" in error else msgspec.UNSET,
+            ),
+        )
+    raise MessageDecodeError(
+        InvalidRequest("Invalid Request: not a request, notification or response"), msg_id
+    )
+
+
+def encode_message(message: Message) -> bytes:
+    """Compact JSON for ``message`` with no newlines (safe for stdio framing)."""
+    return _encoder.encode(message_to_dict(message))
+
+
+def encode_json(value: Any) -> bytes:
+    """Compact JSON for any value (used for SSE data lines and HTTP bodies)."""
+    return _encoder.encode(value)
+
+
+def decode_json(data: bytes | str) -> Any:
+    """Parse JSON; raises :class:`msgspec.DecodeError` on invalid input."""
+    return _decoder.decode(data)
