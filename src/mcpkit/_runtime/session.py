@@ -218,6 +218,7 @@ class Session:
         max_timeout: float | None = None,
         progress_callback: ProgressCallback | None = None,
         protocol_version: str | None = None,
+        on_request_id: Callable[[RequestId], None] | None = None,
     ) -> JSONObject:
         """Send a request and wait for its result.
 
@@ -227,6 +228,9 @@ class Session:
         :class:`~mcpkit.protocol.errors.RequestTimeout`. If the calling task is cancelled, the
         peer is told too. An error response raises the matching
         :class:`~mcpkit.protocol.errors.JSONRPCError` subclass with ``remote=True``.
+
+        ``on_request_id`` is called with the request's id before it is sent: a 2026 client needs
+        it to claim the notifications the server tags with the id of a ``subscriptions/listen``.
         """
         if self._failure is not None:
             raise self._failure
@@ -246,6 +250,8 @@ class Session:
         self._pending[request_id] = pending
         version = protocol_version or self.protocol_version
         try:
+            if on_request_id is not None:
+                on_request_id(request_id)
             await self._send(Request(request_id, method, params), version, method)
             return await self._await_response(request_id, pending, timeout, max_timeout)
         except asyncio.CancelledError:
