@@ -1,1 +1,37 @@
-"""."""
+"""The mcpkit server framework: typed functions become MCP tools, resources and prompts.
+
+>>> server = Server("demo")
+>>> @server.tool
+... def add(a: int, b: int) -> int:
+...     '''Add two numbers.'''
+...     return a + b
+
+``server.run()`` serves stdio; ``server.run("http")`` serves Streamable HTTP. Both protocol eras
+are served at once.
+"""
+
+from __future__ import annotations
+
+from mcpkit.server import content
+from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
+from mcpkit.server._server import Server
+from mcpkit.server.auth_hooks import InsufficientScope
+from mcpkit.server.context import Context, ElicitResult
+from mcpkit.server.prompts import Message
+from mcpkit.server.resources import ResourceContents
+from mcpkit.server.tools import ToolError, ToolResult
+
+__all__ = [
+    "Context",
+    "ElicitResult",
+    "InsufficientScope",
+    "LegacyConnection",
+    "Message",
+    "Outbound",
+    "RequestInfo",
+    "ResourceContents",
+    "Server",
+    "ToolError",
+    "ToolResult",
+    "content",
+]

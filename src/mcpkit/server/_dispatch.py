@@ -1,0 +1,267 @@
+"""Per-request dispatch for both eras.
+
+``handle_request`` decides the era of each request (``initialize`` and session traffic are legacy;
+a request whose ``_meta`` names a protocol version is modern), validates what that era requires,
+runs the middleware chain around the method handler, and shapes the result for the era
+(``resultType``, cache hints and ``serverInfo`` in 2026-07-28).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
+
+from mcpkit.protocol.errors import (
+    InvalidParams,
+    InvalidRequest,
+    JSONRPCError,
+    MethodNotFound,
+    UnsupportedProtocolVersion,
+)
+from mcpkit.server._request import LOG_LEVELS, LegacyConnection, Outbound, RequestInfo
+from mcpkit.server.context import Context, InputRequired
+from mcpkit.types.jsonrpc import JSONObject, Request
+from mcpkit.types.versions import LEGACY_VERSIONS, MODERN_VERSIONS
+
+if TYPE_CHECKING:
+    from mcpkit.server._server import Server
+
+META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+
+Handler = Callable[[RequestInfo, Context], Awaitable[JSONObject]]
+Middleware = Callable[[RequestInfo, Callable[[], Awaitable[JSONObject]]], Awaitable[JSONObject]]
+
+LEGACY_PRE_INIT_METHODS: Final = frozenset({"initialize", "ping"})
+MODERN_METHODS: Final = frozenset(
+    {
+        "server/discover",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "subscriptions/listen",
+    }
+)
+LEGACY_METHODS: Final = frozenset(
+    {
+        "initialize",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "logging/setLevel",
+    }
+)
+MRTR_METHODS: Final = frozenset({"tools/call", "resources/read", "prompts/get"})
+
+
+def request_meta(params: JSONObject | None) -> JSONObject | None:
+    meta = params.get("_meta") if params else None
+    return meta if isinstance(meta, dict) else None
+
+
+def is_modern_request(request: Request) -> bool:
+    """A request is modern when its ``_meta`` names a protocol version (2026-07-28 rule)."""
+    meta = request_meta(request.params)
+    return meta is not None and META_PROTOCOL_VERSION in meta
+
+
+def state_binding(method: str, params: JSONObject) -> str:
+    """A digest of what a ``requestState`` may be replayed onto: the method and its target."""
+    target = {
+        k: v for k, v in params.items() if k not in ("_meta", "inputResponses", "requestState")
+    }
+    digest = hashlib.sha256(method.encode() + b"\0" + msgspec.json.encode(target, order="sorted"))
+    return digest.hexdigest()
+
+
+class Dispatcher:
+    """Routes a request to its handler; one per :class:`Server`."""
+
+    def __init__(self, server: Server, handlers: dict[str, Handler]) -> None:
+        self._server = server
+        self._handlers = handlers
+
+    async def handle_request(
+        self,
+        request: Request,
+        outbound: Outbound,
+        *,
+        connection: LegacyConnection | None = None,
+        auth: Any = None,
+    ) -> JSONObject:
+        if request.method != "initialize" and is_modern_request(request):
+            info = self._modern_info(request, outbound, auth)
+        else:
+            info = self._legacy_info(request, outbound, connection, auth)
+        outbound.protocol_version = info.protocol_version
+        ctx = Context(self._server, info)
+        handler = self._handlers.get(request.method)
+        if handler is None:
+            raise MethodNotFound(f"Method not found: {request.method}")
+        try:
+            result = await self._run_middleware(info, lambda: handler(info, ctx))
+        except InputRequired as needed:
+            if info.era != "modern" or request.method not in MRTR_METHODS:
+                raise
+            return self._input_required(info, needed)
+        if info.era == "modern":
+            result = self._shape_modern(request.method, result)
+        return result
+
+    async def _run_middleware(
+        self, info: RequestInfo, call: Callable[[], Awaitable[JSONObject]]
+    ) -> JSONObject:
+        for middleware in reversed(self._server.middleware):
+            call = _bind(middleware, info, call)
+        return await call()
+
+    # -- era checks ----------------------------------------------------------------------------
+
+    def _legacy_info(
+        self,
+        request: Request,
+        outbound: Outbound,
+        connection: LegacyConnection | None,
+        auth: Any,
+    ) -> RequestInfo:
+        if request.method not in LEGACY_METHODS:
+            raise MethodNotFound(f"Method not found: {request.method}")
+        if connection is None:
+            raise InvalidRequest(
+                f"{request.method} needs an initialized session: send initialize first, "
+                "or send a 2026-07-28 request with _meta"
+            )
+        if not connection.initialized and request.method not in LEGACY_PRE_INIT_METHODS:
+            raise InvalidRequest(
+                f"Received {request.method} before initialization completed; send initialize "
+                "first (and notifications/initialized after its result)"
+            )
+        return RequestInfo(
+            request=request,
+            era="legacy",
+            protocol_version=connection.protocol_version or LEGACY_VERSIONS[-1],
+            client_capabilities=connection.client_capabilities,
+            client_info=connection.client_info,
+            log_level=connection.log_level,
+            outbound=outbound,
+            connection=connection,
+            auth=auth,
+        )
+
+    def _modern_info(self, request: Request, outbound: Outbound, auth: Any) -> RequestInfo:
+        meta = request_meta(request.params) or {}
+        version = meta.get(META_PROTOCOL_VERSION)
+        if not isinstance(version, str):
+            raise InvalidParams(f"_meta[{META_PROTOCOL_VERSION!r}] must be a string")
+        supported = self._server.supported_versions
+        if version not in MODERN_VERSIONS or version not in supported:
+            raise UnsupportedProtocolVersion(
+                f"Unsupported protocol version {version!r}; this server supports "
+                f"{', '.join(supported)}",
+                {"supported": list(supported), "requested": version},
+            )
+        caps = meta.get(META_CLIENT_CAPABILITIES)
+        if not isinstance(caps, dict):
+            raise InvalidParams(
+                f"_meta[{META_CLIENT_CAPABILITIES!r}] is required (an object; {{}} declares none)"
+            )
+        client_info = meta.get(META_CLIENT_INFO)
+        log_level = meta.get(META_LOG_LEVEL)
+        if log_level is not None and log_level not in LOG_LEVELS:
+            raise InvalidParams(
+                f"_meta[{META_LOG_LEVEL!r}] must be one of {', '.join(LOG_LEVELS)}"
+            )
+        if request.method not in MODERN_METHODS:
+            raise MethodNotFound(f"Method not found: {request.method}")
+        info = RequestInfo(
+            request=request,
+            era="modern",
+            protocol_version=version,
+            client_capabilities=caps,
+            client_info=client_info if isinstance(client_info, dict) else None,
+            log_level=log_level,
+            outbound=outbound,
+            auth=auth,
+        )
+        if request.method in MRTR_METHODS:
+            self._load_mrtr(info)
+        return info
+
+    def _load_mrtr(self, info: RequestInfo) -> None:
+        params = info.params
+        responses = params.get("inputResponses")
+        if responses is not None and not isinstance(responses, dict):
+            raise InvalidParams("inputResponses must be an object")
+        info.input_responses = responses or {}
+        info.state_binding = state_binding(info.request.method, params)
+        token = params.get("requestState")
+        if token is None:
+            return
+        if not isinstance(token, str):
+            raise InvalidParams("requestState must be a string")
+        payload = self._server.state_sealer.unseal(token, bind=info.state_binding)
+        answers = payload.get("answers") if isinstance(payload, dict) else None
+        info.answers = dict(answers) if isinstance(answers, dict) else {}
+
+    # -- result shaping ------------------------------------------------------------------------
+
+    def _input_required(self, info: RequestInfo, needed: InputRequired) -> JSONObject:
+        state = self._server.state_sealer.seal(
+            {"answers": needed.answers}, bind=info.state_binding
+        )
+        return {
+            "resultType": "input_required",
+            "inputRequests": needed.requests,
+            "requestState": state,
+            "_meta": {META_SERVER_INFO: self._server.server_info},
+        }
+
+    def _shape_modern(self, method: str, result: JSONObject) -> JSONObject:
+        result.setdefault("resultType", "complete")
+        policy = self._server.cache_policy.get(method)
+        if policy is not None:
+            result.setdefault("ttlMs", policy[0])
+            result.setdefault("cacheScope", policy[1])
+        meta = result.get("_meta")
+        meta = dict(meta) if isinstance(meta, dict) else {}
+        meta.setdefault(META_SERVER_INFO, self._server.server_info)
+        result["_meta"] = meta
+        return result
+
+
+def _bind(
+    middleware: Middleware, info: RequestInfo, call: Callable[[], Awaitable[JSONObject]]
+) -> Callable[[], Awaitable[JSONObject]]:
+    async def run() -> JSONObject:
+        return await middleware(info, call)
+
+    return run
+
+
+def resource_not_found(info: RequestInfo, uri: str) -> JSONRPCError:
+    """-32002 in legacy sessions, -32602 with ``data.uri`` in 2026-07-28."""
+    from mcpkit.protocol.errors import ResourceNotFound
+
+    message = f"Resource not found: {uri}"
+    if info.era == "modern":
+        return InvalidParams(message, {"uri": uri})
+    return ResourceNotFound(message, {"uri": uri})

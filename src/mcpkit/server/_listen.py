@@ -1,0 +1,119 @@
+"""2026-07-28 ``subscriptions/listen``: long-lived requests that carry change notifications.
+
+Each listen request is acknowledged first (with the subset of the requested filter the server
+supports), then receives the notifications it opted into, each tagged with its
+``subscriptionId`` (the listen request's id). The client ends it by cancelling (stdio) or closing
+the stream (HTTP); when the server shuts down, every listener gets its graceful final result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, Final
+
+from mcpkit.protocol.errors import InvalidParams
+from mcpkit.server._request import Outbound, RequestInfo
+from mcpkit.types.jsonrpc import JSONObject, RequestId
+
+SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
+MAX_RESOURCE_SUBSCRIPTIONS: Final = 1000
+"""URIs one listen request may watch."""
+
+_FLAG_CAPABILITY: Final = {
+    "toolsListChanged": ("tools", "listChanged"),
+    "promptsListChanged": ("prompts", "listChanged"),
+    "resourcesListChanged": ("resources", "listChanged"),
+}
+
+
+class _Listener:
+    __slots__ = ("flags", "outbound", "subscription_id", "uris")
+
+    def __init__(
+        self, subscription_id: RequestId, outbound: Outbound, flags: set[str], uris: set[str]
+    ) -> None:
+        self.subscription_id = subscription_id
+        self.outbound = outbound
+        self.flags = flags
+        self.uris = uris
+
+    async def send(self, method: str, params: JSONObject | None) -> None:
+        body = dict(params or {})
+        body["_meta"] = {SUBSCRIPTION_ID: self.subscription_id}
+        with contextlib.suppress(Exception):  # a vanished listener must not stop the others
+            await self.outbound.send_notification(method, body)
+
+
+class ListenHub:
+    """The open listen streams of this process, and fan-out to them."""
+
+    def __init__(self) -> None:
+        self._listeners: set[_Listener] = set()
+        self._closing: asyncio.Event | None = None
+
+    def _closing_event(self) -> asyncio.Event:
+        if self._closing is None:
+            self._closing = asyncio.Event()
+        return self._closing
+
+    @property
+    def count(self) -> int:
+        return len(self._listeners)
+
+    async def serve(self, info: RequestInfo, capabilities: JSONObject) -> JSONObject:
+        requested = info.params.get("notifications")
+        if not isinstance(requested, dict):
+            raise InvalidParams("subscriptions/listen needs params.notifications (an object)")
+        agreed: JSONObject = {}
+        flags: set[str] = set()
+        for flag, (cap, sub) in _FLAG_CAPABILITY.items():
+            if requested.get(flag) is True and _supports(capabilities, cap, sub):
+                agreed[flag] = True
+                flags.add(flag)
+        uris: set[str] = set()
+        wanted = requested.get("resourceSubscriptions")
+        if wanted is not None:
+            if not isinstance(wanted, list) or not all(isinstance(u, str) for u in wanted):
+                raise InvalidParams("notifications.resourceSubscriptions must be a list of URIs")
+            if len(wanted) > MAX_RESOURCE_SUBSCRIPTIONS:
+                raise InvalidParams(
+                    f"at most {MAX_RESOURCE_SUBSCRIPTIONS} resourceSubscriptions per listen"
+                )
+            if _supports(capabilities, "resources", "subscribe"):
+                uris = set(wanted)
+                agreed["resourceSubscriptions"] = list(wanted)
+        sid = info.request_id
+        listener = _Listener(sid, info.outbound, flags, uris)
+        await info.outbound.send_notification(
+            "notifications/subscriptions/acknowledged",
+            {"notifications": agreed, "_meta": {SUBSCRIPTION_ID: sid}},
+        )
+        closing = self._closing_event()
+        self._listeners.add(listener)
+        try:
+            await closing.wait()
+        finally:
+            self._listeners.discard(listener)
+        return {"resultType": "complete", "_meta": {SUBSCRIPTION_ID: sid}}
+
+    async def publish(self, flag: str, method: str, params: JSONObject | None) -> None:
+        for listener in list(self._listeners):
+            if flag in listener.flags:
+                await listener.send(method, params)
+
+    async def publish_resource(self, uri: str) -> None:
+        for listener in list(self._listeners):
+            if uri in listener.uris:
+                await listener.send("notifications/resources/updated", {"uri": uri})
+
+    async def close_all(self) -> None:
+        """End every listen stream gracefully (server shutdown)."""
+        if self._closing is not None:
+            self._closing.set()
+            self._closing = None
+
+
+def _supports(capabilities: JSONObject, cap: str, sub: str) -> bool:
+    node: Any = capabilities.get(cap)
+    return isinstance(node, dict) and node.get(sub) is True

@@ -1,0 +1,110 @@
+"""What the server knows about one request, whatever the era and the transport.
+
+The transports hand the server an :class:`Outbound` (how to talk back to the client about this
+request) and, for legacy traffic, the :class:`LegacyConnection` the request belongs to. The
+dispatcher turns those into a :class:`RequestInfo` that the tool-facing :class:`Context` reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from mcpkit.types.jsonrpc import JSONObject, Request, RequestId
+
+Era = Literal["legacy", "modern"]
+
+LOG_LEVELS: tuple[str, ...] = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+"""RFC 5424 severities, least severe first (the index is the rank)."""
+
+
+class Outbound(Protocol):
+    """How the server talks back to the client about one request.
+
+    ``send_request`` is only used in legacy sessions (server→client requests do not exist in
+    2026-07-28). ``protocol_version`` is set by the dispatcher once known, so that everything
+    sent for the request is checked against the right schema.
+    """
+
+    protocol_version: str | None
+
+    async def send_notification(self, method: str, params: JSONObject | None = None) -> None: ...
+
+    async def send_request(
+        self, method: str, params: JSONObject | None = None, *, timeout: float | None = None
+    ) -> JSONObject: ...
+
+
+class LegacyConnection:
+    """State of one handshake-era conversation (a stdio process or an HTTP session).
+
+    Kept deliberately small (slots, no tasks): an idle HTTP session must cost a few KiB at most.
+    """
+
+    __slots__ = (
+        "client_capabilities",
+        "client_info",
+        "initialized",
+        "log_level",
+        "notify",
+        "protocol_version",
+        "session_id",
+        "subscriptions",
+        "__weakref__",
+    )
+
+    def __init__(self, session_id: str | None = None) -> None:
+        self.session_id = session_id
+        self.protocol_version: str | None = None
+        self.client_capabilities: JSONObject = {}
+        self.client_info: JSONObject | None = None
+        self.initialized = False
+        self.log_level: str | None = None
+        self.subscriptions: set[str] = set()
+        self.notify: Outbound | None = None
+        """Where unsolicited notifications go (the stdio stream, or the HTTP GET stream)."""
+
+
+@dataclass(slots=True)
+class RequestInfo:
+    """Everything the handlers need about the request being served."""
+
+    request: Request
+    era: Era
+    protocol_version: str
+    client_capabilities: JSONObject
+    client_info: JSONObject | None
+    log_level: str | None
+    outbound: Outbound
+    connection: LegacyConnection | None = None
+    auth: Any = None
+    """The verified access token when the HTTP transport authenticated the request."""
+    input_responses: JSONObject = field(default_factory=dict)
+    answers: JSONObject = field(default_factory=dict)
+    """MRTR answers gathered in earlier rounds (from the sealed ``requestState``)."""
+    state_binding: str = ""
+
+    @property
+    def request_id(self) -> RequestId:
+        return self.request.id
+
+    @property
+    def params(self) -> JSONObject:
+        return self.request.params or {}
+
+    @property
+    def progress_token(self) -> str | int | None:
+        meta = self.params.get("_meta")
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        if isinstance(token, bool) or not isinstance(token, str | int):
+            return None
+        return token

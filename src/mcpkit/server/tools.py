@@ -1,0 +1,210 @@
+"""Tools: a typed Python function becomes an MCP tool.
+
+Everything a call needs — the input and output schemas, the argument validator, which parameter
+receives the :class:`~mcpkit.server.context.Context` — is computed once, at registration, so a
+call costs one validation pass plus the function itself.
+
+What comes back to the client:
+
+* a tool's own failure (bad arguments, an exception, a timeout) is a ``CallToolResult`` with
+  ``isError: true`` and a message the model can act on, never a crash or a protocol error;
+* a ``str`` becomes one text block; content-block dicts (see :mod:`mcpkit.server.content`) pass
+  through; a :class:`ToolResult` gives full control;
+* anything with an output schema (dataclasses, TypedDicts, Structs, pydantic models, dicts,
+  numbers, lists) becomes ``structuredContent`` plus its JSON text as a fallback block.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from mcpkit.protocol.errors import InvalidParams, UsageError
+from mcpkit.server._signature import ArgumentError, analyze_function
+from mcpkit.server.context import Context, InputRequired
+from mcpkit.server.names import validate_tool_name
+from mcpkit.types.jsonrpc import JSONObject
+
+logger = logging.getLogger("mcpkit.server")
+
+__all__ = ["RegisteredTool", "ToolError", "ToolResult"]
+
+MAX_ARGUMENT_BYTES: Final = 4 * 1024 * 1024
+"""Arguments larger than this (as JSON) are refused before validation."""
+
+
+class ToolError(Exception):
+    """Raise from a tool to return ``isError: true`` with exactly this message."""
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """Full control over a tool's result."""
+
+    content: list[JSONObject] = field(default_factory=list)
+    structured_content: Any = None
+    is_error: bool = False
+    meta: JSONObject | None = None
+
+    def to_wire(self) -> JSONObject:
+        out: JSONObject = {"content": self.content}
+        if self.structured_content is not None:
+            out["structuredContent"] = self.structured_content
+        if self.is_error:
+            out["isError"] = True
+        if self.meta:
+            out["_meta"] = self.meta
+        return out
+
+
+def _is_context(tp: Any) -> bool:
+    return tp is Context or (isinstance(tp, type) and issubclass(tp, Context))
+
+
+def error_result(message: str) -> JSONObject:
+    return {"content": [{"type": "text", "text": message}], "isError": True}
+
+
+def _is_content_block(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("type"), str) and (
+        value["type"] in ("text", "image", "audio", "resource", "resource_link")
+    )
+
+
+class RegisteredTool:
+    """A tool as the server keeps it: its wire description and how to call it."""
+
+    __slots__ = (
+        "_call_async",
+        "_context_param",
+        "definition",
+        "fn",
+        "name",
+        "required_scopes",
+        "signature",
+        "timeout",
+    )
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: JSONObject | None = None,
+        icons: Sequence[JSONObject] | None = None,
+        meta: JSONObject | None = None,
+        timeout: float | None = None,
+        structured_output: bool | None = None,
+        ref_free: bool = False,
+        required_scopes: Sequence[str] = (),
+    ) -> None:
+        self.fn = fn
+        self.name = name or fn.__name__
+        validate_tool_name(self.name)
+        self.timeout = timeout
+        self.required_scopes = tuple(required_scopes)
+        self.signature = analyze_function(fn, ref_free=ref_free, skip_params=_is_context)
+        self._context_param = self.signature.injected[0] if self.signature.injected else None
+        target = inspect.unwrap(fn)
+        self._call_async = inspect.iscoroutinefunction(target)
+        doc = inspect.getdoc(fn)
+        summary = description if description is not None else _summary(doc)
+        definition: JSONObject = {"name": self.name}
+        if title:
+            definition["title"] = title
+        if summary:
+            definition["description"] = summary
+        definition["inputSchema"] = self.signature.input_schema
+        output_schema = self.signature.output_schema
+        if structured_output is False:
+            output_schema = None
+        if output_schema is not None:
+            definition["outputSchema"] = output_schema
+        if annotations:
+            definition["annotations"] = annotations
+        if icons:
+            definition["icons"] = list(icons)
+        if meta:
+            definition["_meta"] = meta
+        self.definition = definition
+        if structured_output is True and output_schema is None:
+            raise UsageError(
+                f"tool {self.name!r}: structured_output=True needs a return annotation "
+                "with a JSON shape (a dataclass, TypedDict, model, dict, list or number)"
+            )
+
+    def wire(self, modern: bool) -> JSONObject:
+        """The ``Tool`` object for ``tools/list`` (2025 requires an object output root)."""
+        return self.definition
+
+    async def call(self, arguments: JSONObject | None, ctx: Context) -> JSONObject:
+        """Run the tool and build its ``CallToolResult``; failures become ``isError`` results."""
+        try:
+            values = self.signature.validate_arguments(arguments or {})
+        except ArgumentError as exc:
+            return error_result(str(exc.message))
+        if self._context_param is not None:
+            values[self._context_param] = ctx
+        try:
+            if self._call_async:
+                coro = self.fn(**values)
+            else:
+                coro = asyncio.to_thread(functools.partial(self.fn, **values))
+            if self.timeout is not None:
+                value = await asyncio.wait_for(coro, self.timeout)
+            else:
+                value = await coro
+        except InputRequired:
+            raise
+        except ToolError as exc:
+            return error_result(str(exc))
+        except TimeoutError:
+            return error_result(f"Tool {self.name!r} timed out after {self.timeout:g} s")
+        except asyncio.CancelledError:
+            raise
+        except InvalidParams as exc:  # e.g. a tampered answer; still the tool's failure
+            return error_result(exc.message)
+        except Exception as exc:
+            logger.exception("tool %s raised", self.name)
+            return error_result(f"Error executing tool {self.name}: {exc}")
+        return self._to_result(value)
+
+    def _to_result(self, value: Any) -> JSONObject:
+        if isinstance(value, ToolResult):
+            return value.to_wire()
+        if self.definition.get("outputSchema") is not None:
+            structured, text = self.signature.serialize_output(value)
+            return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
+        if value is None:
+            return {"content": []}
+        if isinstance(value, str):
+            return {"content": [{"type": "text", "text": value}]}
+        if _is_content_block(value):
+            return {"content": [value]}
+        if isinstance(value, list | tuple) and all(_is_content_block(v) for v in value):
+            return {"content": list(value)}
+        _, text = self.signature.serialize_output(value)
+        return {"content": [{"type": "text", "text": text}]}
+
+
+def _summary(doc: str | None) -> str | None:
+    """The docstring up to its parameter section (which feeds the schema instead)."""
+    if not doc:
+        return None
+    lines: list[str] = []
+    for line in doc.splitlines():
+        stripped = line.strip()
+        if stripped.rstrip(":") in ("Args", "Arguments", "Parameters", "Returns", "Raises") or (
+            stripped.startswith(":param")
+        ):
+            break
+        lines.append(line)
+    text = "\n".join(lines).strip()
+    return text or None
