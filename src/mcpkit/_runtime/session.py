@@ -29,7 +29,6 @@ from mcpkit.protocol.errors import (
     ConnectionBroken,
     ConnectionClosed,
     InternalError,
-    InvalidRequest,
     JSONRPCError,
     MCPError,
     MessageDecodeError,
@@ -313,7 +312,9 @@ class Session:
                 )
             )
 
-    async def _send(self, message: Message, protocol_version: str | None, method: str | None) -> None:
+    async def _send(
+        self, message: Message, protocol_version: str | None, method: str | None
+    ) -> None:
         if self._failure is not None:
             raise self._failure
         notify_outbound(message, protocol_version, method)
@@ -369,7 +370,9 @@ class Session:
     def _accept_response(self, response: Response | ErrorResponse) -> None:
         pending = self._pending.pop(response.id, None) if response.id is not None else None
         if pending is None:
-            logger.warning("%s: dropped a response to unknown request id %r", self.name, response.id)
+            logger.warning(
+                "%s: dropped a response to unknown request id %r", self.name, response.id
+            )
             return
         if pending.future.done():
             return
@@ -461,8 +464,9 @@ class Session:
                     logger.exception("%s: handler for %s failed", self.name, request.method)
                     response = ErrorResponse(
                         request.id,
-                        InternalError(f"Internal error while handling {request.method}")
-                        .to_error_object(),
+                        InternalError(
+                            f"Internal error while handling {request.method}"
+                        ).to_error_object(),
                     )
             if response is not None:
                 await self._send_quietly(response, request.method, ctx.protocol_version)

@@ -14,25 +14,17 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from mcpkit.protocol.errors import (
-    InvalidParams,
-    InvalidRequest,
-    JSONRPCError,
-    MethodNotFound,
-    UnsupportedProtocolVersion,
-)
-from mcpkit.server._request import LOG_LEVELS, LegacyConnection, Outbound, RequestInfo
+from mcpkit.protocol.errors import InvalidParams, InvalidRequest, JSONRPCError, MethodNotFound
+from mcpkit.protocol.meta import PROTOCOL_VERSION_KEY, parse_request_meta
+from mcpkit.protocol.versions import check_modern_version
+from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server.context import Context, InputRequired
 from mcpkit.types.jsonrpc import JSONObject, Request
-from mcpkit.types.versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from mcpkit.types.versions import LEGACY_VERSIONS
 
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
 
-META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
-META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 
 Handler = Callable[[RequestInfo, Context], Awaitable[JSONObject]]
@@ -81,7 +73,7 @@ def request_meta(params: JSONObject | None) -> JSONObject | None:
 def is_modern_request(request: Request) -> bool:
     """A request is modern when its ``_meta`` names a protocol version (2026-07-28 rule)."""
     meta = request_meta(request.params)
-    return meta is not None and META_PROTOCOL_VERSION in meta
+    return meta is not None and PROTOCOL_VERSION_KEY in meta
 
 
 def state_binding(method: str, params: JSONObject) -> str:
@@ -150,11 +142,7 @@ class Dispatcher:
                 f"{request.method} needs an initialized session: send initialize first, "
                 "or send a 2026-07-28 request with _meta"
             )
-        if not connection.initialized and request.method not in LEGACY_PRE_INIT_METHODS:
-            raise InvalidRequest(
-                f"Received {request.method} before initialization completed; send initialize "
-                "first (and notifications/initialized after its result)"
-            )
+        connection.lifecycle.receive(request)  # raises the error to answer when out of order
         return RequestInfo(
             request=request,
             era="legacy",
@@ -168,37 +156,17 @@ class Dispatcher:
         )
 
     def _modern_info(self, request: Request, outbound: Outbound, auth: Any) -> RequestInfo:
-        meta = request_meta(request.params) or {}
-        version = meta.get(META_PROTOCOL_VERSION)
-        if not isinstance(version, str):
-            raise InvalidParams(f"_meta[{META_PROTOCOL_VERSION!r}] must be a string")
-        supported = self._server.supported_versions
-        if version not in MODERN_VERSIONS or version not in supported:
-            raise UnsupportedProtocolVersion(
-                f"Unsupported protocol version {version!r}; this server supports "
-                f"{', '.join(supported)}",
-                {"supported": list(supported), "requested": version},
-            )
-        caps = meta.get(META_CLIENT_CAPABILITIES)
-        if not isinstance(caps, dict):
-            raise InvalidParams(
-                f"_meta[{META_CLIENT_CAPABILITIES!r}] is required (an object; {{}} declares none)"
-            )
-        client_info = meta.get(META_CLIENT_INFO)
-        log_level = meta.get(META_LOG_LEVEL)
-        if log_level is not None and log_level not in LOG_LEVELS:
-            raise InvalidParams(
-                f"_meta[{META_LOG_LEVEL!r}] must be one of {', '.join(LOG_LEVELS)}"
-            )
+        meta = parse_request_meta(request.params)
+        check_modern_version(meta.protocol_version, self._server.supported_versions)
         if request.method not in MODERN_METHODS:
             raise MethodNotFound(f"Method not found: {request.method}")
         info = RequestInfo(
             request=request,
             era="modern",
-            protocol_version=version,
-            client_capabilities=caps,
-            client_info=client_info if isinstance(client_info, dict) else None,
-            log_level=log_level,
+            protocol_version=meta.protocol_version,
+            client_capabilities=meta.client_capabilities,
+            client_info=meta.client_info,
+            log_level=meta.log_level,
             outbound=outbound,
             auth=auth,
         )
@@ -225,9 +193,7 @@ class Dispatcher:
     # -- result shaping ------------------------------------------------------------------------
 
     def _input_required(self, info: RequestInfo, needed: InputRequired) -> JSONObject:
-        state = self._server.state_sealer.seal(
-            {"answers": needed.answers}, bind=info.state_binding
-        )
+        state = self._server.state_sealer.seal({"answers": needed.answers}, bind=info.state_binding)
         return {
             "resultType": "input_required",
             "inputRequests": needed.requests,

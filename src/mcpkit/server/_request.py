@@ -7,24 +7,15 @@ dispatcher turns those into a :class:`RequestInfo` that the tool-facing :class:`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
 from mcpkit.types.jsonrpc import JSONObject, Request, RequestId
+from mcpkit.types.versions import LEGACY_VERSIONS
 
 Era = Literal["legacy", "modern"]
-
-LOG_LEVELS: tuple[str, ...] = (
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-)
-"""RFC 5424 severities, least severe first (the index is the rank)."""
 
 
 class Outbound(Protocol):
@@ -47,31 +38,39 @@ class Outbound(Protocol):
 class LegacyConnection:
     """State of one handshake-era conversation (a stdio process or an HTTP session).
 
-    Kept deliberately small (slots, no tasks): an idle HTTP session must cost a few KiB at most.
+    The handshake rules live in the sans-IO :class:`~mcpkit.protocol.lifecycle.ServerLifecycle`;
+    this adds what the server keeps per session. Kept small (slots, no tasks): an idle HTTP
+    session must cost a few KiB at most.
     """
 
-    __slots__ = (
-        "client_capabilities",
-        "client_info",
-        "initialized",
-        "log_level",
-        "notify",
-        "protocol_version",
-        "session_id",
-        "subscriptions",
-        "__weakref__",
-    )
+    __slots__ = ("__weakref__", "lifecycle", "log_level", "notify", "session_id", "subscriptions")
 
-    def __init__(self, session_id: str | None = None) -> None:
+    def __init__(
+        self, session_id: str | None = None, supported_versions: Sequence[str] = LEGACY_VERSIONS
+    ) -> None:
         self.session_id = session_id
-        self.protocol_version: str | None = None
-        self.client_capabilities: JSONObject = {}
-        self.client_info: JSONObject | None = None
-        self.initialized = False
+        self.lifecycle = ServerLifecycle(supported_versions)
         self.log_level: str | None = None
         self.subscriptions: set[str] = set()
         self.notify: Outbound | None = None
         """Where unsolicited notifications go (the stdio stream, or the HTTP GET stream)."""
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self.lifecycle.protocol_version
+
+    @property
+    def client_capabilities(self) -> JSONObject:
+        return self.lifecycle.client_capabilities
+
+    @property
+    def client_info(self) -> JSONObject | None:
+        return self.lifecycle.client_info or None
+
+    @property
+    def initialized(self) -> bool:
+        """True once the client sent ``notifications/initialized`` after our result."""
+        return self.lifecycle.state is ServerState.OPERATING
 
 
 @dataclass(slots=True)

@@ -11,16 +11,17 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from mcpkit.protocol.errors import InvalidParams, MethodNotFound, UsageError
+from mcpkit.protocol.meta import LOG_LEVELS
 from mcpkit.server._dispatch import Dispatcher, Handler, Middleware, resource_not_found
 from mcpkit.server._listen import ListenHub
-from mcpkit.server._request import LOG_LEVELS, LegacyConnection, Outbound, RequestInfo
+from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server.context import Context
 from mcpkit.server.pagination import paginate
 from mcpkit.server.prompts import RegisteredPrompt
 from mcpkit.server.request_state import RequestStateSealer
 from mcpkit.server.resources import RegisteredResource, file_resource_reader
 from mcpkit.server.tools import RegisteredTool
-from mcpkit.types.jsonrpc import JSONObject, Request
+from mcpkit.types.jsonrpc import JSONObject, Notification, Request, Response
 from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 logger = logging.getLogger("mcpkit.server")
@@ -79,7 +80,9 @@ class Server:
                 info[key] = value
         self.server_info = info
         self.page_size = page_size
-        self.supported_versions = tuple(v for v in reversed(ALL_VERSIONS) if v in supported_versions)
+        self.supported_versions = tuple(
+            v for v in reversed(ALL_VERSIONS) if v in supported_versions
+        )
         self.cache_policy = dict(DEFAULT_CACHE_POLICY)
         if cache_policy:
             self.cache_policy.update(cache_policy)
@@ -309,7 +312,8 @@ class Server:
 
     def new_connection(self, session_id: str | None = None) -> LegacyConnection:
         """State for one legacy conversation (a stdio process or an HTTP session)."""
-        conn = LegacyConnection(session_id)
+        legacy = tuple(v for v in self.supported_versions if v in LEGACY_VERSIONS)
+        conn = LegacyConnection(session_id, legacy)
         self._connections.add(conn)
         return conn
 
@@ -330,9 +334,8 @@ class Server:
     async def handle_notification(
         self, method: str, params: JSONObject | None, connection: LegacyConnection | None
     ) -> None:
-        if method == "notifications/initialized" and connection is not None:
-            if connection.protocol_version is not None:
-                connection.initialized = True
+        if connection is not None:
+            connection.lifecycle.receive(Notification(method, params))
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Server]:
@@ -413,28 +416,8 @@ class Server:
     async def _initialize(self, info: RequestInfo, ctx: Context) -> JSONObject:
         conn = info.connection
         assert conn is not None
-        if conn.protocol_version is not None:
-            from mcpkit.protocol.errors import InvalidRequest
-
-            raise InvalidRequest("initialize was already received on this connection")
-        params = info.params
-        requested = params.get("protocolVersion")
-        if not isinstance(requested, str):
-            raise InvalidParams("initialize needs params.protocolVersion (a string)")
-        legacy = [v for v in self.supported_versions if v in LEGACY_VERSIONS]
-        if not legacy:
-            from mcpkit.protocol.errors import UnsupportedProtocolVersion
-
-            raise UnsupportedProtocolVersion(
-                "This server only speaks 2026-07-28: send requests with _meta instead",
-                {"supported": list(self.supported_versions), "requested": requested},
-            )
-        version = requested if requested in legacy else legacy[0]
-        caps = params.get("capabilities")
-        client_info = params.get("clientInfo")
-        conn.protocol_version = version
-        conn.client_capabilities = caps if isinstance(caps, dict) else {}
-        conn.client_info = client_info if isinstance(client_info, dict) else None
+        version = conn.protocol_version  # negotiated by the lifecycle when it saw the request
+        assert version is not None
         info.outbound.protocol_version = version
         result: JSONObject = {
             "protocolVersion": version,
@@ -443,6 +426,7 @@ class Server:
         }
         if self.instructions:
             result["instructions"] = self.instructions
+        conn.lifecycle.send(Response(info.request_id, result))
         return result
 
     def _server_info_for(self, version: str) -> JSONObject:
@@ -462,7 +446,9 @@ class Server:
             result["instructions"] = self.instructions
         return result
 
-    def _page(self, key: str, items: Callable[[], list[JSONObject]], info: RequestInfo) -> JSONObject:
+    def _page(
+        self, key: str, items: Callable[[], list[JSONObject]], info: RequestInfo
+    ) -> JSONObject:
         cached = self._list_cache.get(key)
         if cached is None:
             cached = self._list_cache[key] = items()

@@ -49,9 +49,12 @@ async def serve_stream(server: Server, stream: MessageStream, *, name: str = "se
     async def on_notification(note: Notification) -> None:
         await server.handle_notification(note.method, note.params, connection)
 
-    async with server.running(), Session(
-        stream, request_handler=on_request, notification_handler=on_notification, name=name
-    ) as session:
+    async with (
+        server.running(),
+        Session(
+            stream, request_handler=on_request, notification_handler=on_notification, name=name
+        ) as session,
+    ):
         connection.notify = _SessionNotifier(session)
         await session.wait_input_ended()
         await session.drain_handlers()
@@ -82,4 +85,3 @@ def connect_in_memory(server: Server) -> MessageStream:
 
 
 _background: set[asyncio.Task[None]] = set()
-

@@ -23,7 +23,8 @@ from mcpkit.protocol.errors import (
     InvalidRequest,
     MissingRequiredClientCapability,
 )
-from mcpkit.server._request import LOG_LEVELS, RequestInfo
+from mcpkit.protocol.meta import LOG_LEVELS
+from mcpkit.server._request import RequestInfo
 from mcpkit.types.jsonrpc import JSONObject, RequestId
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def _nested(path: Sequence[str]) -> JSONObject:
 class Context:
     """Per-request access to progress, logging, cancellation, resources and client questions."""
 
-    __slots__ = ("_info", "_question_counter", "_server", "_last_progress")
+    __slots__ = ("_info", "_last_progress", "_question_counter", "_server")
 
     def __init__(self, server: Server, info: RequestInfo) -> None:
         self._server = server
@@ -203,7 +204,12 @@ class Context:
         return _elicit_result(result)
 
     async def elicit_url(
-        self, message: str, url: str, *, elicitation_id: str | None = None, timeout: float | None = None
+        self,
+        message: str,
+        url: str,
+        *,
+        elicitation_id: str | None = None,
+        timeout: float | None = None,
     ) -> ElicitResult:
         """Ask the user to visit ``url`` out of band (URL mode)."""
         params: JSONObject = {"mode": "url", "message": message, "url": url}

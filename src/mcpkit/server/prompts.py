@@ -30,7 +30,9 @@ class Message:
 
     def to_wire(self) -> JSONObject:
         content = (
-            {"type": "text", "text": self.content} if isinstance(self.content, str) else self.content
+            {"type": "text", "text": self.content}
+            if isinstance(self.content, str)
+            else self.content
         )
         return {"role": self.role, "content": content}
 

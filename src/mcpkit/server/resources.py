@@ -72,7 +72,8 @@ class RegisteredResource:
         params = set(inspect.signature(fn).parameters) - {self._ctx_param}
         missing = set(self.template.variables) - params
         if missing and not any(
-            p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(fn).parameters.values()
+            p.kind is inspect.Parameter.VAR_KEYWORD
+            for p in inspect.signature(fn).parameters.values()
         ):
             raise UsageError(
                 f"resource {uri!r}: the function {fn.__name__} has no parameter for "
@@ -119,9 +120,11 @@ class RegisteredResource:
 
 def to_contents(value: Any, uri: str, mime_type: str | None) -> list[JSONObject]:
     """Normalise what a reader returned into wire ``contents``."""
-    items = value if isinstance(value, list) and value and all(
-        isinstance(v, ResourceContents) for v in value
-    ) else [value]
+    items = (
+        value
+        if isinstance(value, list) and value and all(isinstance(v, ResourceContents) for v in value)
+        else [value]
+    )
     out: list[JSONObject] = []
     for item in items:
         if isinstance(item, ResourceContents):

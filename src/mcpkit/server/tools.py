@@ -71,8 +71,10 @@ def error_result(message: str) -> JSONObject:
 
 
 def _is_content_block(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("type"), str) and (
-        value["type"] in ("text", "image", "audio", "resource", "resource_link")
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("type"), str)
+        and (value["type"] in ("text", "image", "audio", "resource", "resource_link"))
     )
 
 
