@@ -1,7 +1,10 @@
 """JSON-RPC 2.0 codec: bytes to one :data:`~mcpkit.types.jsonrpc.Message` and back.
 
 One decode per message: msgspec parses the JSON into builtins, then a few type checks classify it.
-MCP sends single messages only; a JSON array (a batch) is rejected with -32600.
+MCP sends single messages only; a JSON array (a batch) is rejected with -32600. Every kind of
+bad input ends as a :class:`~mcpkit.protocol.errors.MessageDecodeError`, never another exception:
+deeply nested JSON (which exhausts the C decoder's recursion) and text with lone surrogates are
+parse errors too, so a hostile peer cannot crash the reader.
 """
 
 from __future__ import annotations
@@ -41,6 +44,11 @@ def decode_message(data: bytes | str) -> Message:
         obj = _decoder.decode(data)
     except msgspec.DecodeError as exc:
         raise MessageDecodeError(ParseError(f"Parse error: {exc}")) from None
+    except RecursionError:
+        raise MessageDecodeError(ParseError("Parse error: JSON nested too deeply")) from None
+    except UnicodeEncodeError:
+        # A str holding lone surrogates cannot be re-encoded as UTF-8 for the decoder.
+        raise MessageDecodeError(ParseError("Parse error: text is not valid Unicode")) from None
     return message_from_obj(obj)
 
 
@@ -71,6 +79,15 @@ def message_from_obj(obj: Any) -> Message:
             )
         if "id" not in obj:
             return Notification(method=method, params=params)
+        if method.startswith("notifications/"):
+            # Every MCP notification lives under notifications/; one sent with an id would be
+            # answered by nobody (or wrongly), so say exactly what is wrong.
+            raise MessageDecodeError(
+                InvalidRequest(
+                    f'Invalid Request: {method} is a notification and must not carry "id"'
+                ),
+                msg_id,
+            )
         if raw_id is None:
             raise MessageDecodeError(InvalidRequest('Invalid Request: "id" must not be null'))
         if msg_id is None:
@@ -104,7 +121,7 @@ def message_from_obj(obj: Any) -> Message:
             error=ErrorObject(
                 code=error["code"],
                 message=error["message"],
-                data=error["data"] if "data" in error else msgspec.UNSET,
+                data=error.get("data", msgspec.UNSET),
             ),
         )
     raise MessageDecodeError(

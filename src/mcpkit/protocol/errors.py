@@ -219,3 +219,31 @@ class RequestTimeout(MCPError, TimeoutError):
 
 class RequestCancelled(MCPError):
     """The request was cancelled (by us, or by the peer's ``notifications/cancelled``)."""
+
+
+class SSEProtocolError(RemoteProtocolError):
+    """The peer's Server-Sent Events stream broke the event-stream rules or mcpkit's size bound.
+
+    The stream cannot be trusted after this (an event was lost or is unbounded), so the reader
+    should drop the connection; a legacy client may reconnect with ``Last-Event-ID``.
+    """
+
+
+class MissingServerCapability(LocalProtocolError):
+    """We were about to send a request the server did not declare the capability for.
+
+    ``method`` is the request's method and ``capability`` the capability path it needs, for
+    example ``("resources", "subscribe")``.
+    """
+
+    def __init__(self, method: str, capability: tuple[str, ...]) -> None:
+        path = ".".join(capability)
+        super().__init__(
+            f"the server did not declare the {path!r} capability, so it cannot be sent {method}"
+        )
+        self.method = method
+        self.capability = capability
+
+
+class TooManyInFlight(LocalProtocolError):
+    """Our table of requests awaiting a response is full; wait for some to finish first."""

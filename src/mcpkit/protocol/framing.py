@@ -1,0 +1,139 @@
+"""Newline-delimited framing for stdio (and any other byte-stream transport).
+
+MCP over stdio sends one compact JSON message per line. The framer turns arbitrary chunks of bytes
+into complete lines, and is bounded: a peer that sends a line longer than ``max_line_bytes`` gets
+that line reported once as :class:`FrameTooLarge` and then skipped up to its newline *without being
+buffered*, so a runaway or hostile peer cannot make us hold an unbounded line in memory. The
+connection survives: the next line is read normally.
+
+Why 32 MiB by default: tool results of ~10 MB are real (images, files, long documents), and JSON
+escaping can inflate text (``\\uXXXX`` is six bytes per character), so 8 MiB would reject
+legitimate traffic. 32 MiB gives ~3x headroom over a 10 MB payload while still capping what one
+line can cost. Pass a different bound to :class:`LineFramer` to change it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from mcpkit.protocol.errors import UsageError
+
+__all__ = ["MAX_LINE_BYTES", "FrameTooLarge", "LineFramer", "frame"]
+
+MAX_LINE_BYTES: Final = 32 * 1024 * 1024
+"""Default bound on one line (one message): the bytes before its ``\n`` (a CR before it counts)."""
+
+_NL: Final = 0x0A
+_CR: Final = 0x0D
+
+
+@dataclass(frozen=True, slots=True)
+class FrameTooLarge:
+    """A line exceeded the bound and was dropped.
+
+    ``size_seen`` is how many bytes of the line had arrived when the framer gave up (at least
+    ``max_line_bytes + 1``); the rest of the line is discarded as it arrives. The caller usually
+    answers with a JSON-RPC error without an id (the id is inside the dropped bytes).
+    """
+
+    size_seen: int
+    limit: int
+
+
+def frame(payload: bytes) -> bytes:
+    """One message ready to write: ``payload`` plus the newline.
+
+    ``payload`` must not contain a newline; compact JSON from
+    :func:`~mcpkit.protocol.codec.encode_message` never does (newlines in strings are escaped).
+    """
+    if b"\n" in payload:
+        raise UsageError("a framed message must not contain a newline; encode it as compact JSON")
+    return payload + b"\n"
+
+
+class LineFramer:
+    """Splits a byte stream into lines; see the module docstring for the bound.
+
+    Lines come out without their ``\\n`` and without a trailing ``\\r`` (so CRLF peers work);
+    blank and whitespace-only lines are skipped (they carry no message, and some peers send them
+    as keep-alives).
+    """
+
+    __slots__ = ("_buf", "_discarding", "max_line_bytes")
+
+    def __init__(self, max_line_bytes: int = MAX_LINE_BYTES) -> None:
+        if max_line_bytes < 1:
+            raise UsageError("max_line_bytes must be at least 1")
+        self.max_line_bytes = max_line_bytes
+        self._buf = bytearray()
+        self._discarding = False
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held for the unfinished line (never more than ``max_line_bytes``)."""
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> list[bytes | FrameTooLarge]:
+        """Add ``data`` and return every line it completed, in order."""
+        out: list[bytes | FrameTooLarge] = []
+        limit = self.max_line_bytes
+        start = 0
+        end = len(data)
+        while start < end:
+            nl = data.find(b"\n", start)
+            if self._discarding:
+                if nl < 0:
+                    return out  # still inside the oversized line: drop the whole chunk
+                self._discarding = False
+                start = nl + 1
+                continue
+            if nl < 0:
+                # No newline: the rest of the chunk starts (or continues) an unfinished line.
+                size = len(self._buf) + end - start
+                if size > limit:
+                    self._too_large(size, out)
+                else:
+                    self._buf += data[start:] if start else data
+                return out
+            size = len(self._buf) + nl - start
+            if size > limit:  # a complete line, but an oversized one
+                self._buf = bytearray()
+                out.append(FrameTooLarge(size, limit))
+                start = nl + 1
+                continue
+            if self._buf:
+                self._buf += data[start:nl]
+                line = self._take()
+            else:
+                stop = nl - 1 if nl > start and data[nl - 1] == _CR else nl
+                line = data[start:stop]
+            if line and not line.isspace():
+                out.append(line)
+            start = nl + 1
+        return out
+
+    def end(self) -> bytes | None:
+        """The final line if the stream ended without a newline (``None`` if there is none).
+
+        Resets the framer, so it can be reused for a new stream.
+        """
+        discarding, self._discarding = self._discarding, False
+        if discarding or not self._buf:
+            self._buf.clear()
+            return None
+        line = self._take()
+        return line if line and not line.isspace() else None
+
+    def _take(self) -> bytes:
+        buf = self._buf
+        if buf and buf[-1] == _CR:
+            del buf[-1]
+        line = bytes(buf)
+        self._buf = bytearray()  # release the memory of a large line at once
+        return line
+
+    def _too_large(self, size: int, out: list[bytes | FrameTooLarge]) -> None:
+        self._buf = bytearray()
+        self._discarding = True
+        out.append(FrameTooLarge(size, self.max_line_bytes))

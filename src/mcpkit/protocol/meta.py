@@ -1,0 +1,160 @@
+"""Per-request ``_meta`` of the modern era (2026-07-28): detection and validation.
+
+A modern request carries its version, the client's capabilities and identity in
+``params._meta`` because there is no session to remember them. A request missing a required key
+is malformed: -32602 (HTTP 400), with a message that names the key so the client's author knows
+what to add. Parsing happens once per request, into :class:`RequestMeta`.
+
+OpenTelemetry keys (``traceparent``, ``tracestate``, ``baggage``) are read when they are strings
+and otherwise ignored: a broken trace header must never fail a request (W3C Trace Context says to
+start a new trace instead).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from mcpkit.protocol.errors import InvalidParams
+
+__all__ = [
+    "CLIENT_CAPABILITIES_KEY",
+    "CLIENT_INFO_KEY",
+    "LOG_LEVELS",
+    "LOG_LEVEL_KEY",
+    "PROTOCOL_VERSION_KEY",
+    "RequestMeta",
+    "is_modern_request",
+    "log_level_enabled",
+    "parse_request_meta",
+]
+
+PROTOCOL_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_KEY: Final = "io.modelcontextprotocol/clientInfo"
+LOG_LEVEL_KEY: Final = "io.modelcontextprotocol/logLevel"
+PROGRESS_TOKEN_KEY: Final = "progressToken"
+TRACE_KEYS: Final = ("traceparent", "tracestate", "baggage")
+
+LOG_LEVELS: Final[tuple[str, ...]] = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+"""RFC 5424 severities, least severe first."""
+_SEVERITY: Final = {level: rank for rank, level in enumerate(LOG_LEVELS)}
+
+
+@dataclass(frozen=True, slots=True)
+class RequestMeta:
+    """What a modern request's ``_meta`` declares."""
+
+    protocol_version: str
+    client_capabilities: dict[str, Any]
+    client_info: dict[str, Any] | None = None
+    log_level: str | None = None
+    """``None`` means the server MUST NOT send ``notifications/message`` for this request."""
+    progress_token: str | int | None = None
+    traceparent: str | None = None
+    tracestate: str | None = None
+    baggage: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    """The whole ``_meta`` object, for extension keys."""
+
+
+def is_modern_request(params: Any) -> bool:
+    """Whether a request declares a modern version in ``_meta`` (how a dual-era server tells)."""
+    if not isinstance(params, dict):
+        return False
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+
+
+def _missing(key: str) -> InvalidParams:
+    return InvalidParams(
+        f'Missing required "_meta.{key}": every 2026-07-28 request must carry '
+        f'"_meta" with "{PROTOCOL_VERSION_KEY}" and "{CLIENT_CAPABILITIES_KEY}"'
+    )
+
+
+def parse_request_meta(params: Any) -> RequestMeta:
+    """Validate ``params._meta`` of a modern request; raises -32602 naming the bad key.
+
+    The version is only checked for type here; whether the server supports it is
+    :func:`~mcpkit.protocol.versions.check_modern_version`'s job (-32022).
+    """
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise InvalidParams('"params" must be an object')
+    meta = params.get("_meta")
+    if meta is None:
+        raise InvalidParams(
+            f'Missing required "_meta": every 2026-07-28 request must carry "_meta" with '
+            f'"{PROTOCOL_VERSION_KEY}" and "{CLIENT_CAPABILITIES_KEY}"'
+        )
+    if not isinstance(meta, dict):
+        raise InvalidParams('"_meta" must be an object')
+
+    if PROTOCOL_VERSION_KEY not in meta:
+        raise _missing(PROTOCOL_VERSION_KEY)
+    version = meta[PROTOCOL_VERSION_KEY]
+    if not isinstance(version, str):
+        raise InvalidParams(f'"_meta.{PROTOCOL_VERSION_KEY}" must be a string, like "2026-07-28"')
+
+    if CLIENT_CAPABILITIES_KEY not in meta:
+        raise _missing(CLIENT_CAPABILITIES_KEY)
+    capabilities = meta[CLIENT_CAPABILITIES_KEY]
+    if not isinstance(capabilities, dict):
+        raise InvalidParams(
+            f'"_meta.{CLIENT_CAPABILITIES_KEY}" must be an object ({{}} declares no capabilities)'
+        )
+
+    client_info = meta.get(CLIENT_INFO_KEY)
+    if client_info is not None and not (
+        isinstance(client_info, dict)
+        and isinstance(client_info.get("name"), str)
+        and isinstance(client_info.get("version"), str)
+    ):
+        raise InvalidParams(
+            f'"_meta.{CLIENT_INFO_KEY}" must be an object with string "name" and "version"'
+        )
+
+    log_level = meta.get(LOG_LEVEL_KEY)
+    if log_level is not None and log_level not in _SEVERITY:
+        raise InvalidParams(
+            f'Unknown log level {log_level!r} in "_meta.{LOG_LEVEL_KEY}"; expected one of '
+            f"{', '.join(LOG_LEVELS)}"
+        )
+
+    token = meta.get(PROGRESS_TOKEN_KEY)
+    if token is not None and (isinstance(token, bool) or not isinstance(token, str | int)):
+        raise InvalidParams('"_meta.progressToken" must be a string or an integer')
+
+    trace = [value if isinstance(value := meta.get(key), str) else None for key in TRACE_KEYS]
+    return RequestMeta(
+        protocol_version=version,
+        client_capabilities=capabilities,
+        client_info=client_info,
+        log_level=log_level,
+        progress_token=token,
+        traceparent=trace[0],
+        tracestate=trace[1],
+        baggage=trace[2],
+        raw=meta,
+    )
+
+
+def log_level_enabled(level: str, threshold: str | None) -> bool:
+    """Whether a message at ``level`` may be sent when the request asked for ``threshold``.
+
+    ``threshold=None`` (no ``logLevel`` in ``_meta``) means nothing may be sent.
+    """
+    if threshold is None:
+        return False
+    return _SEVERITY.get(level, len(LOG_LEVELS)) >= _SEVERITY.get(threshold, 0)
