@@ -147,7 +147,9 @@ def test_retry_only_accepts_ascii_digits() -> None:
     decoder = SSEDecoder()
     assert decoder.feed(b"retry: 2500\n\n") == []  # no data: no event, but the delay is kept
     assert decoder.retry == 2500
-    events = decoder.feed(b"retry: 12a\ndata: x\n\nretry: -5\nretry: 1.5\nretry: \xd9\xa3\ndata: y\n\n")
+    events = decoder.feed(
+        b"retry: 12a\ndata: x\n\nretry: -5\nretry: 1.5\nretry: \xd9\xa3\ndata: y\n\n"
+    )
     assert decoder.retry == 2500
     assert [e.retry for e in events] == [None, None]
     assert decoder.feed(b"retry: 10\ndata: z\n\n") == [SSEEvent("message", "z", None, 10)]

@@ -30,7 +30,6 @@ from mcpkit.types.jsonrpc import JSONObject, RequestId
 from mcpkit.types.versions import Era
 
 __all__ = [
-    "CANCELLED",
     "cancel_outbound",
     "cancel_params",
     "cancelled_request_id",
