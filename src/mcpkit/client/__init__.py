@@ -1,1 +1,67 @@
-"""."""
+"""The MCP client and the multi-server host.
+
+* :class:`Client` — one connection to one server, any era (``async with Client(target)``).
+* :class:`Host` — many servers at once, aggregated, supervised, filtered (see ``host``).
+* :class:`SyncClient` — a blocking facade for scripts and notebooks (``invoke``).
+
+**Transports plug in through connectors** (:mod:`mcpkit.client.connectors`): a
+:class:`StreamConnector` opens one :class:`~mcpkit._runtime.stream.MessageStream` (stdio,
+in-memory, any byte stream); an :class:`HttpConnector` opens an :class:`ExchangeTransport` —
+the Streamable HTTP client — whose ``exchange()`` carries one stateless 2026 request per POST
+and whose ``open_legacy_stream()`` gives a legacy session stream when era detection falls back.
+URLs resolve to :class:`UrlConnector`, which loads ``mcpkit.transports.http`` and calls its
+``connect_http_client(url, headers=...)``. Anything implementing either protocol can be passed as
+a ``Client`` target directly.
+"""
+
+from mcpkit.client.client import DEFAULT_REQUEST_TIMEOUT, Client
+from mcpkit.client.connectors import (
+    CommandConnector,
+    ExchangeTransport,
+    HttpConnector,
+    InMemoryConnector,
+    OpenStreamConnector,
+    StreamConnector,
+    UrlConnector,
+    resolve_target,
+)
+from mcpkit.client.errors import (
+    ClientError,
+    IncompatibleServer,
+    InputRequiredLoopExceeded,
+    InputValidationError,
+    OutputValidationError,
+    ServerMisbehaved,
+    ServerUnavailable,
+    UnknownTool,
+    UnsupportedInEra,
+)
+from mcpkit.client.negotiate import Negotiated
+from mcpkit.client.questions import QuestionContext, form_defaults
+from mcpkit.client.subscriptions import Subscription
+
+__all__ = [
+    "DEFAULT_REQUEST_TIMEOUT",
+    "Client",
+    "ClientError",
+    "CommandConnector",
+    "ExchangeTransport",
+    "HttpConnector",
+    "InMemoryConnector",
+    "IncompatibleServer",
+    "InputRequiredLoopExceeded",
+    "InputValidationError",
+    "Negotiated",
+    "OpenStreamConnector",
+    "OutputValidationError",
+    "QuestionContext",
+    "ServerMisbehaved",
+    "ServerUnavailable",
+    "StreamConnector",
+    "Subscription",
+    "UnknownTool",
+    "UnsupportedInEra",
+    "UrlConnector",
+    "form_defaults",
+    "resolve_target",
+]

@@ -1,0 +1,517 @@
+"""``Client``: one connection to one MCP server, in whichever era the server speaks.
+
+Usage::
+
+    async with Client("python -m my_server") as client:     # or a URL, an mcpServers entry ...
+        tools = await client.list_tools()
+        result = await client.call_tool("add", {"a": 1, "b": 2})
+
+Connecting resolves the target to a connector (:mod:`mcpkit.client.connectors`), opens the
+stream (or the HTTP exchange transport), and negotiates the era (:mod:`mcpkit.client.negotiate`).
+After that every method works the same in both eras: 2026 requests get their ``_meta``
+(version, capabilities, client info, optional log level) added here, ``input_required`` answers
+are followed through the MRTR loop with the same handlers that serve a legacy session's
+server→client requests, and notifications are routed to caches, subscriptions and callbacks.
+
+The MCP methods live in :mod:`mcpkit.client.features` (a base class of :class:`Client`); this
+module holds the connection, the request plumbing and the routing of what the server sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final
+
+from mcpkit._runtime.session import ProgressCallback, RequestContext, Session
+from mcpkit.client import negotiate as nego
+from mcpkit.client._channel import (
+    DEFAULT,
+    Channel,
+    ExchangeChannel,
+    SessionChannel,
+    TimeoutArg,
+)
+from mcpkit.client._typed import decode_notification, decode_question
+from mcpkit.client.cache import ResultCache
+from mcpkit.client.connectors import (
+    HttpConnector,
+    StreamConnector,
+    Target,
+    resolve_target,
+)
+from mcpkit.client.features import ClientFeatures
+from mcpkit.client.mrtr import DEFAULT_MAX_INPUT_ROUNDS, MRTR_METHODS, run_input_rounds
+from mcpkit.client.questions import ElicitationHandler, Questions, RootsSource, SamplingHandler
+from mcpkit.client.schemas import SchemaCache, ValidationMode
+from mcpkit.protocol.errors import (
+    ConnectionClosed,
+    InvalidParams,
+    JSONRPCError,
+    MethodNotFound,
+    ResourceNotFound,
+    UsageError,
+)
+from mcpkit.types.common import Implementation
+from mcpkit.types.jsonrpc import JSONObject, Notification
+from mcpkit.types.versions import Era
+
+__all__ = ["DEFAULT_CLIENT_INFO", "DEFAULT_REQUEST_TIMEOUT", "Client", "ServerLogHandler"]
+
+logger = logging.getLogger("mcpkit.client")
+server_logger = logging.getLogger("mcpkit.client.server")
+
+DEFAULT_REQUEST_TIMEOUT: Final = 60.0
+"""Seconds a request may go without an answer (or, with a progress callback, without progress)."""
+DEFAULT_CLIENT_INFO: Final[JSONObject] = {"name": "mcpkit", "version": "0.1.0"}
+
+_PY_LEVEL: Final = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}
+
+ServerLogHandler = Callable[[Any], Awaitable[None] | None]
+"""Receives each ``notifications/message`` (typed params: level, logger, data)."""
+NotificationCallback = Callable[[Any], Awaitable[None] | None]
+
+
+def _info_dict(info: Implementation | Mapping[str, Any] | None) -> JSONObject:
+    if info is None:
+        return dict(DEFAULT_CLIENT_INFO)
+    if isinstance(info, Implementation):
+        import msgspec
+
+        built: JSONObject = msgspec.to_builtins(info)
+        return built
+    return dict(info)
+
+
+async def _maybe_await(value: Any) -> None:
+    if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
+        await value
+
+
+class Client(ClientFeatures):
+    """A connection to one MCP server. Use ``async with Client(target, ...) as client``.
+
+    ``target``: a command line (``"uvx my-server --flag"``), an argv list, stdio parameters, a
+    URL, an ``mcpServers`` entry, an in-process server (``connect_in_memory()``) or a connector.
+
+    ``mode``: ``"auto"`` detects the era; ``"legacy"`` only sends ``initialize``;
+    ``"2026-07-28"`` requires a modern server. ``discover_result`` (from a previous
+    ``client.discover_result``) skips the probe.
+
+    Handlers for the server's questions — ``elicitation_handler`` (``url_elicitation=True`` adds
+    URL mode), ``sampling_handler`` (``sampling_tools`` / ``sampling_context``), ``roots`` — also
+    decide the capabilities this client declares.
+
+    ``timeout`` is the default per-request deadline (``None``: wait forever; progress resets it
+    when a call passes a progress callback); ``output_validation`` is what a tool result that
+    violates its ``outputSchema`` does: ``"strict"`` raises, ``"warn"`` logs, ``"off"``.
+    """
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        mode: nego.Mode = "auto",
+        name: str | None = None,
+        client_info: Implementation | Mapping[str, Any] | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
+        url_elicitation: bool = False,
+        sampling_handler: SamplingHandler | None = None,
+        sampling_tools: bool = False,
+        sampling_context: bool = False,
+        roots: RootsSource | None = None,
+        logging_handler: ServerLogHandler | None = None,
+        notification_handler: NotificationCallback | None = None,
+        elicitation_complete_handler: Callable[[str], Awaitable[None] | None] | None = None,
+        log_level: str | None = None,
+        timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
+        max_timeout: float | None = None,
+        probe_timeout: float = nego.DEFAULT_PROBE_TIMEOUT,
+        initialize_timeout: float = nego.DEFAULT_INITIALIZE_TIMEOUT,
+        output_validation: ValidationMode = "strict",
+        discover_result: Mapping[str, Any] | None = None,
+        cache: bool = True,
+        max_input_rounds: int = DEFAULT_MAX_INPUT_ROUNDS,
+        experimental: Mapping[str, Any] | None = None,
+        extensions: Mapping[str, Any] | None = None,
+    ) -> None:
+        if mode not in ("auto", "legacy", "2026-07-28"):
+            raise UsageError(f'mode must be "auto", "legacy" or "2026-07-28", not {mode!r}')
+        if output_validation not in ("strict", "warn", "off"):
+            raise UsageError('output_validation must be "strict", "warn" or "off"')
+        self._target = target
+        self._connector = resolve_target(target)
+        self.name = name or self._connector.describe()
+        self._mode: nego.Mode = mode
+        self._client_info = _info_dict(client_info)
+        self._questions = Questions(
+            elicitation=elicitation_handler,
+            url_elicitation=url_elicitation,
+            sampling=sampling_handler,
+            sampling_tools=sampling_tools,
+            sampling_context=sampling_context,
+            roots=roots,
+            experimental=experimental,
+            extensions=extensions,
+            decode_params=decode_question,
+        )
+        self._logging_handler = logging_handler
+        self._notification_handler = notification_handler
+        self._elicitation_complete_handler = elicitation_complete_handler
+        self._log_level = log_level
+        self._timeout = timeout
+        self._max_timeout = max_timeout
+        self._probe_timeout = probe_timeout
+        self._initialize_timeout = initialize_timeout
+        self._saved_discover = dict(discover_result) if discover_result is not None else None
+        self._max_input_rounds = max_input_rounds
+        self.output_validation: ValidationMode = output_validation
+        self._cache = ResultCache() if cache else None
+        self._schemas = SchemaCache()
+        self._tools: dict[str, JSONObject] = {}
+        self._tools_complete = False
+        self._listeners: set[Callable[[Notification], None]] = set()
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._channel: Channel | None = None
+        self._session: Session | None = None
+        self._negotiated: nego.Negotiated | None = None
+        self._http = False
+        self._closed = False
+        self._closed_event = asyncio.Event()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Client:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def connect(self) -> None:
+        """Open the connection and negotiate; the client is usable when this returns."""
+        if self._stack is not None:
+            raise UsageError(f"{self.name}: already connected")
+        stack = contextlib.AsyncExitStack()
+        self._stack = stack
+        try:
+            if isinstance(self._connector, StreamConnector):
+                channel = await self._open_stream(stack, self._connector)
+                self._negotiated = await nego.negotiate(channel, self._negotiation_config())
+            else:
+                self._negotiated = await self._connect_http(stack, self._connector)
+        except BaseException:
+            self._stack = None
+            self._channel = None
+            self._session = None
+            await stack.aclose()
+            raise
+        logger.info("%s: %s", self.name, self._negotiated.describe())
+
+    async def _open_stream(
+        self, stack: contextlib.AsyncExitStack, connector: StreamConnector
+    ) -> SessionChannel:
+        stream = await stack.enter_async_context(connector.connect())
+        channel = SessionChannel(self._on_notification)
+        session = Session(
+            stream,
+            request_handler=self._on_request,
+            notification_handler=channel.on_notification,
+            name=f"client {self.name}",
+        )
+        await stack.enter_async_context(session)
+        channel.attach(session)
+        self._session = session
+        self._channel = channel
+        return channel
+
+    async def _connect_http(
+        self, stack: contextlib.AsyncExitStack, connector: HttpConnector
+    ) -> nego.Negotiated:
+        transport = await stack.enter_async_context(connector.connect_http())
+        config = self._negotiation_config()
+        if self._mode != "legacy":
+            exchange = ExchangeChannel(transport, self._on_notification)
+            self._channel = exchange
+            self._http = True
+            if config.saved_discover is not None:
+                adopted = nego.adopt_discover(config.saved_discover, config)
+                if adopted is not None:
+                    return adopted
+            outcome = await nego.probe(exchange, config)
+            if isinstance(outcome, nego.Negotiated):
+                return outcome
+            logger.debug("%s: falling back to a legacy HTTP session: %s", self.name, outcome)
+        self._http = False
+        stream = await stack.enter_async_context(transport.open_legacy_stream())
+        channel = SessionChannel(self._on_notification)
+        session = Session(
+            stream,
+            request_handler=self._on_request,
+            notification_handler=channel.on_notification,
+            name=f"client {self.name}",
+        )
+        await stack.enter_async_context(session)
+        channel.attach(session)
+        self._session = session
+        self._channel = channel
+        return await nego.initialize(channel, config)
+
+    def _negotiation_config(self) -> nego.NegotiationConfig:
+        return nego.NegotiationConfig(
+            mode=self._mode,
+            client_info=self._client_info,
+            capabilities_for=self._questions.capabilities,
+            meta_for=lambda version: nego.modern_meta(
+                version, self._questions.capabilities("modern"), self._client_info
+            ),
+            probe_timeout=self._probe_timeout,
+            initialize_timeout=self._initialize_timeout,
+            saved_discover=self._saved_discover,
+        )
+
+    async def aclose(self) -> None:
+        """Close the connection (stops a stdio server). Idempotent; safe from any task that is
+        not itself inside a request on this client."""
+        stack, self._stack = self._stack, None
+        self._closed = True
+        self._closed_event.set()
+        if stack is not None:
+            await stack.aclose()
+        self._channel = None
+        self._session = None
+
+    @property
+    def connected(self) -> bool:
+        """True while the connection is open and the server has not gone away."""
+        if self._stack is None or self._channel is None:
+            return False
+        return self._session is None or not self._session.input_ended
+
+    def _disconnect_error(self) -> Exception | None:
+        """Why the connection ended, if it did (``None`` while it is up or after ``aclose``)."""
+        session = self._session
+        if session is None or not session.input_ended:
+            return None
+        return session._input_failure or ConnectionClosed(f"{self.name}: disconnected")
+
+    async def wait_disconnected(self) -> None:
+        """Return when the server's side of the connection ends (a stdio server exiting).
+
+        For stateless HTTP there is no connection to lose; this waits until :meth:`aclose`.
+        """
+        if self._session is not None:
+            await self._session.wait_input_ended()
+            return
+        await self._closed_event.wait()
+
+    # -- what was negotiated -------------------------------------------------------------------
+
+    @property
+    def negotiated(self) -> nego.Negotiated:
+        if self._negotiated is None:
+            raise ConnectionClosed(f"{self.name}: not connected")
+        return self._negotiated
+
+    @property
+    def era(self) -> Era:
+        return self.negotiated.era
+
+    @property
+    def protocol_version(self) -> str:
+        return self.negotiated.protocol_version
+
+    @property
+    def server_capabilities(self) -> JSONObject:
+        return self.negotiated.capabilities
+
+    @property
+    def server_info(self) -> JSONObject:
+        return self.negotiated.server_info
+
+    @property
+    def instructions(self) -> str | None:
+        return self.negotiated.instructions
+
+    @property
+    def discover_result(self) -> JSONObject | None:
+        """The raw ``server/discover`` result (modern): pass it as ``discover_result=`` later to
+        skip the probe."""
+        return self.negotiated.discover_result
+
+    @property
+    def client_capabilities(self) -> JSONObject:
+        return self._questions.capabilities(self._negotiated.era if self._negotiated else "legacy")
+
+    # -- request plumbing ----------------------------------------------------------------------
+
+    def _require_channel(self) -> Channel:
+        if self._channel is None:
+            raise ConnectionClosed(
+                f"{self.name}: not connected"
+                if not self._closed
+                else f"{self.name}: the client was closed"
+            )
+        return self._channel
+
+    async def _request(
+        self,
+        method: str,
+        params: JSONObject | None = None,
+        *,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
+        on_notification: Callable[[Notification], Awaitable[None]] | None = None,
+        tool: Mapping[str, Any] | None = None,
+    ) -> JSONObject:
+        """Send one request in the negotiated era (adding 2026 ``_meta``); return the result."""
+        channel = self._require_channel()
+        negotiated = self.negotiated
+        if negotiated.era == "modern":
+            params = dict(params or {})
+            meta = nego.modern_meta(
+                negotiated.protocol_version,
+                self._questions.capabilities("modern"),
+                self._client_info,
+                self._log_level,
+            )
+            extra = params.get("_meta")
+            if isinstance(extra, dict):
+                meta.update(extra)
+            params["_meta"] = meta
+        return await channel.request(
+            method,
+            params,
+            protocol_version=negotiated.protocol_version,
+            timeout=self._timeout if timeout is DEFAULT else timeout,
+            max_timeout=self._max_timeout,
+            progress_callback=progress_callback,
+            on_notification=on_notification,
+            tool=tool,
+        )
+
+    async def _request_with_input(
+        self,
+        method: str,
+        params: JSONObject,
+        *,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
+        tool: Mapping[str, Any] | None = None,
+    ) -> tuple[JSONObject, int]:
+        """Like :meth:`_request`, following 2026 ``input_required`` rounds; returns (result,
+        retries)."""
+
+        async def send(current: JSONObject) -> JSONObject:
+            return await self._request(
+                method,
+                current,
+                timeout=timeout,
+                progress_callback=progress_callback,
+                tool=tool,
+            )
+
+        if self.era != "modern" or method not in MRTR_METHODS:
+            return await send(params), 0
+
+        async def answer(key: str, request: Any) -> JSONObject:
+            return await self._questions.answer_input_request(
+                key,
+                request,
+                protocol_version=self.protocol_version,
+                server_name=self.negotiated.server_name,
+                asked_during=method,
+            )
+
+        return await run_input_rounds(
+            method, params, send, answer, max_rounds=self._max_input_rounds
+        )
+
+    @staticmethod
+    def _resource_error(exc: JSONRPCError, uri: str) -> JSONRPCError:
+        """-32002 (legacy) and -32602 with ``data.uri`` (2026) both mean "no such resource"."""
+        if isinstance(exc, InvalidParams) and isinstance(exc.data, dict) and "uri" in exc.data:
+            return ResourceNotFound(exc.message, exc.data, code=exc.code, remote=exc.remote)
+        return exc
+
+    # -- what the server sends -----------------------------------------------------------------
+
+    async def _on_request(self, ctx: RequestContext) -> JSONObject:
+        """A server→client request (legacy sessions; a 2026 server must not send any)."""
+        method = ctx.request.method
+        params = ctx.request.params or {}
+        negotiated = self._negotiated
+        if method == "ping":
+            return {}
+        if negotiated is not None and negotiated.era == "modern":
+            logger.warning(
+                "%s: a 2026-07-28 server sent a %s request, which servers must not do",
+                self.name,
+                method,
+            )
+            raise MethodNotFound(f"{method}: servers must not send requests in protocol 2026-07-28")
+        return await self._questions.answer(
+            method,
+            params,
+            era="legacy",
+            protocol_version=negotiated.protocol_version if negotiated else "",
+            server_name=negotiated.server_name if negotiated else self.name,
+        )
+
+    async def _on_notification(self, note: Notification) -> None:
+        """Every notification that is not claimed by a subscription's stream."""
+        method = note.method
+        if method == "notifications/progress":
+            return  # routed to the caller's progress callback by the session
+        if method == "notifications/message":
+            await self._on_server_log(note)
+            return
+        self._apply_change(note)
+        for listener in tuple(self._listeners):
+            listener(note)
+        if method == "notifications/elicitation/complete":
+            elicitation_id = (note.params or {}).get("elicitationId")
+            if self._elicitation_complete_handler is not None and isinstance(elicitation_id, str):
+                await _maybe_await(self._elicitation_complete_handler(elicitation_id))
+            return
+        if self._notification_handler is not None:
+            typed = decode_notification(note)
+            await _maybe_await(self._notification_handler(typed if typed is not None else note))
+
+    def _apply_change(self, note: Notification) -> None:
+        """Keep caches honest: list_changed and updated invalidate what they concern."""
+        if self._cache is not None:
+            self._cache.on_notification(note.method, note.params)
+        if note.method == "notifications/tools/list_changed":
+            self._tools_complete = False
+
+    async def _on_server_log(self, note: Notification) -> None:
+        typed = decode_notification(note)
+        if typed is None:
+            return
+        if self._logging_handler is not None:
+            await _maybe_await(self._logging_handler(typed.params))
+            return
+        params = typed.params
+        server_logger.log(
+            _PY_LEVEL.get(params.level, logging.INFO),
+            "%s%s: %s",
+            self.name,
+            f" [{params.logger}]" if params.logger else "",
+            params.data,
+        )
+
+    def __repr__(self) -> str:
+        state = self._negotiated.describe() if self._negotiated else "not connected"
+        return f"<Client {self.name}: {state}>"

@@ -1,0 +1,77 @@
+"""The 2026 multi-round-trip request loop (MRTR, basic/patterns/mrtr).
+
+A ``tools/call``, ``resources/read`` or ``prompts/get`` may answer
+``{"resultType": "input_required", "inputRequests": {...}, "requestState": "..."}``. The client
+then answers every input request and sends the *original* params again with
+``inputResponses`` and — byte for byte, only if one was given — ``requestState``. Each retry is
+a new JSON-RPC request (a fresh id; the channel allocates one per send). The answers and state
+of one round are used for the next retry only.
+
+A result without ``resultType`` is complete (SEP-2322: servers that predate the field); any
+value other than ``input_required`` is returned as is (``complete``, or an extension's such as
+the Tasks extension's ``task``). Rounds are bounded so a server cannot keep a caller forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+from mcpkit.client.errors import InputRequiredLoopExceeded, ServerMisbehaved
+from mcpkit.types.jsonrpc import JSONObject
+
+__all__ = ["DEFAULT_MAX_INPUT_ROUNDS", "INPUT_REQUIRED", "MRTR_METHODS", "run_input_rounds"]
+
+DEFAULT_MAX_INPUT_ROUNDS: Final = 16
+"""Input-required answers followed before giving up on a request."""
+INPUT_REQUIRED: Final = "input_required"
+MRTR_METHODS: Final = frozenset({"tools/call", "resources/read", "prompts/get"})
+"""The only methods a server may answer with ``input_required``."""
+
+Send = Callable[[JSONObject], Awaitable[JSONObject]]
+Answer = Callable[[str, Any], Awaitable[JSONObject]]
+"""``answer(key, input_request) -> result`` for one entry of ``inputRequests``."""
+
+
+async def run_input_rounds(
+    method: str,
+    params: JSONObject,
+    send: Send,
+    answer: Answer,
+    *,
+    max_rounds: int = DEFAULT_MAX_INPUT_ROUNDS,
+) -> tuple[JSONObject, int]:
+    """Send ``params`` and follow ``input_required`` answers; return (final result, rounds).
+
+    ``rounds`` is how many retries were needed (0 when the first answer was final): callers must
+    not cache a result that came from a retry.
+    """
+    base = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
+    current = base
+    for rounds in range(max_rounds + 1):
+        result = await send(current)
+        if result.get("resultType") != INPUT_REQUIRED:
+            return result, rounds
+        if method not in MRTR_METHODS:
+            raise ServerMisbehaved(
+                f"{method} answered input_required, which only tools/call, "
+                "resources/read and prompts/get may do"
+            )
+        requests = result.get("inputRequests")
+        state = result.get("requestState")
+        if requests is None and state is None:
+            raise ServerMisbehaved(
+                f"{method}: an input_required result must carry inputRequests or requestState"
+            )
+        if requests is not None and not isinstance(requests, dict):
+            raise ServerMisbehaved(f"{method}: inputRequests must be an object keyed by name")
+        if state is not None and not isinstance(state, str):
+            raise ServerMisbehaved(f"{method}: requestState must be a string")
+        current = dict(base)
+        if requests:
+            current["inputResponses"] = {
+                key: await answer(key, request) for key, request in requests.items()
+            }
+        if state is not None:
+            current["requestState"] = state
+    raise InputRequiredLoopExceeded(method, max_rounds)

@@ -1,0 +1,267 @@
+"""Answering the server's questions: elicitation, sampling, roots (and legacy ``ping``).
+
+The same handlers serve both eras. In a legacy session the server asks with a JSON-RPC request
+and gets a response (errors included); in 2026-07-28 the question arrives inside an
+``InputRequiredResult`` and the answer travels in the retry's ``inputResponses`` (see
+:mod:`mcpkit.client.mrtr`) — there is no error reply in MRTR, so a handler that raises aborts the
+call instead.
+
+What the client declares follows from what it was given: ``elicitation`` (``form`` and, if
+enabled, ``url``) only with an elicitation handler, ``sampling`` (``tools`` and ``context`` on
+request) only with a sampling handler, ``roots`` only with roots. A question for a capability we
+never declared is the server's mistake: -32601 in a legacy session, :class:`ServerMisbehaved` in
+2026, and the handler is never called.
+
+Form elicitation gets the schema's defaults filled in: the handler sees them in
+``context.defaults``, and an ``accept`` answer that leaves a field out gets its default
+(the behaviour SEP-1034 asks of clients that support defaults).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import msgspec
+
+from mcpkit.client.errors import ServerMisbehaved
+from mcpkit.protocol.capabilities import has_capability
+from mcpkit.protocol.errors import InvalidParams, JSONRPCError, MethodNotFound
+from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.types.versions import Era
+
+__all__ = [
+    "ElicitationHandler",
+    "QuestionContext",
+    "Questions",
+    "RootsSource",
+    "SamplingHandler",
+    "form_defaults",
+]
+
+logger = logging.getLogger("mcpkit.client")
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionContext:
+    """What a handler knows about the question it answers."""
+
+    era: Era
+    protocol_version: str
+    server_name: str
+    method: str
+    """The question: ``elicitation/create``, ``sampling/createMessage`` or ``roots/list``."""
+    asked_during: str | None = None
+    """2026: the request that returned the question (``tools/call`` …); legacy: ``None``."""
+    defaults: JSONObject = field(default_factory=dict)
+    """Form elicitation: the schema's ``default`` values by field name."""
+
+
+ElicitationHandler = Callable[[Any, QuestionContext], Awaitable[Any]]
+"""``async (params, context) -> ElicitResult | dict``; params is the typed elicitation request
+(``mode`` tells form from URL)."""
+SamplingHandler = Callable[[Any, QuestionContext], Awaitable[Any]]
+"""``async (params, context) -> CreateMessageResult | dict``."""
+RootsSource = Sequence[Any] | Callable[[], Any]
+"""A list of roots (``Root`` objects or ``{"uri", "name"?}`` dicts), or a function returning one
+(may be async)."""
+
+
+def _builtins(value: Any) -> Any:
+    return value if isinstance(value, dict) else msgspec.to_builtins(value)
+
+
+def form_defaults(requested_schema: Any) -> JSONObject:
+    """The ``default`` of every property of a form schema that declares one."""
+    if not isinstance(requested_schema, Mapping):
+        return {}
+    properties = requested_schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return {}
+    return {
+        name: prop["default"]
+        for name, prop in properties.items()
+        if isinstance(prop, Mapping) and "default" in prop
+    }
+
+
+class Questions:
+    """The client's handlers, its declared capabilities, and the dispatch between them."""
+
+    def __init__(
+        self,
+        *,
+        elicitation: ElicitationHandler | None = None,
+        url_elicitation: bool = False,
+        sampling: SamplingHandler | None = None,
+        sampling_tools: bool = False,
+        sampling_context: bool = False,
+        roots: RootsSource | None = None,
+        experimental: Mapping[str, Any] | None = None,
+        extensions: Mapping[str, Any] | None = None,
+        decode_params: Callable[[str, JSONObject], Any] | None = None,
+    ) -> None:
+        self.elicitation = elicitation
+        self.url_elicitation = url_elicitation
+        self.sampling = sampling
+        self.sampling_tools = sampling_tools
+        self.sampling_context = sampling_context
+        self.roots = roots
+        self.experimental = dict(experimental or {})
+        self.extensions = dict(extensions or {})
+        self._decode = decode_params or (lambda method, params: params)
+
+    def capabilities(self, era: Era) -> JSONObject:
+        """The ``ClientCapabilities`` object for ``era`` (``roots.listChanged`` is legacy-only)."""
+        caps: JSONObject = {}
+        if self.elicitation is not None:
+            modes: JSONObject = {"form": {}}
+            if self.url_elicitation:
+                modes["url"] = {}
+            caps["elicitation"] = modes
+        if self.sampling is not None:
+            sampling: JSONObject = {}
+            if self.sampling_tools:
+                sampling["tools"] = {}
+            if self.sampling_context:
+                sampling["context"] = {}
+            caps["sampling"] = sampling
+        if self.roots is not None:
+            caps["roots"] = {"listChanged": True} if era == "legacy" else {}
+        if self.experimental:
+            caps["experimental"] = dict(self.experimental)
+        if self.extensions:
+            caps["extensions"] = dict(self.extensions)
+        return caps
+
+    async def list_roots(self) -> list[JSONObject]:
+        source = self.roots
+        if source is None:
+            return []
+        value = source() if callable(source) else source
+        if inspect.isawaitable(value):
+            value = await value
+        return [_builtins(root) for root in value]
+
+    async def answer(
+        self,
+        method: str,
+        params: JSONObject,
+        *,
+        era: Era,
+        protocol_version: str,
+        server_name: str,
+        asked_during: str | None = None,
+    ) -> JSONObject:
+        """The result for one question; raises a :class:`JSONRPCError` to refuse it.
+
+        In 2026 the caller turns such a refusal into :class:`ServerMisbehaved` (MRTR has no
+        error reply); in a legacy session the session sends it as the error response.
+        """
+        caps = self.capabilities(era)
+
+        def context(defaults: JSONObject | None = None) -> QuestionContext:
+            return QuestionContext(
+                era=era,
+                protocol_version=protocol_version,
+                server_name=server_name,
+                method=method,
+                asked_during=asked_during,
+                defaults=defaults or {},
+            )
+
+        if method == "ping" and era == "legacy":
+            return {}
+        if method == "elicitation/create":
+            if self.elicitation is None:
+                raise MethodNotFound("This client does not support elicitation (not declared)")
+            mode = params.get("mode", "form")
+            if mode not in ("form", "url") or not has_capability(caps, ("elicitation", mode)):
+                raise InvalidParams(
+                    f"This client does not support elicitation in {mode!r} mode (declared: "
+                    f"{', '.join(sorted(caps['elicitation']))})"
+                )
+            defaults = form_defaults(params.get("requestedSchema")) if mode == "form" else {}
+            result = _builtins(
+                await self.elicitation(self._decode(method, params), context(defaults))
+            )
+            return _finish_elicitation(result, defaults, mode)
+        if method == "sampling/createMessage":
+            if self.sampling is None:
+                raise MethodNotFound("This client does not support sampling (not declared)")
+            if (params.get("tools") is not None or params.get("toolChoice") is not None) and not (
+                self.sampling_tools
+            ):
+                raise InvalidParams(
+                    "sampling with tools needs the client capability sampling.tools, which this "
+                    "client did not declare"
+                )
+            include = params.get("includeContext")
+            if include not in (None, "none") and not self.sampling_context:
+                raise InvalidParams(
+                    f"includeContext={include!r} needs the client capability sampling.context, "
+                    "which this client did not declare"
+                )
+            sampled = _builtins(await self.sampling(self._decode(method, params), context()))
+            if not isinstance(sampled, dict):
+                raise TypeError("a sampling handler must return a CreateMessageResult or dict")
+            return sampled
+        if method == "roots/list":
+            if self.roots is None:
+                raise MethodNotFound("This client does not provide roots (not declared)")
+            return {"roots": await self.list_roots()}
+        raise MethodNotFound(f"Method not found: {method}")
+
+    async def answer_input_request(
+        self,
+        key: str,
+        request: Any,
+        *,
+        protocol_version: str,
+        server_name: str,
+        asked_during: str,
+    ) -> JSONObject:
+        """Answer one 2026 MRTR input request; a refusal is the server's fault here."""
+        if not isinstance(request, Mapping) or not isinstance(request.get("method"), str):
+            raise ServerMisbehaved(
+                f"{asked_during}: input request {key!r} is not a {{method, params}} object"
+            )
+        params = request.get("params") or {}
+        if not isinstance(params, dict):
+            raise ServerMisbehaved(f"{asked_during}: input request {key!r} has non-object params")
+        try:
+            return await self.answer(
+                request["method"],
+                params,
+                era="modern",
+                protocol_version=protocol_version,
+                server_name=server_name,
+                asked_during=asked_during,
+            )
+        except JSONRPCError as exc:
+            raise ServerMisbehaved(
+                f"{asked_during}: the server asked {request['method']} ({key!r}) which this "
+                f"client cannot answer: {exc.message}"
+            ) from exc
+
+
+def _finish_elicitation(result: Any, defaults: JSONObject, mode: str) -> JSONObject:
+    if not isinstance(result, dict):
+        raise TypeError(
+            f"an elicitation handler must return an ElicitResult or dict, not {result!r}"
+        )
+    action: Literal["accept", "decline", "cancel"] | Any = result.get("action")
+    if action not in ("accept", "decline", "cancel"):
+        raise TypeError(f"elicitation action must be accept, decline or cancel, not {action!r}")
+    if action != "accept" or mode != "form":
+        return {k: v for k, v in result.items() if k != "content"}
+    content = result.get("content")
+    merged = dict(defaults)
+    if isinstance(content, dict):
+        merged.update(content)
+    out = dict(result)
+    out["content"] = merged
+    return out
