@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import itertools
 import logging
 from collections.abc import Awaitable, Callable
@@ -61,7 +62,9 @@ SHUTDOWN_GRACE_SECONDS: Final = 2.0
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] | None]
 RequestHandler = Callable[["RequestContext"], Awaitable[JSONObject]]
-NotificationHandler = Callable[[Notification], Awaitable[None]]
+NotificationHandler = Callable[[Notification], Awaitable[None] | None]
+"""A plain function runs inline, in arrival order (keep it quick: state updates); a coroutine
+function runs in its own task, so it may send requests and wait for their answers."""
 
 
 class _Pending:
@@ -139,6 +142,9 @@ class Session:
         self._stream = stream
         self._request_handler = request_handler
         self._notification_handler = notification_handler
+        self._inline_notifications = notification_handler is not None and not (
+            inspect.iscoroutinefunction(notification_handler)
+        )
         self._limit = asyncio.Semaphore(max_concurrent_requests)
         self._default_timeout = default_timeout
         self.name = name
@@ -393,7 +399,15 @@ class Session:
         if note.method == "notifications/progress":
             self._route_progress(note.params or {})
             # fall through: upper layers may want to observe progress too
-        if self._notification_handler is not None:
+        handler = self._notification_handler
+        if handler is None:
+            return
+        if self._inline_notifications:
+            try:
+                handler(note)
+            except Exception:
+                logger.exception("%s: notification handler for %s failed", self.name, note.method)
+        else:
             self._spawn(self._run_notification_handler(note))
 
     def _route_progress(self, params: JSONObject) -> None:
@@ -477,7 +491,7 @@ class Session:
 
     async def _run_notification_handler(self, note: Notification) -> None:
         try:
-            await self._notification_handler(note)  # type: ignore[misc]
+            await self._notification_handler(note)  # type: ignore[misc]  # async by construction
         except Exception:
             logger.exception("%s: notification handler for %s failed", self.name, note.method)
 

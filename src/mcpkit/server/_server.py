@@ -331,7 +331,7 @@ class Server:
             request, outbound, connection=connection, auth=auth
         )
 
-    async def handle_notification(
+    def handle_notification(
         self, method: str, params: JSONObject | None, connection: LegacyConnection | None
     ) -> None:
         if connection is not None:

@@ -6,9 +6,10 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from mcpkit._runtime.session import RequestContext, Session
+from mcpkit._runtime.session import SHUTDOWN_GRACE_SECONDS, RequestContext, Session
 from mcpkit._runtime.stream import MessageStream
-from mcpkit.types.jsonrpc import JSONObject, Notification
+from mcpkit.protocol.errors import MessageDecodeError
+from mcpkit.types.jsonrpc import JSONObject, Message, Notification
 
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
@@ -46,8 +47,8 @@ async def serve_stream(server: Server, stream: MessageStream, *, name: str = "se
             ctx.session.protocol_version = connection.protocol_version
         return result
 
-    async def on_notification(note: Notification) -> None:
-        await server.handle_notification(note.method, note.params, connection)
+    def on_notification(note: Notification) -> None:  # inline: keeps the handshake ordered
+        server.handle_notification(note.method, note.params, connection)
 
     async with (
         server.running(),
@@ -68,10 +69,36 @@ async def run_stdio(server: Server) -> None:
         await serve_stream(server, stream, name=f"{server.name}-stdio")
 
 
-def connect_in_memory(server: Server) -> MessageStream:
+class InMemoryClientStream:
+    """The client end of an in-memory connection; closing it also waits for the server side.
+
+    So ``async with`` blocks that open one leave nothing running behind them.
+    """
+
+    def __init__(self, stream: MessageStream, server_task: asyncio.Task[None]) -> None:
+        self._stream = stream
+        self._server_task = server_task
+
+    async def send(self, message: Message) -> None:
+        await self._stream.send(message)
+
+    async def receive(self) -> Message | MessageDecodeError | None:
+        return await self._stream.receive()
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+        if not self._server_task.done():
+            done, _ = await asyncio.wait([self._server_task], timeout=SHUTDOWN_GRACE_SECONDS + 1)
+            if not done:
+                self._server_task.cancel()
+                await asyncio.wait([self._server_task])
+
+
+def connect_in_memory(server: Server) -> InMemoryClientStream:
     """The client end of an in-memory pair whose server end is served in a background task.
 
-    The task ends when the client end is closed (its peer sees end of stream).
+    The server task ends when the client end is closed (its peer sees end of stream), and
+    closing the client end waits for that.
     """
     from mcpkit.transports.memory import memory_pair
 
@@ -79,9 +106,4 @@ def connect_in_memory(server: Server) -> MessageStream:
     task = asyncio.get_running_loop().create_task(
         serve_stream(server, server_end, name=f"{server.name}-memory")
     )
-    _background.add(task)
-    task.add_done_callback(_background.discard)
-    return client_end
-
-
-_background: set[asyncio.Task[None]] = set()
+    return InMemoryClientStream(client_end, task)

@@ -20,6 +20,7 @@ import asyncio
 import functools
 import inspect
 import logging
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -125,7 +126,7 @@ class RegisteredTool:
             definition["description"] = summary
         definition["inputSchema"] = self.signature.input_schema
         output_schema = self.signature.output_schema
-        if structured_output is False:
+        if structured_output is False or (structured_output is None and _returns_raw_content(fn)):
             output_schema = None
         if output_schema is not None:
             definition["outputSchema"] = output_schema
@@ -194,6 +195,28 @@ class RegisteredTool:
             return {"content": list(value)}
         _, text = self.signature.serialize_output(value)
         return {"content": [{"type": "text", "text": text}]}
+
+
+_RAW_CONTENT_ANNOTATIONS: Final = (
+    dict,
+    dict[str, Any],
+    list[dict[str, Any]],
+    list[dict],  # type: ignore[type-arg]
+)
+
+
+def _returns_raw_content(fn: Callable[..., Any]) -> bool:
+    """Untyped dicts (or lists of them) are content blocks, not structured output.
+
+    Structured output wants a shape: a TypedDict, dataclass, Struct or model. A bare
+    ``dict[str, Any]`` says nothing a schema could promise, and is how content blocks from
+    :mod:`mcpkit.server.content` are typed.
+    """
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception:
+        return False
+    return hints.get("return") in _RAW_CONTENT_ANNOTATIONS
 
 
 def _summary(doc: str | None) -> str | None:
