@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from mcpkit.protocol.errors import InvalidParams, UsageError
+from mcpkit.protocol.errors import JSONRPCError, UsageError
 from mcpkit.server._signature import ArgumentError, analyze_function
 from mcpkit.server.context import Context, InputRequired
 from mcpkit.server.names import validate_tool_name
@@ -172,8 +172,8 @@ class RegisteredTool:
             return error_result(f"Tool {self.name!r} timed out after {self.timeout:g} s")
         except asyncio.CancelledError:
             raise
-        except InvalidParams as exc:  # e.g. a tampered answer; still the tool's failure
-            return error_result(exc.message)
+        except JSONRPCError:
+            raise  # deliberate protocol errors (e.g. a missing client capability) stay errors
         except Exception as exc:
             logger.exception("tool %s raised", self.name)
             return error_result(f"Error executing tool {self.name}: {exc}")
