@@ -1,0 +1,13 @@
+"""Session-wide test setup. Keep this file to imports and hook calls; put the logic in helper
+modules next to it (``tests/_*.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+import _schema_check
+from _schema_check import schema_check  # noqa: F401  (autouse fixture)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _schema_check.configure(config)
