@@ -12,7 +12,6 @@ A ``str`` passed as ``data`` is a *file path*; pass ``bytes`` for in-memory data
 from __future__ import annotations
 
 import base64
-import mimetypes
 import os
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -72,7 +71,12 @@ _OCTET_STREAM: Final = "application/octet-stream"
 def guess_mime_type(path: str | os.PathLike[str], default: str = _OCTET_STREAM) -> str:
     """The MIME type for ``path``'s suffix (a fixed table first, then :mod:`mimetypes`)."""
     suffix = Path(path).suffix.lower()
-    return _SUFFIX_TYPES.get(suffix) or mimetypes.guess_type(f"x{suffix}")[0] or default
+    known = _SUFFIX_TYPES.get(suffix)
+    if known:
+        return known
+    import mimetypes  # lazily: it reads the system MIME tables on first use
+
+    return mimetypes.guess_type(f"x{suffix}")[0] or default
 
 
 def make_annotations(

@@ -30,6 +30,7 @@ import hmac
 import os
 import secrets
 import struct
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -128,14 +129,16 @@ def keys_from_env(
 
 
 _process_ring: KeyRing | None = None
+_process_ring_lock = threading.Lock()
 
 
 def process_key_ring() -> KeyRing:
     """The keys from ``MCPKIT_STATE_KEYS``, else one random key made once for this process."""
     global _process_ring
-    if _process_ring is None:
-        _process_ring = keys_from_env() or KeyRing([secrets.token_bytes(32)])
-    return _process_ring
+    with _process_ring_lock:  # two racing threads must not end up with different keys
+        if _process_ring is None:
+            _process_ring = keys_from_env() or KeyRing([secrets.token_bytes(32)])
+        return _process_ring
 
 
 def request_binding(

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal, Union, get_args, get_origin
 
 import msgspec
+import msgspec.inspect
 
 from mcpkit.protocol.errors import UsageError
 

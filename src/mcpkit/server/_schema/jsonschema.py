@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 import msgspec
+import msgspec.json
 
 from mcpkit.protocol.errors import UsageError
 

@@ -35,6 +35,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Final, Literal, Union, get_args, get_origin
 
 import msgspec
+import msgspec.json
+import msgspec.structs
 
 from mcpkit.protocol.errors import UsageError
 from mcpkit.server._schema.docstrings import parse_docstring
