@@ -125,7 +125,7 @@ class MethodSpec:
     kind: MethodKind
     sender: Sender
     params: Any
-    """Model for ``params`` (decode ``params or {}``: every model accepts an empty object)."""
+    """Model for ``params``; :func:`decode_params` treats absent params as ``{}``."""
     result: Any
     """Model for a complete result; ``None`` for notifications. See :func:`result_model`."""
     versions: frozenset[str]
