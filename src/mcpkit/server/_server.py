@@ -100,6 +100,7 @@ class Server:
         self._prompts: dict[str, RegisteredPrompt] = {}
         self._completions: dict[tuple[str, str, str], Callable[..., Any]] = {}
         self._list_cache: dict[str, list[JSONObject]] = {}
+        self._list_version = 0
         self._connections: weakref.WeakSet[LegacyConnection] = weakref.WeakSet()
         self.listen_hub = ListenHub()
         self._dispatcher = Dispatcher(self, self._handlers())
@@ -279,6 +280,7 @@ class Server:
 
     def _changed(self, kind: str) -> None:
         self._list_cache.clear()
+        self._list_version += 1  # outstanding cursors of the old lists are now refused
         if self._running_loop() is not None:
             asyncio.get_running_loop().create_task(self.notify_list_changed(kind))
 
@@ -457,7 +459,9 @@ class Server:
             raise InvalidParams("cursor must be a string")
         if self.page_size is None and cursor is None:
             return {key: cached}
-        page, next_cursor = paginate(cached, cursor, self.page_size or len(cached) or 1)
+        page, next_cursor = paginate(
+            cached, cursor, self.page_size or len(cached) or 1, version=self._list_version
+        )
         result: JSONObject = {key: list(page)}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
