@@ -2,7 +2,7 @@
 
 Params and results stay plain JSON objects (``dict``) at this level: the envelope is what every
 layer shares, while the typed view of a particular method's params or result is decoded on demand
-by the layer that needs it (see :mod:`mcpkit.types.models`). This keeps the hot path to one JSON
+by the layer that needs it (see :mod:`mcpkit.types.methods`). This keeps the hot path to one JSON
 decode per message.
 """
 
