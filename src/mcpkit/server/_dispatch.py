@@ -100,7 +100,7 @@ class Dispatcher:
         connection: LegacyConnection | None = None,
         auth: Any = None,
     ) -> JSONObject:
-        if request.method != "initialize" and is_modern_request(request):
+        if is_modern_request(request):  # even `initialize` with modern _meta: -32601 there
             info = self._modern_info(request, outbound, auth)
         else:
             info = self._legacy_info(request, outbound, connection, auth)

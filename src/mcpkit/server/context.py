@@ -13,11 +13,17 @@ both protocol eras:
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
+from mcpkit.protocol.capabilities import (
+    has_capability,
+    require_client_capability,
+    require_elicitation_mode,
+    require_sampling,
+)
 from mcpkit.protocol.errors import (
     InvalidParams,
     InvalidRequest,
@@ -30,7 +36,7 @@ from mcpkit.types.jsonrpc import JSONObject, RequestId
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
 
-__all__ = ["Context", "ElicitResult", "InputRequired"]
+__all__ = ["Context", "ElicitResult", "InputRequired", "Question"]
 
 
 class InputRequired(Exception):
@@ -49,7 +55,7 @@ class InputRequired(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ElicitResult:
-    """The user's answer to an elicitation: ``accept`` (with ``content``), ``decline`` or ``cancel``."""
+    """The user's answer: ``accept`` (with ``content``), ``decline`` or ``cancel``."""
 
     action: Literal["accept", "decline", "cancel"]
     content: JSONObject | None = None
@@ -57,22 +63,6 @@ class ElicitResult:
     @property
     def accepted(self) -> bool:
         return self.action == "accept"
-
-
-def _has_capability(declared: JSONObject, *path: str) -> bool:
-    node: Any = declared
-    for key in path:
-        if not isinstance(node, dict) or key not in node:
-            return False
-        node = node[key]
-    return isinstance(node, dict)
-
-
-def _nested(path: Sequence[str]) -> JSONObject:
-    out: JSONObject = {}
-    for key in reversed(path):
-        out = {key: out}
-    return out
 
 
 class Context:
@@ -186,22 +176,61 @@ class Context:
 
     # -- questions to the client ---------------------------------------------------------------
 
+    def client_supports(self, *path: str) -> bool:
+        """Whether the client declared a capability, e.g. ``ctx.client_supports("sampling")``."""
+        return has_capability(self._info.client_capabilities, path)
+
+    async def ask(self, *questions: Question, timeout: float | None = None) -> tuple[Any, ...]:
+        """Ask several questions at once; the answers come back in the same order.
+
+        In a legacy session they are concurrent server→client requests; in 2026-07-28 they form
+        one ``InputRequiredResult`` with one ``inputRequests`` entry per question (the key is
+        ``question.key`` or an automatic one).
+        """
+        info = self._info
+        for question in questions:
+            question.check_capability(info.client_capabilities, info.era)
+        if info.era == "legacy":
+            answers = await asyncio.gather(
+                *(
+                    info.outbound.send_request(q.method, q.wire_params(info), timeout=timeout)
+                    for q in questions
+                )
+            )
+            return tuple(q.parse(answer) for q, answer in zip(questions, answers, strict=True))
+        keyed: list[tuple[str, Question]] = []
+        for question in questions:
+            self._question_counter += 1
+            keyed.append((question.key or f"{question.prefix}-{self._question_counter}", question))
+        missing: JSONObject = {}
+        for key, question in keyed:
+            if key in info.input_responses and key not in info.answers:
+                info.answers[key] = info.input_responses[key]
+            if key not in info.answers:
+                request: JSONObject = {"method": question.method}
+                params = question.wire_params(info)
+                if params is not None:
+                    request["params"] = params
+                missing[key] = request
+        if missing:
+            raise InputRequired(missing, dict(info.answers))
+        return tuple(question.parse(info.answers[key], key) for key, question in keyed)
+
     async def elicit(
-        self, message: str, schema: JSONObject | type[Any], *, timeout: float | None = None
+        self,
+        message: str,
+        schema: JSONObject | type[Any],
+        *,
+        key: str | None = None,
+        timeout: float | None = None,
     ) -> ElicitResult:
         """Ask the user for structured input (form mode).
 
         ``schema`` is a flat object schema of primitive properties, or a dataclass / TypedDict
         whose fields are primitives (converted once).
         """
-        requested = schema if isinstance(schema, dict) else _schema_from_type(schema)
-        params: JSONObject = {"mode": "form", "message": message, "requestedSchema": requested}
-        if self._info.era == "legacy" and self._info.protocol_version < "2025-11-25":
-            params.pop("mode")
-        result = await self._ask(
-            "elicitation/create", params, ("elicitation",), timeout=timeout, mode="form"
-        )
-        return _elicit_result(result)
+        (answer,) = await self.ask(Question.elicit(message, schema, key=key), timeout=timeout)
+        return answer  # type: ignore[no-any-return]
 
     async def elicit_url(
         self,
@@ -209,98 +238,38 @@ class Context:
         url: str,
         *,
         elicitation_id: str | None = None,
+        key: str | None = None,
         timeout: float | None = None,
     ) -> ElicitResult:
         """Ask the user to visit ``url`` out of band (URL mode)."""
-        params: JSONObject = {"mode": "url", "message": message, "url": url}
-        if self._info.era == "legacy":
-            params["elicitationId"] = elicitation_id or f"elicit-{time.monotonic_ns()}"
-        result = await self._ask(
-            "elicitation/create", params, ("elicitation", "url"), timeout=timeout, mode="url"
-        )
-        return _elicit_result(result)
+        question = Question.elicit_url(message, url, elicitation_id=elicitation_id, key=key)
+        (answer,) = await self.ask(question, timeout=timeout)
+        return answer  # type: ignore[no-any-return]
 
     async def sample(
         self,
         messages: str | list[JSONObject],
         *,
         max_tokens: int,
-        system_prompt: str | None = None,
-        temperature: float | None = None,
-        model_preferences: JSONObject | None = None,
-        stop_sequences: list[str] | None = None,
-        tools: list[JSONObject] | None = None,
-        tool_choice: JSONObject | None = None,
+        key: str | None = None,
         timeout: float | None = None,
+        **options: Any,
     ) -> JSONObject:
-        """Ask the client's LLM for a completion (``CreateMessageResult`` as a dict)."""
-        if isinstance(messages, str):
-            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
-        params: JSONObject = {"messages": messages, "maxTokens": max_tokens}
-        for key, value in (
-            ("systemPrompt", system_prompt),
-            ("temperature", temperature),
-            ("modelPreferences", model_preferences),
-            ("stopSequences", stop_sequences),
-            ("tools", tools),
-            ("toolChoice", tool_choice),
-        ):
-            if value is not None:
-                params[key] = value
-        path = ("sampling", "tools") if tools or tool_choice else ("sampling",)
-        return await self._ask("sampling/createMessage", params, path, timeout=timeout)
+        """Ask the client's LLM for a completion (``CreateMessageResult`` as a dict).
 
-    async def list_roots(self, *, timeout: float | None = None) -> list[JSONObject]:
+        ``options``: ``system_prompt``, ``temperature``, ``model_preferences``,
+        ``stop_sequences``, ``tools``, ``tool_choice``, ``include_context``, ``metadata``.
+        """
+        question = Question.sample(messages, max_tokens=max_tokens, key=key, **options)
+        (answer,) = await self.ask(question, timeout=timeout)
+        return answer  # type: ignore[no-any-return]
+
+    async def list_roots(
+        self, *, key: str | None = None, timeout: float | None = None
+    ) -> list[JSONObject]:
         """The client's roots (``[{"uri": "file://…", "name": …}]``)."""
-        result = await self._ask("roots/list", None, ("roots",), timeout=timeout)
-        roots = result.get("roots")
-        return [r for r in roots if isinstance(r, dict)] if isinstance(roots, list) else []
-
-    async def _ask(
-        self,
-        method: str,
-        params: JSONObject | None,
-        capability: tuple[str, ...],
-        *,
-        timeout: float | None,
-        mode: str | None = None,
-    ) -> JSONObject:
-        info = self._info
-        declared = info.client_capabilities
-        supported = _has_capability(declared, *capability)
-        if mode == "form" and capability == ("elicitation",):
-            elicitation = declared.get("elicitation")
-            # ``{}`` means form only; an explicit mode list must include form.
-            supported = isinstance(elicitation, dict) and (
-                not elicitation or "form" in elicitation or "url" not in elicitation
-            )
-        if not supported:
-            if info.era == "modern":
-                raise MissingRequiredClientCapability(
-                    f"This request needs the client capability {'.'.join(capability)}",
-                    {"requiredCapabilities": _nested(capability)},
-                )
-            raise InvalidRequest(
-                f"The client did not declare the {'.'.join(capability)} capability "
-                f"needed for {method}"
-            )
-        if info.era == "legacy":
-            return await info.outbound.send_request(method, params, timeout=timeout)
-        self._question_counter += 1
-        key = f"{method.split('/')[0]}-{self._question_counter}"
-        if key in info.answers:
-            answer = info.answers[key]
-        elif key in info.input_responses:
-            answer = info.input_responses[key]
-            info.answers[key] = answer
-        else:
-            request: JSONObject = {"method": method}
-            if params is not None:
-                request["params"] = params
-            raise InputRequired({key: request}, dict(info.answers))
-        if not isinstance(answer, dict):
-            raise InvalidParams(f"inputResponses[{key!r}] must be an object")
-        return answer
+        (answer,) = await self.ask(Question.list_roots(key=key), timeout=timeout)
+        return answer  # type: ignore[no-any-return]
 
     @property
     def is_cancelled(self) -> bool:
@@ -309,12 +278,106 @@ class Context:
         return cancel_reason is not None
 
 
-def _elicit_result(result: JSONObject) -> ElicitResult:
-    action = result.get("action")
-    if action not in ("accept", "decline", "cancel"):
-        raise InvalidParams(f"elicitation answer has an invalid action: {action!r}")
-    content = result.get("content")
-    return ElicitResult(action, content if isinstance(content, dict) else None)
+_SAMPLING_OPTIONS: Final = {
+    "system_prompt": "systemPrompt",
+    "temperature": "temperature",
+    "model_preferences": "modelPreferences",
+    "stop_sequences": "stopSequences",
+    "tools": "tools",
+    "tool_choice": "toolChoice",
+    "include_context": "includeContext",
+    "metadata": "metadata",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One thing to ask the client: build with :meth:`elicit`, :meth:`elicit_url`,
+    :meth:`sample` or :meth:`list_roots`, then ``await ctx.ask(q1, q2, ...)``."""
+
+    method: str
+    params: JSONObject | None
+    prefix: str
+    key: str | None = None
+    mode: str | None = None
+
+    @staticmethod
+    def elicit(message: str, schema: JSONObject | type[Any], *, key: str | None = None) -> Question:
+        requested = schema if isinstance(schema, dict) else _schema_from_type(schema)
+        params: JSONObject = {"mode": "form", "message": message, "requestedSchema": requested}
+        return Question("elicitation/create", params, "elicitation", key, "form")
+
+    @staticmethod
+    def elicit_url(
+        message: str, url: str, *, elicitation_id: str | None = None, key: str | None = None
+    ) -> Question:
+        params: JSONObject = {"mode": "url", "message": message, "url": url}
+        if elicitation_id is not None:
+            params["elicitationId"] = elicitation_id
+        return Question("elicitation/create", params, "elicitation", key, "url")
+
+    @staticmethod
+    def sample(
+        messages: str | list[JSONObject], *, max_tokens: int, key: str | None = None, **options: Any
+    ) -> Question:
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        params: JSONObject = {"messages": messages, "maxTokens": max_tokens}
+        for name, value in options.items():
+            if name not in _SAMPLING_OPTIONS:
+                raise TypeError(f"unknown sampling option {name!r}")
+            if value is not None:
+                params[_SAMPLING_OPTIONS[name]] = value
+        return Question("sampling/createMessage", params, "sampling", key)
+
+    @staticmethod
+    def list_roots(*, key: str | None = None) -> Question:
+        return Question("roots/list", None, "roots", key)
+
+    def check_capability(self, declared: JSONObject, era: str) -> None:
+        """-32021 in 2026-07-28; in a legacy session -32600 (no dedicated code exists there)."""
+        try:
+            if self.mode is not None:
+                require_elicitation_mode(declared, self.mode)
+            elif self.method == "sampling/createMessage":
+                require_sampling(declared, self.params or {})
+            else:
+                require_client_capability(declared, ("roots",), why="roots/list")
+        except MissingRequiredClientCapability as exc:
+            if era == "modern":
+                raise
+            raise InvalidRequest(f"The client did not declare it: {exc.message}") from None
+
+    def wire_params(self, info: RequestInfo) -> JSONObject | None:
+        """Params as this era and version expect them."""
+        if self.method != "elicitation/create" or self.params is None:
+            return self.params
+        params = dict(self.params)
+        if info.era == "modern":
+            params.pop("elicitationId", None)  # 2025 only
+        else:
+            if self.mode == "url" and "elicitationId" not in params:
+                params["elicitationId"] = f"elicit-{time.monotonic_ns()}"
+            if info.protocol_version < "2025-11-25":
+                params.pop("mode")  # modes arrived in 2025-11-25
+        return params
+
+    def parse(self, answer: Any, key: str | None = None) -> Any:
+        where = f"inputResponses[{key!r}]" if key else f"the answer to {self.method}"
+        if not isinstance(answer, dict):
+            raise InvalidParams(f"{where} must be an object")
+        if self.method == "elicitation/create":
+            action = answer.get("action")
+            if action not in ("accept", "decline", "cancel"):
+                raise InvalidParams(f"{where} has an invalid action: {action!r}")
+            content = answer.get("content")
+            return ElicitResult(action, content if isinstance(content, dict) else None)
+        if self.method == "roots/list":
+            roots = answer.get("roots")
+            if not isinstance(roots, list):
+                raise InvalidParams(f"{where} must have a roots list")
+            return [r for r in roots if isinstance(r, dict)]
+        return answer
 
 
 def _schema_from_type(tp: type[Any]) -> JSONObject:
