@@ -19,15 +19,18 @@ from mcpkit.server.auth_hooks import InsufficientScope
 from mcpkit.server.context import Context, ElicitResult
 from mcpkit.server.prompts import Message
 from mcpkit.server.resources import ResourceContents
-from mcpkit.server.tools import ToolError, ToolResult
+from mcpkit.server.context import Question
+from mcpkit.server.tools import Header, ToolError, ToolResult
 
 __all__ = [
     "Context",
     "ElicitResult",
+    "Header",
     "InsufficientScope",
     "LegacyConnection",
     "Message",
     "Outbound",
+    "Question",
     "RequestInfo",
     "ResourceContents",
     "Server",

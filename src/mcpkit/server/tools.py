@@ -33,10 +33,38 @@ from mcpkit.types.jsonrpc import JSONObject
 
 logger = logging.getLogger("mcpkit.server")
 
-__all__ = ["RegisteredTool", "ToolError", "ToolResult"]
+__all__ = ["Header", "RegisteredTool", "ToolError", "ToolResult"]
 
 MAX_ARGUMENT_BYTES: Final = 4 * 1024 * 1024
 """Arguments larger than this (as JSON) are refused before validation."""
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """Mirror a parameter into the ``Mcp-Param-{name}`` HTTP header (2026-07-28).
+
+    ``def f(region: Annotated[str, Header("Region")])`` adds ``"x-mcp-header": "Region"`` to the
+    property, so HTTP intermediaries can route on it without reading the body. Only string,
+    integer and boolean parameters qualify; never annotate secrets.
+    """
+
+    name: str
+
+
+def _apply_headers(fn: Callable[..., Any], schema: JSONObject) -> None:
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception:
+        return
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    for param, hint in hints.items():
+        if param == "return" or typing.get_origin(hint) is not typing.Annotated:
+            continue
+        for extra in hint.__metadata__:
+            if isinstance(extra, Header) and isinstance(properties.get(param), dict):
+                properties[param] = {**properties[param], "x-mcp-header": extra.name}
 
 
 class ToolError(Exception):
@@ -124,7 +152,9 @@ class RegisteredTool:
             definition["title"] = title
         if summary:
             definition["description"] = summary
-        definition["inputSchema"] = self.signature.input_schema
+        input_schema = dict(self.signature.input_schema)
+        _apply_headers(fn, input_schema)
+        definition["inputSchema"] = input_schema
         output_schema = self.signature.output_schema
         if structured_output is False or (structured_output is None and _returns_raw_content(fn)):
             output_schema = None
