@@ -23,7 +23,7 @@ from typing import Any, Final, Literal, Protocol
 
 from mcpkit._runtime.session import ProgressCallback, Session
 from mcpkit.client.connectors import ExchangeTransport
-from mcpkit.protocol.errors import ConnectionClosed, JSONRPCError, RequestTimeout
+from mcpkit.protocol.errors import ConnectionBroken, ConnectionClosed, JSONRPCError, RequestTimeout
 from mcpkit.types.jsonrpc import JSONObject, Notification, Request, RequestId, Response
 
 __all__ = [
@@ -40,6 +40,8 @@ __all__ = [
 logger = logging.getLogger("mcpkit.client")
 
 SUBSCRIPTION_ID_KEY: Final = "io.modelcontextprotocol/subscriptionId"
+STDERR_LINES_IN_ERRORS: Final = 10
+"""stderr lines of a dead stdio server quoted in the error its pending calls get."""
 
 NotificationSink = Callable[[Notification], Awaitable[None]]
 
@@ -97,11 +99,13 @@ class SessionChannel:
 
     def __init__(self, default_sink: NotificationSink) -> None:
         self._session: Session | None = None
+        self._stream: object = None
         self._default_sink = default_sink
         self._routes: dict[RequestId, NotificationSink] = {}
 
-    def attach(self, session: Session) -> None:
+    def attach(self, session: Session, stream: object = None) -> None:
         self._session = session
+        self._stream = stream
 
     @property
     def session(self) -> Session:
@@ -164,9 +168,29 @@ class SessionChannel:
                 protocol_version=protocol_version,
                 on_request_id=claim if on_notification is not None else None,
             )
+        except ConnectionBroken as exc:
+            explained = self._explain(exc)
+            if explained is exc:
+                raise
+            raise explained from exc
         finally:
             for request_id in claimed:
                 self._routes.pop(request_id, None)
+
+    def _explain(self, exc: ConnectionBroken) -> ConnectionBroken:
+        """Add what a stdio stream knows (exit code, last stderr lines) to a bare EOF error."""
+        stream = self._stream
+        returncode = getattr(stream, "returncode", None)
+        tail = getattr(stream, "stderr_tail", None)
+        details = []
+        if isinstance(returncode, int):
+            details.append(f"the server exited with code {returncode}")
+        if tail:
+            lines = list(tail)[-STDERR_LINES_IN_ERRORS:]
+            details.append("last stderr lines:\n" + "\n".join(f"  {line}" for line in lines))
+        if not details:
+            return exc
+        return ConnectionBroken(f"{exc}; " + "; ".join(details))
 
     async def notify(
         self, method: str, params: JSONObject | None, *, protocol_version: str | None

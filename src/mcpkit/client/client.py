@@ -231,7 +231,7 @@ class Client(ClientFeatures):
             name=f"client {self.name}",
         )
         await stack.enter_async_context(session)
-        channel.attach(session)
+        channel.attach(session, stream)
         self._session = session
         self._channel = channel
         return channel
@@ -263,7 +263,7 @@ class Client(ClientFeatures):
             name=f"client {self.name}",
         )
         await stack.enter_async_context(session)
-        channel.attach(session)
+        channel.attach(session, stream)
         self._session = session
         self._channel = channel
         return await nego.initialize(channel, config)
