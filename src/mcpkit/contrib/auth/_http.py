@@ -1,0 +1,207 @@
+"""The one place the auth client touches the network, behind an SSRF policy.
+
+Every URL the client learns from a server (metadata locations, authorization-server
+endpoints) is attacker-influenced, so each fetch is checked first: http(s) only, https unless
+the host is an explicit loopback name or literal (and the policy allows it), no user-info, and
+no private / link-local / otherwise non-global address for any other host (checked on the
+resolved addresses). Responses are size-capped and time-limited; redirects are followed only
+within the same origin and each hop is checked again. A resolver-level check cannot stop a
+DNS-rebinding race by itself: deployments that need that guarantee add an egress proxy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import logging
+import socket
+from dataclasses import dataclass, field
+from typing import Any, Final
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from mcpkit.contrib.auth._urls import is_loopback_host, origin_of
+from mcpkit.contrib.auth.errors import InsecureURLError, OAuthFlowError
+
+__all__ = ["DEFAULT_TIMEOUT", "HttpReply", "SafeHttp", "UrlPolicy", "check_url"]
+
+logger = logging.getLogger("mcpkit.contrib.auth")
+
+DEFAULT_TIMEOUT: Final = 10.0
+"""Seconds allowed for one metadata, registration or token request."""
+MAX_RESPONSE_BYTES: Final = 256 * 1024
+"""Largest metadata / token / registration response body accepted."""
+MAX_REDIRECTS: Final = 3
+"""Same-origin redirects followed for one metadata fetch."""
+RESOLVE_TIMEOUT: Final = 5.0
+"""Seconds allowed for the DNS lookup done by the address check."""
+_REDIRECT_STATUSES: Final = frozenset({301, 302, 303, 307, 308})
+
+
+@dataclass(frozen=True, slots=True)
+class UrlPolicy:
+    """What the auth client may fetch.
+
+    ``allow_insecure_loopback`` (default on, for development and tests) permits loopback
+    hosts named explicitly (``localhost``, ``127.0.0.1``, ``[::1]``) over http or https.
+    Turn it off in production. ``allow_private_networks`` permits hosts that resolve to
+    private, loopback or link-local addresses (an authorization server inside a corporate
+    network); it is off by default because that is exactly what SSRF reaches for.
+    """
+
+    allow_insecure_loopback: bool = True
+    allow_private_networks: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    max_redirects: int = MAX_REDIRECTS
+
+
+def _address_is_public(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        addr = addr.ipv4_mapped
+    return addr.is_global and not addr.is_multicast
+
+
+async def check_url(url: str, policy: UrlPolicy) -> None:
+    """Raise :class:`InsecureURLError` unless ``policy`` allows fetching ``url``."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = parts.hostname
+    if scheme not in ("http", "https") or not host:
+        raise InsecureURLError(f"refusing to fetch {url!r}: not an absolute http(s) URL")
+    if parts.username is not None or parts.password is not None:
+        raise InsecureURLError(f"refusing to fetch a URL with user credentials (host {host})")
+    if is_loopback_host(host):
+        if not policy.allow_insecure_loopback and not policy.allow_private_networks:
+            raise InsecureURLError(
+                f"refusing to fetch loopback URL {url!r}: set allow_insecure_loopback=True "
+                "(development only)"
+            )
+        return
+    if scheme != "https":
+        raise InsecureURLError(
+            f"refusing to fetch {url!r}: https is required for non-loopback hosts"
+        )
+    if policy.allow_private_networks:
+        return
+    try:
+        literal: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if literal is not None:
+        addresses = [literal]
+    else:
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(RESOLVE_TIMEOUT):
+                infos = await loop.getaddrinfo(host, parts.port or 443, type=socket.SOCK_STREAM)
+        except (OSError, TimeoutError) as exc:
+            raise OAuthFlowError(f"could not resolve {host!r}: {exc}") from exc
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+    for addr in addresses:
+        if not _address_is_public(addr):
+            raise InsecureURLError(
+                f"refusing to fetch {url!r}: {host} resolves to non-public address {addr} "
+                "(set allow_private_networks=True if this authorization server is internal)"
+            )
+
+
+@dataclass(slots=True)
+class HttpReply:
+    """A fully read, size-capped response."""
+
+    status_code: int
+    headers: httpx.Headers
+    body: bytes
+    url: str
+    history: list[str] = field(default_factory=list)
+
+    def json(self) -> Any:
+        """The body as JSON, or raise :class:`OAuthFlowError` saying what came back instead."""
+        try:
+            return json.loads(self.body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            ctype = self.headers.get("content-type", "?")
+            raise OAuthFlowError(
+                f"{self.url} answered {self.status_code} with a non-JSON body ({ctype})"
+            ) from exc
+
+
+class SafeHttp:
+    """A short-lived HTTP client that applies :class:`UrlPolicy` to every request.
+
+    Use as ``async with SafeHttp(policy) as http: ...``; one instance serves one discovery or
+    token exchange, which keeps no connection state around between (rare) auth events.
+    """
+
+    def __init__(self, policy: UrlPolicy | None = None) -> None:
+        self.policy = policy or UrlPolicy()
+        self._client: httpx.AsyncClient | None = None
+
+    async def __aenter__(self) -> SafeHttp:
+        self._client = httpx.AsyncClient(timeout=self.policy.timeout, follow_redirects=False)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def _send(self, request: httpx.Request) -> HttpReply:
+        assert self._client is not None, "use SafeHttp as an async context manager"
+        await check_url(str(request.url), self.policy)
+        limit = self.policy.max_response_bytes
+        try:
+            response = await self._client.send(request, stream=True)
+            try:
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > limit:
+                        raise OAuthFlowError(
+                            f"{request.url} sent more than {limit} bytes; refusing the response"
+                        )
+                    chunks.append(chunk)
+            finally:
+                await response.aclose()
+        except httpx.HTTPError as exc:
+            raise OAuthFlowError(f"request to {request.url} failed: {exc!r}") from exc
+        return HttpReply(response.status_code, response.headers, b"".join(chunks), str(request.url))
+
+    async def get(self, url: str, *, follow_same_origin: bool = True) -> HttpReply:
+        """GET ``url``; follow at most ``max_redirects`` same-origin redirects."""
+        assert self._client is not None, "use SafeHttp as an async context manager"
+        history: list[str] = []
+        current = url
+        while True:
+            reply = await self._send(self._client.build_request("GET", current))
+            location = reply.headers.get("location")
+            if not (follow_same_origin and reply.status_code in _REDIRECT_STATUSES and location):
+                reply.history = history
+                return reply
+            target = urljoin(current, location)
+            if origin_of(target) != origin_of(current) or len(history) >= self.policy.max_redirects:
+                logger.debug(
+                    "not following redirect from %s to another origin or past the limit", current
+                )
+                reply.history = history
+                return reply
+            history.append(current)
+            current = target
+
+    async def post_form(
+        self, url: str, data: dict[str, str], headers: dict[str, str] | None = None
+    ) -> HttpReply:
+        """POST an ``application/x-www-form-urlencoded`` body (never follows redirects)."""
+        assert self._client is not None, "use SafeHttp as an async context manager"
+        hdrs = {"accept": "application/json", **(headers or {})}
+        return await self._send(self._client.build_request("POST", url, data=data, headers=hdrs))
+
+    async def post_json(self, url: str, body: dict[str, Any]) -> HttpReply:
+        """POST a JSON body (never follows redirects)."""
+        assert self._client is not None, "use SafeHttp as an async context manager"
+        hdrs = {"accept": "application/json"}
+        return await self._send(self._client.build_request("POST", url, json=body, headers=hdrs))

@@ -1,0 +1,80 @@
+"""Build an :class:`OAuthClient` from the conformance suite's ``MCP_CONFORMANCE_CONTEXT``.
+
+The suite's mock authorization servers approve without a user and redirect straight back,
+so the client is headless. What each ``auth/*`` scenario passes (see ``docs/auth.md``):
+
+* ``auth/client-credentials-jwt``: ``client_id``, ``private_key_pem``, ``signing_algorithm``
+  -> client credentials grant with ``private_key_jwt``;
+* ``auth/client-credentials-basic``: ``client_id``, ``client_secret`` -> client credentials;
+* ``auth/pre-registration``: ``client_id``, ``client_secret``, ``issuer`` -> pre-registered;
+* every other scenario: nothing; the client offers the CIMD URL the suite expects and falls
+  back to Dynamic Client Registration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from mcpkit.contrib.auth.client import OAuthClient
+from mcpkit.contrib.auth.handlers import DEFAULT_HEADLESS_REDIRECT_URI, HeadlessAuthorizer
+from mcpkit.contrib.auth.registration import ClientProfile, PreRegistration
+from mcpkit.contrib.auth.storage import TokenStorage
+
+__all__ = ["CONFORMANCE_CIMD_URL", "UNSUPPORTED_SCENARIOS", "client_auth_from_context"]
+
+CONFORMANCE_CIMD_URL: Final = "https://conformance-test.local/client-metadata.json"
+"""The client id URL ``auth/basic-cimd`` expects."""
+UNSUPPORTED_SCENARIOS: Final = frozenset(
+    {
+        "auth/enterprise-managed-authorization",
+        "auth/dpop",
+        "auth/dpop-nonce",
+        "auth/wif-jwt-bearer",
+    }
+)
+"""Extension scenarios this client does not implement (ID-JAG, DPoP, workload identity)."""
+
+
+def _str(ctx: Mapping[str, Any], key: str) -> str | None:
+    value = ctx.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def client_auth_from_context(
+    ctx: Mapping[str, Any],
+    *,
+    server_url: str | None = None,
+    storage: TokenStorage | None = None,
+) -> OAuthClient:
+    """An :class:`OAuthClient` configured for the scenario described by ``ctx``."""
+    name = _str(ctx, "name") or ""
+    client_id = _str(ctx, "client_id")
+    headless = HeadlessAuthorizer(DEFAULT_HEADLESS_REDIRECT_URI)
+    profile = ClientProfile(client_name="mcpkit conformance client")
+    common: dict[str, Any] = {
+        "redirect_handler": headless,
+        "callback_handler": headless,
+        "profile": profile,
+        "storage": storage,
+    }
+    if name.startswith("auth/client-credentials") and client_id:
+        key = _str(ctx, "private_key_pem")
+        pre = PreRegistration(
+            client_id=client_id,
+            client_secret=_str(ctx, "client_secret"),
+            private_key_pem=key,
+            signing_algorithm=_str(ctx, "signing_algorithm") or "ES256",
+            token_endpoint_auth_method="private_key_jwt" if key else None,
+        )
+        return OAuthClient(server_url, grant="client_credentials", client=pre, **common)
+    pre_registered = None
+    if client_id and _str(ctx, "client_secret"):
+        pre_registered = PreRegistration(
+            client_id=client_id,
+            client_secret=_str(ctx, "client_secret"),
+            issuer=_str(ctx, "issuer"),
+        )
+    return OAuthClient(
+        server_url, client=pre_registered, client_metadata_url=CONFORMANCE_CIMD_URL, **common
+    )

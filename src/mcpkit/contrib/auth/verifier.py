@@ -1,0 +1,298 @@
+"""Resource-server token verification: JWT access tokens (RFC 9068 style) and RFC 7662.
+
+A verifier turns a bearer token into an :class:`AccessToken` or raises :class:`InvalidToken`
+with a reason that is safe to send back (it never quotes the token). Both verifiers enforce
+the MCP rules: the token must come from the expected issuer, must be meant for *this*
+resource (audience, RFC 8707) and must not be expired (small leeway for clock skew).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol, runtime_checkable
+
+from mcpkit.contrib.auth._http import SafeHttp, UrlPolicy
+from mcpkit.contrib.auth.errors import InvalidToken, OAuthFlowError
+from mcpkit.contrib.auth.models import ClientInfo
+
+__all__ = [
+    "DEFAULT_ALGORITHMS",
+    "DEFAULT_LEEWAY",
+    "AccessToken",
+    "IntrospectionVerifier",
+    "JWTVerifier",
+    "TokenVerifier",
+]
+
+logger = logging.getLogger("mcpkit.contrib.auth")
+
+DEFAULT_ALGORITHMS: Final = ("RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA")
+"""Asymmetric algorithms only: never ``none``, never HMAC with a public key."""
+DEFAULT_LEEWAY: Final = 30.0
+"""Seconds of clock skew tolerated on ``exp``/``nbf``/``iat``."""
+JWKS_MIN_REFETCH_INTERVAL: Final = 30.0
+"""An unknown ``kid`` triggers at most one JWKS fetch per this many seconds."""
+JWKS_CACHE_TTL: Final = 3600.0
+"""A fetched key set is reused this long before being fetched again."""
+MAX_TOKEN_LENGTH: Final = 8192
+"""Longer bearer tokens are refused unparsed."""
+_JWT_SHAPE: Final = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class AccessToken:
+    """A verified access token, as the server sees it (the raw token is not kept)."""
+
+    subject: str | None
+    scopes: frozenset[str]
+    audience: tuple[str, ...]
+    expires_at: int | None
+    claims: Mapping[str, Any] = field(default_factory=dict)
+    client_id: str | None = None
+    issuer: str | None = None
+
+
+@runtime_checkable
+class TokenVerifier(Protocol):
+    """Checks a bearer token; raises :class:`InvalidToken` when it must be refused."""
+
+    async def verify(self, token: str) -> AccessToken: ...
+
+
+def _scopes(claims: Mapping[str, Any]) -> frozenset[str]:
+    raw = claims.get("scope", claims.get("scp"))
+    if isinstance(raw, str):
+        return frozenset(raw.split())
+    if isinstance(raw, list):
+        return frozenset(s for s in raw if isinstance(s, str))
+    return frozenset()
+
+
+def _audience(claims: Mapping[str, Any]) -> tuple[str, ...]:
+    aud = claims.get("aud")
+    if isinstance(aud, str):
+        return (aud,)
+    if isinstance(aud, list):
+        return tuple(a for a in aud if isinstance(a, str))
+    return ()
+
+
+def _token_from_claims(claims: Mapping[str, Any]) -> AccessToken:
+    exp = claims.get("exp")
+    client_id = claims.get("client_id", claims.get("azp"))
+    sub, iss = claims.get("sub"), claims.get("iss")
+    return AccessToken(
+        subject=sub if isinstance(sub, str) else None,
+        scopes=_scopes(claims),
+        audience=_audience(claims),
+        expires_at=int(exp) if isinstance(exp, int | float) else None,
+        claims=dict(claims),
+        client_id=client_id if isinstance(client_id, str) else None,
+        issuer=iss if isinstance(iss, str) else None,
+    )
+
+
+class JWTVerifier:
+    """Verifies signed JWT access tokens against a JWKS URL or fixed keys.
+
+    ``keys`` is a JWKS document (``{"keys": [...]}``) or a list of PEM public keys. With
+    ``jwks_uri`` the key set is cached for :data:`JWKS_CACHE_TTL`; a token signed with an
+    unknown ``kid`` (key rotation) triggers a refetch, at most once per
+    :data:`JWKS_MIN_REFETCH_INTERVAL`, so garbage tokens cannot hammer the issuer.
+    """
+
+    def __init__(
+        self,
+        *,
+        issuer: str,
+        audience: str | Sequence[str],
+        jwks_uri: str | None = None,
+        keys: Mapping[str, Any] | Sequence[str] | None = None,
+        algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
+        leeway: float = DEFAULT_LEEWAY,
+        url_policy: UrlPolicy | None = None,
+    ) -> None:
+        if (jwks_uri is None) == (keys is None):
+            raise ValueError("give exactly one of jwks_uri or keys")
+        bad = [a for a in algorithms if a.lower() == "none" or a.upper().startswith("HS")]
+        if bad:
+            raise ValueError(f"refusing algorithms {bad}: only asymmetric signatures are verified")
+        self.issuer = issuer
+        self.audience = [audience] if isinstance(audience, str) else list(audience)
+        self.jwks_uri = jwks_uri
+        self.algorithms = list(algorithms)
+        self.leeway = leeway
+        self.url_policy = url_policy or UrlPolicy()
+        self._keys: list[tuple[str | None, Any]] = []
+        self._fetched_at: float | None = None
+        self._lock = asyncio.Lock()
+        if keys is not None:
+            self._keys = self._parse_keys(keys)
+
+    @staticmethod
+    def _parse_keys(keys: Mapping[str, Any] | Sequence[str]) -> list[tuple[str | None, Any]]:
+        import jwt
+
+        if isinstance(keys, Mapping):
+            parsed: list[tuple[str | None, Any]] = []
+            for jwk in keys.get("keys", []):
+                if not isinstance(jwk, dict) or jwk.get("use", "sig") != "sig":
+                    continue
+                try:
+                    parsed.append((jwk.get("kid"), jwt.PyJWK(jwk).key))
+                except (jwt.PyJWTError, ValueError, TypeError):
+                    logger.debug("skipping an unusable JWK (kid %s)", jwk.get("kid"))
+            return parsed
+        return [(None, pem) for pem in keys]
+
+    async def _fetch_keys(self) -> None:
+        assert self.jwks_uri is not None
+        async with SafeHttp(self.url_policy) as http:
+            reply = await http.get(self.jwks_uri)
+        if reply.status_code != 200:
+            raise OAuthFlowError(f"JWKS fetch from {self.jwks_uri} answered {reply.status_code}")
+        data = reply.json()
+        if not isinstance(data, dict):
+            raise OAuthFlowError(f"JWKS at {self.jwks_uri} is not a JSON object")
+        self._keys = self._parse_keys(data)
+        self._fetched_at = time.monotonic()
+
+    async def _candidates(self, kid: str | None) -> list[Any]:
+        def matching() -> list[Any]:
+            if kid is None:
+                return [k for _, k in self._keys]
+            return [k for key_id, k in self._keys if key_id == kid or key_id is None]
+
+        if self.jwks_uri is None:
+            return matching()
+        async with self._lock:
+            now = time.monotonic()
+            stale = self._fetched_at is None or now - self._fetched_at > JWKS_CACHE_TTL
+            unknown = not matching()
+            may_refetch = (
+                self._fetched_at is None or now - self._fetched_at >= JWKS_MIN_REFETCH_INTERVAL
+            )
+            if stale or (unknown and may_refetch):
+                try:
+                    await self._fetch_keys()
+                except OAuthFlowError as exc:
+                    logger.warning("could not refresh the JWKS: %s", exc)
+            return matching()
+
+    async def verify(self, token: str) -> AccessToken:
+        import jwt
+
+        if len(token) > MAX_TOKEN_LENGTH or not _JWT_SHAPE.match(token):
+            raise InvalidToken("the access token is not a well-formed JWT")
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError:
+            raise InvalidToken("the access token is not a well-formed JWT") from None
+        alg, kid = header.get("alg"), header.get("kid")
+        if alg not in self.algorithms:
+            raise InvalidToken(f"the token algorithm {alg!r} is not accepted")
+        keys = await self._candidates(kid if isinstance(kid, str) else None)
+        if not keys:
+            raise InvalidToken("the token was signed with an unknown key")
+        last: Exception | None = None
+        for key in keys:
+            try:
+                claims = jwt.decode(
+                    token,
+                    key=key,
+                    algorithms=[alg],
+                    audience=self.audience,
+                    issuer=self.issuer,
+                    leeway=self.leeway,
+                    options={"require": ["exp", "iss", "aud"]},
+                )
+            except jwt.InvalidSignatureError as exc:
+                last = exc
+                continue
+            except jwt.ExpiredSignatureError:
+                raise InvalidToken("the access token has expired") from None
+            except jwt.InvalidAudienceError:
+                raise InvalidToken("the access token was not issued for this resource") from None
+            except jwt.InvalidIssuerError:
+                raise InvalidToken("the access token comes from an untrusted issuer") from None
+            except jwt.ImmatureSignatureError:
+                raise InvalidToken("the access token is not valid yet") from None
+            except jwt.MissingRequiredClaimError as exc:
+                raise InvalidToken(f"the access token lacks the {exc.claim!r} claim") from None
+            except (jwt.PyJWTError, ValueError, TypeError) as exc:
+                last = exc
+                continue
+            return _token_from_claims(claims)
+        logger.debug("token signature check failed: %s", type(last).__name__)
+        raise InvalidToken("the access token signature is invalid")
+
+
+class IntrospectionVerifier:
+    """Asks the authorization server about each token (RFC 7662).
+
+    The resource authenticates to the introspection endpoint as a client (``client``, any
+    method of :class:`mcpkit.contrib.auth.token_endpoint.TokenEndpoint` except
+    ``private_key_jwt``). ``audience`` must appear in the response's ``aud`` unless
+    ``require_audience=False`` (only for servers that never return ``aud``; weaker).
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        audience: str | Sequence[str],
+        client: ClientInfo | None = None,
+        issuer: str | None = None,
+        require_audience: bool = True,
+        leeway: float = DEFAULT_LEEWAY,
+        url_policy: UrlPolicy | None = None,
+        clock: Any = time.time,
+    ) -> None:
+        self.endpoint = endpoint
+        self.audience = [audience] if isinstance(audience, str) else list(audience)
+        self.client = client
+        self.issuer = issuer
+        self.require_audience = require_audience
+        self.leeway = leeway
+        self.url_policy = url_policy or UrlPolicy()
+        self.clock = clock
+
+    async def verify(self, token: str) -> AccessToken:
+        from mcpkit.contrib.auth.metadata import AuthorizationServerMetadata
+        from mcpkit.contrib.auth.token_endpoint import TokenEndpoint
+
+        if not token or len(token) > MAX_TOKEN_LENGTH:
+            raise InvalidToken("the access token is malformed")
+        form = {"token": token, "token_type_hint": "access_token"}
+        try:
+            async with SafeHttp(self.url_policy) as http:
+                if self.client is None:
+                    reply = await http.post_form(self.endpoint, form)
+                    if reply.status_code != 200:
+                        raise OAuthFlowError(f"introspection answered HTTP {reply.status_code}")
+                    data = reply.json()
+                else:
+                    meta = AuthorizationServerMetadata(
+                        issuer=self.issuer or "", token_endpoint=self.endpoint
+                    )
+                    endpoint = TokenEndpoint(http, meta, self.client, now=self.clock())
+                    data = await endpoint.request(form)
+        except OAuthFlowError as exc:
+            logger.warning("token introspection failed: %s", exc)
+            raise InvalidToken("the access token could not be checked") from None
+        if not isinstance(data, dict) or data.get("active") is not True:
+            raise InvalidToken("the access token is not active")
+        exp = data.get("exp")
+        if isinstance(exp, int | float) and exp + self.leeway < self.clock():
+            raise InvalidToken("the access token has expired")
+        if self.issuer is not None and data.get("iss", self.issuer) != self.issuer:
+            raise InvalidToken("the access token comes from an untrusted issuer")
+        aud = _audience(data)
+        if (aud or self.require_audience) and not set(aud) & set(self.audience):
+            raise InvalidToken("the access token was not issued for this resource")
+        return _token_from_claims(data)
