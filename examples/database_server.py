@@ -1,0 +1,197 @@
+"""A read-only SQL tool over an embedded SQLite database (the design documents' database server).
+
+Run it::
+
+    mcpkit run examples/database_server.py
+    mcpkit call examples/database_server.py query_database \\
+        sql="SELECT name, city FROM customers ORDER BY name"
+
+``query_database`` runs SELECT statements only. That is enforced by SQLite itself, not by
+pattern-matching the SQL text: the database is opened read-only (``mode=ro`` plus
+``PRAGMA query_only``), and an authorizer callback (``set_authorizer``) lets the compiler use
+only reads, SELECT and functions — anything else (DROP, INSERT, PRAGMA, ATTACH …) is refused
+while the statement is being prepared, before it runs, and comes back as a tool error the model
+can read. Queries are also bounded in time (:data:`QUERY_TIME_LIMIT_SECONDS`) and in rows
+(:data:`MAX_ROWS`).
+
+The database is created on first run in ``$MCPKIT_EXAMPLES_DATA`` (default: a folder in the
+system temp directory).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from mcpkit.server import Server, ToolError
+
+DATA_ENV: Final = "MCPKIT_EXAMPLES_DATA"
+DB_NAME: Final = "company-v1.sqlite"
+MAX_ROWS: Final = 200
+"""Rows returned by one query; the result says when it was cut."""
+QUERY_TIME_LIMIT_SECONDS: Final = 5.0
+"""A query still running after this long is interrupted."""
+PROGRESS_CHECK_OPS: Final = 10_000
+"""SQLite virtual-machine steps between two checks of the time limit."""
+
+ALLOWED_ACTIONS: Final = frozenset(
+    {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+)
+# fmt: off
+AUTHORIZER_ACTIONS: Final = (
+    "CREATE_INDEX", "CREATE_TABLE", "CREATE_TEMP_INDEX", "CREATE_TEMP_TABLE",
+    "CREATE_TEMP_TRIGGER", "CREATE_TEMP_VIEW", "CREATE_TRIGGER", "CREATE_VIEW", "DELETE",
+    "DROP_INDEX", "DROP_TABLE", "DROP_TEMP_INDEX", "DROP_TEMP_TABLE", "DROP_TEMP_TRIGGER",
+    "DROP_TEMP_VIEW", "DROP_TRIGGER", "DROP_VIEW", "INSERT", "PRAGMA", "TRANSACTION", "UPDATE",
+    "ATTACH", "DETACH", "ALTER_TABLE", "REINDEX", "ANALYZE", "CREATE_VTABLE", "DROP_VTABLE",
+    "SAVEPOINT",
+)
+# fmt: on
+ACTION_NAMES: Final = {
+    getattr(sqlite3, f"SQLITE_{name}"): name.replace("_", " ")
+    for name in AUTHORIZER_ACTIONS
+    if hasattr(sqlite3, f"SQLITE_{name}")
+}
+"""Readable names of the actions the authorizer refuses, for the error message."""
+
+SCHEMA: Final = """
+CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT NOT NULL,
+                        joined TEXT NOT NULL);
+CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id),
+                     product TEXT NOT NULL, amount REAL NOT NULL, ordered_at TEXT NOT NULL);
+"""
+CUSTOMERS: Final = [
+    (1, "Alice Chen", "Shanghai", "2023-02-14"),
+    (2, "Bob Martin", "London", "2023-05-02"),
+    (3, "张伟", "Beijing", "2024-01-20"),
+    (4, "Dana Ortiz", "Madrid", "2024-03-11"),
+    (5, "Eiji Tanaka", "Osaka", "2024-07-30"),
+]
+ORDERS: Final = [
+    (1, 1, "Nike Air Max", 899.0, "2024-08-01"),
+    (2, 1, "Hydro Flask 32 oz Bottle", 349.0, "2024-08-03"),
+    (3, 2, "Garmin Forerunner 265", 2980.0, "2024-09-12"),
+    (4, 3, "Nike Air Max", 899.0, "2024-10-05"),
+    (5, 3, "Li-Ning Dry-Fit Running Shirt", 159.0, "2024-10-05"),
+    (6, 4, "Adidas Ultraboost Light", 1299.0, "2024-11-18"),
+    (7, 5, "Yonex Astrox 88D Badminton Racket", 1380.0, "2025-01-09"),
+]
+
+
+def data_dir() -> Path:
+    """Where the examples keep their databases (created on first use)."""
+    path = Path(os.environ.get(DATA_ENV) or Path(tempfile.gettempdir()) / "mcpkit-examples")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def database() -> Path:
+    """The sample database, created on first run (in a temp file, then renamed into place)."""
+    path = data_dir() / DB_NAME
+    if path.exists():
+        return path
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    os.close(fd)
+    db = sqlite3.connect(tmp)
+    with db:
+        db.executescript(SCHEMA)
+        db.executemany("INSERT INTO customers VALUES (?, ?, ?, ?)", CUSTOMERS)
+        db.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?)", ORDERS)
+    db.close()
+    os.replace(tmp, path)
+    return path
+
+
+class Refused(Exception):
+    """The statement asked SQLite for something other than reading."""
+
+
+@contextlib.contextmanager
+def read_only_connection() -> Iterator[tuple[sqlite3.Connection, list[str]]]:
+    """A connection that can only read, and the list the authorizer records refusals in."""
+    db = sqlite3.connect(f"{database().as_uri()}?mode=ro", uri=True)
+    refused: list[str] = []
+    try:
+        db.execute("PRAGMA query_only = ON")
+
+        def authorize(action: int, arg1: str | None, arg2: str | None, *_: Any) -> int:
+            if action in ALLOWED_ACTIONS:
+                return sqlite3.SQLITE_OK
+            what = ACTION_NAMES.get(action, f"action {action}")
+            refused.append(f"{what} {arg1}" if arg1 and action != sqlite3.SQLITE_PRAGMA else what)
+            return sqlite3.SQLITE_DENY
+
+        db.set_authorizer(authorize)
+        deadline = time.monotonic() + QUERY_TIME_LIMIT_SECONDS
+        db.set_progress_handler(lambda: int(time.monotonic() > deadline), PROGRESS_CHECK_OPS)
+        yield db, refused
+    finally:
+        db.close()
+
+
+@dataclass
+class QueryResult:
+    columns: list[str]
+    rows: list[list[Any]]
+    row_count: int
+    truncated: bool
+
+
+server = Server(
+    "database",
+    "1.0.0",
+    title="Example company database",
+    instructions="Read the db://schema resource, then answer with query_database (SELECT only).",
+)
+
+
+@server.tool(read_only=True)
+def query_database(sql: str) -> QueryResult:
+    """Run one read-only SQL SELECT against the company database (customers, orders).
+
+    Args:
+        sql: a single SELECT statement (SQLite dialect)
+    """
+    with read_only_connection() as (db, refused):
+        try:
+            cursor = db.execute(sql)
+            rows = cursor.fetchmany(MAX_ROWS + 1)
+        except sqlite3.ProgrammingError as exc:  # several statements in one string
+            raise ToolError(f"only one SELECT statement at a time ({exc})") from None
+        except sqlite3.DatabaseError as exc:
+            message = str(exc)
+            if refused or "authoriz" in message:
+                wanted = ", ".join(dict.fromkeys(refused)) or message
+                raise ToolError(
+                    f"refused: only SELECT queries are allowed (this statement needs {wanted})"
+                ) from None
+            if "interrupted" in message:
+                raise ToolError(
+                    f"the query ran longer than {QUERY_TIME_LIMIT_SECONDS:g} s and was stopped"
+                ) from None
+            raise ToolError(f"SQL error: {message}") from None
+        columns = [d[0] for d in cursor.description or ()]
+    if not columns:
+        raise ToolError("only SELECT queries are allowed; this statement returns no rows")
+    truncated = len(rows) > MAX_ROWS
+    rows = rows[:MAX_ROWS]
+    return QueryResult(columns, [list(r) for r in rows], len(rows), truncated)
+
+
+@server.resource("db://schema", mime_type="text/plain", title="Database schema")
+def schema() -> str:
+    """The CREATE statements of every table, to write queries against."""
+    with read_only_connection() as (db, _):
+        rows = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        return ";\n".join(row[0] for row in rows.fetchall()) + ";\n"
+
+
+if __name__ == "__main__":
+    server.run()
