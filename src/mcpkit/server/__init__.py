@@ -16,10 +16,9 @@ from mcpkit.server import content
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server._server import Server
 from mcpkit.server.auth_hooks import InsufficientScope
-from mcpkit.server.context import Context, ElicitResult
+from mcpkit.server.context import Context, ElicitResult, Question
 from mcpkit.server.prompts import Message
 from mcpkit.server.resources import ResourceContents
-from mcpkit.server.context import Question
 from mcpkit.server.tools import Header, ToolError, ToolResult
 
 __all__ = [

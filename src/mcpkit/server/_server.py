@@ -124,8 +124,13 @@ class Server:
         timeout: float | None = None,
         structured_output: bool | None = None,
         required_scopes: Sequence[str] = (),
+        input_schema: JSONObject | None = None,
     ) -> Any:
-        """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=...)``."""
+        """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=...)``.
+
+        ``input_schema`` replaces the schema derived from the signature (contract-first tools);
+        the arguments are then validated with JSON Schema and passed as keyword arguments.
+        """
         hints = dict(annotations or {})
         for key, value in (
             ("readOnlyHint", read_only),
@@ -150,6 +155,7 @@ class Server:
                     structured_output=structured_output,
                     ref_free=self.ref_free_schemas,
                     required_scopes=required_scopes,
+                    input_schema=input_schema,
                 )
             )
             return func

@@ -168,6 +168,17 @@ class Context:
     async def error(self, data: Any) -> None:
         await self.log("error", data)
 
+    async def close_stream(self, retry_ms: int | None = None) -> bool:
+        """Close this request's SSE stream now; the client reconnects and resumes (HTTP polling).
+
+        Only meaningful on a resumable legacy Streamable HTTP stream; returns ``False`` where
+        there is no such stream (stdio, JSON responses, 2026-07-28).
+        """
+        close = getattr(self._info.outbound, "close_stream", None)
+        if close is None:
+            return False
+        return bool(await close(retry_ms))
+
     # -- resources -----------------------------------------------------------------------------
 
     async def read_resource(self, uri: str) -> list[JSONObject]:

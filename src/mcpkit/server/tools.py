@@ -113,6 +113,7 @@ class RegisteredTool:
     __slots__ = (
         "_call_async",
         "_context_param",
+        "_schema_validator",
         "definition",
         "fn",
         "name",
@@ -135,13 +136,23 @@ class RegisteredTool:
         structured_output: bool | None = None,
         ref_free: bool = False,
         required_scopes: Sequence[str] = (),
+        input_schema: JSONObject | None = None,
     ) -> None:
         self.fn = fn
         self.name = name or fn.__name__
         validate_tool_name(self.name)
         self.timeout = timeout
         self.required_scopes = tuple(required_scopes)
-        self.signature = analyze_function(fn, ref_free=ref_free, skip_params=_is_context)
+        self._schema_validator: Any = None
+        if input_schema is not None:
+            # A hand-written schema (contract-first): validate with JSON Schema, pass the
+            # arguments through as keyword arguments; the function may take **arguments.
+            self._schema_validator = _compile_schema(self.name, input_schema)
+            self.signature = analyze_function(
+                _without_var_kwargs(fn), ref_free=ref_free, skip_params=_is_context
+            )
+        else:
+            self.signature = analyze_function(fn, ref_free=ref_free, skip_params=_is_context)
         self._context_param = self.signature.injected[0] if self.signature.injected else None
         target = inspect.unwrap(fn)
         self._call_async = inspect.iscoroutinefunction(target)
@@ -152,8 +163,9 @@ class RegisteredTool:
             definition["title"] = title
         if summary:
             definition["description"] = summary
-        input_schema = dict(self.signature.input_schema)
-        _apply_headers(fn, input_schema)
+        if input_schema is None:
+            input_schema = dict(self.signature.input_schema)
+            _apply_headers(fn, input_schema)
         definition["inputSchema"] = input_schema
         output_schema = self.signature.output_schema
         if structured_output is False or (structured_output is None and _returns_raw_content(fn)):
@@ -179,10 +191,16 @@ class RegisteredTool:
 
     async def call(self, arguments: JSONObject | None, ctx: Context) -> JSONObject:
         """Run the tool and build its ``CallToolResult``; failures become ``isError`` results."""
-        try:
-            values = self.signature.validate_arguments(arguments or {})
-        except ArgumentError as exc:
-            return error_result(str(exc.message))
+        if self._schema_validator is not None:
+            problems = _schema_problems(self._schema_validator, arguments or {})
+            if problems:
+                return error_result(f"Invalid arguments: {problems}")
+            values = dict(arguments or {})
+        else:
+            try:
+                values = self.signature.validate_arguments(arguments or {})
+            except ArgumentError as exc:
+                return error_result(str(exc.message))
         if self._context_param is not None:
             values[self._context_param] = ctx
         try:
@@ -225,6 +243,52 @@ class RegisteredTool:
             return {"content": list(value)}
         _, text = self.signature.serialize_output(value)
         return {"content": [{"type": "text", "text": text}]}
+
+
+def _compile_schema(name: str, schema: JSONObject) -> Any:
+    from jsonschema import Draft202012Validator, SchemaError
+
+    if schema.get("type") != "object":
+        raise UsageError(f"tool {name!r}: input_schema must have type 'object' at its root")
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise UsageError(f"tool {name!r}: input_schema is not valid JSON Schema: {exc.message}")
+    return Draft202012Validator(schema)
+
+
+def _schema_problems(validator: Any, arguments: JSONObject) -> str:
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    parts = []
+    for error in errors[:5]:
+        where = ".".join(str(p) for p in error.absolute_path)
+        parts.append(f"`{where}`: {error.message}" if where else error.message)
+    return "; ".join(parts)
+
+
+def _without_var_kwargs(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A stand-in whose signature drops ``**kwargs`` so the rest can still be analysed."""
+    signature = inspect.signature(fn)
+    hints = typing.get_type_hints(fn, include_extras=True)  # resolved in fn's own module
+    params = [
+        p.replace(annotation=hints.get(p.name, p.annotation))
+        for p in signature.parameters.values()
+        if p.kind is not p.VAR_KEYWORD
+    ]
+    resolved = signature.replace(
+        parameters=params, return_annotation=hints.get("return", signature.return_annotation)
+    )
+
+    def stand_in(*args: Any, **kwargs: Any) -> Any:  # never called
+        raise AssertionError
+
+    stand_in.__signature__ = resolved  # type: ignore[attr-defined]
+    stand_in.__annotations__ = {p.name: p.annotation for p in params} | {
+        "return": resolved.return_annotation
+    }
+    stand_in.__name__ = fn.__name__
+    stand_in.__doc__ = fn.__doc__
+    return stand_in
 
 
 _RAW_CONTENT_ANNOTATIONS: Final = (
