@@ -476,6 +476,9 @@ def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
     return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
 
 
+EMBEDDED_TEXT = "Embedded resource content for testing."
+
+
 @server.prompt
 def test_prompt_with_embedded_resource(resourceUri: str) -> list[Message]:
     """A prompt that embeds a resource.

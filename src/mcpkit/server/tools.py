@@ -253,7 +253,9 @@ def _compile_schema(name: str, schema: JSONObject) -> Any:
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
-        raise UsageError(f"tool {name!r}: input_schema is not valid JSON Schema: {exc.message}")
+        raise UsageError(
+            f"tool {name!r}: input_schema is not valid JSON Schema: {exc.message}"
+        ) from None
     return Draft202012Validator(schema)
 
 
