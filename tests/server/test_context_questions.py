@@ -90,7 +90,7 @@ async def test_modern_requests_use_input_required_rounds() -> None:
     async with connect(build()) as peer:
         first = await peer.modern("tools/call", {"name": "interview"}, capabilities=ALL_CAPS)
         assert first["resultType"] == "input_required"
-        ((key, request),) = first["inputRequests"].items()
+        ((_key, request),) = first["inputRequests"].items()
         assert request["method"] == "elicitation/create"
         assert request["params"]["requestedSchema"]["properties"]["name"]["default"] == "anon"
         assert isinstance(first["requestState"], str)

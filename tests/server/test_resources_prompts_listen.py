@@ -228,6 +228,5 @@ async def test_cancelling_a_listen_stops_its_notifications() -> None:
         with pytest.raises(asyncio.CancelledError):
             await listen
         async with asyncio.timeout(5):
-            while server.listen_hub.count:
-                await asyncio.sleep(0.01)  # bounded poll of server state, not a wait-for-time
+            await server.listen_hub.wait_count(0)
         assert server.listen_hub.count == 0

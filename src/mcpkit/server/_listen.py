@@ -51,6 +51,19 @@ class ListenHub:
     def __init__(self) -> None:
         self._listeners: set[_Listener] = set()
         self._closing: asyncio.Event | None = None
+        self._changed: asyncio.Event | None = None
+
+    async def wait_count(self, count: int) -> None:
+        """Wait until exactly ``count`` listen streams are open (tests, graceful shutdown)."""
+        while len(self._listeners) != count:
+            if self._changed is None:
+                self._changed = asyncio.Event()
+            await self._changed.wait()
+            self._changed = None
+
+    def _notify_change(self) -> None:
+        if self._changed is not None:
+            self._changed.set()
 
     def _closing_event(self) -> asyncio.Event:
         if self._closing is None:
@@ -91,10 +104,12 @@ class ListenHub:
         )
         closing = self._closing_event()
         self._listeners.add(listener)
+        self._notify_change()
         try:
             await closing.wait()
         finally:
             self._listeners.discard(listener)
+            self._notify_change()
         return {"resultType": "complete", "_meta": {SUBSCRIPTION_ID: sid}}
 
     async def publish(self, flag: str, method: str, params: JSONObject | None) -> None:
