@@ -1,0 +1,139 @@
+"""JSON-RPC messages as lines over a pair of byte streams: what stdio (both sides) shares.
+
+The byte streams are abstract (:class:`ByteSource` / :class:`ByteSink`) so one implementation
+serves asyncio's pipe streams, a child process's pipes and the plain-file fallback alike. Framing is
+:class:`~mcpkit.protocol.framing.LineFramer` (bounded); each line is decoded once, in the task that
+calls :meth:`LineStream.receive`, so there is no queue or extra task on the hot path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Final, Protocol
+
+from mcpkit.protocol.codec import decode_message, encode_message
+from mcpkit.protocol.errors import (
+    ConnectionBroken,
+    ConnectionClosed,
+    InvalidRequest,
+    MessageDecodeError,
+)
+from mcpkit.protocol.framing import FrameTooLarge, LineFramer
+from mcpkit.types.jsonrpc import Message
+
+READ_CHUNK_BYTES: Final = 256 * 1024
+"""How much one read asks for; also the pipe reader's buffer limit before it pauses the pipe."""
+
+_NEWLINE: Final = b"\n"
+
+
+class ByteSource(Protocol):
+    """Where lines come from (``asyncio.StreamReader`` fits)."""
+
+    async def read(self, n: int = -1) -> bytes: ...
+
+
+class ByteSink(Protocol):
+    """Where lines go (``asyncio.StreamWriter`` fits)."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def is_closing(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class LineStream:
+    """A :class:`~mcpkit._runtime.stream.MessageStream` of newline-delimited JSON.
+
+    Subclasses own the byte streams' lifetime (``aclose``) and say why the connection broke
+    (:meth:`_broken_reason`), which is where a child's exit code and stderr go.
+
+    One task receives at a time (a lock enforces it); any number of tasks may send. A message is
+    written with no ``await`` between its bytes and its newline, so messages never interleave.
+    """
+
+    def __init__(self, source: ByteSource, sink: ByteSink, *, max_message_bytes: int) -> None:
+        self._source = source
+        self._sink = sink
+        self._framer = LineFramer(max_message_bytes)
+        self._lines: deque[bytes | FrameTooLarge] = deque()
+        self._receive_lock = asyncio.Lock()
+        self._eof = False
+        self._closed = False
+
+    @property
+    def max_message_bytes(self) -> int:
+        return self._framer.max_line_bytes
+
+    # -- sending -----------------------------------------------------------------------------
+
+    async def send(self, message: Message) -> None:
+        """Write one message and wait while the peer is not keeping up (flow control).
+
+        Raises ``ConnectionClosed`` after :meth:`aclose`, ``ConnectionBroken`` when the peer
+        stopped reading (with the reason from :meth:`_broken_reason`), and the codec's own error
+        (``TypeError`` / ``msgspec.EncodeError``) for a payload that is not JSON.
+        """
+        if self._closed:
+            raise ConnectionClosed(f"{self} is closed")
+        data = encode_message(message)
+        sink = self._sink
+        if sink.is_closing():
+            raise ConnectionBroken(await self._broken_reason())
+        # Two writes rather than ``data + b"\n"``: a large message is not copied once more.
+        sink.write(data)
+        sink.write(_NEWLINE)
+        try:
+            await sink.drain()
+        except (ConnectionError, OSError) as exc:
+            if self._closed:
+                raise ConnectionClosed(f"{self} is closed") from None
+            raise ConnectionBroken(await self._broken_reason()) from exc
+
+    async def _broken_reason(self) -> str:
+        """Why the peer is gone, for ``ConnectionBroken``; subclasses add what they know."""
+        return f"{self}: the peer went away"
+
+    # -- receiving ---------------------------------------------------------------------------
+
+    async def receive(self) -> Message | MessageDecodeError | None:
+        """The next message; a decode-error item for a bad or oversized line; ``None`` at EOF."""
+        async with self._receive_lock:
+            lines = self._lines
+            while True:
+                if self._closed:
+                    return None
+                if lines:
+                    line = lines.popleft()
+                    if isinstance(line, FrameTooLarge):
+                        return MessageDecodeError(
+                            InvalidRequest(
+                                f"Invalid Request: message exceeds {line.limit} bytes "
+                                f"(at least {line.size_seen} bytes arrived); it was dropped"
+                            )
+                        )
+                    try:
+                        return decode_message(line)
+                    except MessageDecodeError as exc:
+                        return exc
+                if self._eof:
+                    return None
+                await self._fill()
+
+    async def _fill(self) -> None:
+        try:
+            chunk = await self._source.read(READ_CHUNK_BYTES)
+        except (ConnectionError, OSError) as exc:
+            self._eof = True
+            raise ConnectionBroken(await self._broken_reason()) from exc
+        if chunk:
+            self._lines.extend(self._framer.feed(chunk))
+            return
+        self._eof = True
+        last = self._framer.end()
+        if last is not None:
+            self._lines.append(last)

@@ -1,0 +1,203 @@
+"""Asyncio byte streams over a process's own file descriptors (the server side of stdio).
+
+Pipes, sockets and terminals go through the event loop's pipe transports (non-blocking, no
+threads). A regular file (``server < requests.jsonl > out.jsonl``) cannot be polled, so it gets a
+plain synchronous fallback: reading or writing a local file does not wait on a peer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from collections import deque
+from typing import Final
+
+from mcpkit.transports._lines import READ_CHUNK_BYTES, ByteSink, ByteSource
+
+CLOSE_FLUSH_TIMEOUT: Final = 5.0
+"""Seconds ``aclose`` waits for unsent output to reach a slow reader before dropping it."""
+
+
+def is_regular_file(fd: int) -> bool:
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+class PipeSink(asyncio.Protocol):
+    """A write pipe with flow control: ``drain`` waits while the transport's buffer is high."""
+
+    def __init__(self) -> None:
+        self._transport: asyncio.WriteTransport | None = None
+        self._paused = False
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._lost: BaseException | None = None
+        self._closed = asyncio.Event()
+
+    # protocol callbacks
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.WriteTransport)
+        self._transport = transport
+
+    def pause_writing(self) -> None:
+        self._paused = True
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        self._wake(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = exc if exc is not None else BrokenPipeError("the pipe was closed")
+        self._closed.set()
+        self._wake(self._lost)
+
+    def _wake(self, exc: BaseException | None) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                if exc is None:
+                    waiter.set_result(None)
+                else:
+                    waiter.set_exception(exc)
+
+    # ByteSink
+    def write(self, data: bytes) -> None:
+        assert self._transport is not None
+        self._transport.write(data)
+
+    async def drain(self) -> None:
+        if self._lost is not None:
+            raise BrokenPipeError("the pipe was closed") from self._lost
+        if not self._paused:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        await waiter
+
+    def is_closing(self) -> bool:
+        return self._lost is not None or self._transport is None or self._transport.is_closing()
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+    async def aclose(self) -> None:
+        """Close after flushing what is buffered, for at most :data:`CLOSE_FLUSH_TIMEOUT`."""
+        if self._transport is None:
+            return
+        self._transport.close()
+        try:
+            await asyncio.wait_for(self._closed.wait(), CLOSE_FLUSH_TIMEOUT)
+        except TimeoutError:
+            self._transport.abort()
+
+
+class FileSource:
+    """Reads a regular file synchronously (a local file never blocks on a peer)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._ended = False
+
+    async def read(self, n: int = -1) -> bytes:
+        if self._ended:
+            return b""
+        data = os.read(self._fd, n if n > 0 else READ_CHUNK_BYTES)
+        await asyncio.sleep(0)  # a long file must not starve the loop
+        return data
+
+    def end(self) -> None:
+        self._ended = True
+
+    def close(self) -> None:
+        self._ended = True
+        try:
+            os.close(self._fd)
+        except OSError:
+            pass
+
+
+class FileSink:
+    """Writes a regular file synchronously; ``drain`` has nothing to wait for."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._closed = False
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+
+    async def drain(self) -> None:
+        return None
+
+    def is_closing(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+
+    async def aclose(self) -> None:
+        self.close()
+
+
+class ReadPipe:
+    """The read side: a pipe transport feeding a ``StreamReader``, or the file fallback."""
+
+    def __init__(self, source: ByteSource, transport: asyncio.ReadTransport | None) -> None:
+        self.source = source
+        self._transport = transport
+
+    def stop(self) -> None:
+        """Stop reading: what is buffered is still delivered, then EOF."""
+        if self._transport is not None:
+            self._transport.close()
+        elif isinstance(self.source, FileSource):
+            self.source.end()
+
+    def close(self) -> None:
+        self.stop()
+        if isinstance(self.source, FileSource):
+            self.source.close()
+
+
+async def open_read_fd(fd: int) -> ReadPipe:
+    """Take ownership of ``fd`` (readable) and return a byte source for it."""
+    if is_regular_file(fd):
+        source = FileSource(fd)
+        return ReadPipe(source, None)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=READ_CHUNK_BYTES, loop=loop)
+    pipe = os.fdopen(fd, "rb", buffering=0)
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe
+    )
+    return ReadPipe(reader, transport)
+
+
+async def open_write_fd(fd: int) -> PipeSink | FileSink:
+    """Take ownership of ``fd`` (writable) and return a byte sink for it."""
+    if is_regular_file(fd):
+        return FileSink(fd)
+    loop = asyncio.get_running_loop()
+    pipe = os.fdopen(fd, "wb", buffering=0)
+    _, protocol = await loop.connect_write_pipe(PipeSink, pipe)
+    return protocol
+
+
+__all__ = [
+    "CLOSE_FLUSH_TIMEOUT",
+    "ByteSink",
+    "FileSink",
+    "FileSource",
+    "PipeSink",
+    "ReadPipe",
+    "open_read_fd",
+    "open_write_fd",
+]
