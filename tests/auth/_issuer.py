@@ -108,7 +108,12 @@ class LocalIssuer:
     cimd_supported: bool = False
     dcr_enabled: bool = True
     auth_methods: list[str] = field(
-        default_factory=lambda: ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
+        default_factory=lambda: [
+            "none",
+            "client_secret_basic",
+            "client_secret_post",
+            "private_key_jwt",
+        ]
     )
     scopes_supported: list[str] | None = None
     authorization_endpoint_override: str | None = None
@@ -137,16 +142,31 @@ class LocalIssuer:
         self.signing_key, _ = new_rsa_key()
         self.kid = f"key-{len(self.retired) + 1}"
 
-    def register(self, client_id: str, *, secret: str | None, auth_method: str,
-                 redirect_uris: list[str] | None = None,
-                 public_key_pem: str | None = None) -> Client:  # fmt: skip
+    def register(
+        self,
+        client_id: str,
+        *,
+        secret: str | None,
+        auth_method: str,
+        redirect_uris: list[str] | None = None,
+        public_key_pem: str | None = None,
+    ) -> Client:
         client = Client(client_id, secret, auth_method, redirect_uris or [], public_key_pem)
         self.clients[client_id] = client
         return client
 
-    def mint(self, *, aud: str | list[str], scope: str = "", lifetime: int | None = None,
-             iss: str | None = None, sub: str = "alice", client_id: str = "test",
-             key: rsa.RSAPrivateKey | None = None, kid: str | None = None) -> str:  # fmt: skip
+    def mint(
+        self,
+        *,
+        aud: str | list[str],
+        scope: str = "",
+        lifetime: int | None = None,
+        iss: str | None = None,
+        sub: str = "alice",
+        client_id: str = "test",
+        key: rsa.RSAPrivateKey | None = None,
+        kid: str | None = None,
+    ) -> str:
         now = int(time.time())
         claims = {
             "iss": iss if iss is not None else self.issuer,
@@ -239,10 +259,15 @@ class LocalIssuer:
         redirect_uri = q.get("redirect_uri", "")
         client = self.clients.get(client_id)
         if client is None and self.cimd_supported and client_id.startswith("https://"):
-            client = self.register(client_id, secret=None, auth_method="none",
-                                   redirect_uris=[redirect_uri])  # fmt: skip
+            client = self.register(
+                client_id, secret=None, auth_method="none", redirect_uris=[redirect_uri]
+            )
         if client is None or redirect_uri not in client.redirect_uris:
-            return 400, {"error": "invalid_request", "error_description": "unknown client/redirect"}, {}
+            return (
+                400,
+                {"error": "invalid_request", "error_description": "unknown client/redirect"},
+                {},
+            )
         if q.get("code_challenge_method") != "S256" or not q.get("code_challenge"):
             return 400, {"error": "invalid_request", "error_description": "PKCE S256 required"}, {}
         params: dict[str, str] = {}
@@ -261,8 +286,12 @@ class LocalIssuer:
             params["code"] = code
         if "state" in q:
             params["state"] = q["state"]
-        iss = {"correct": self.issuer, "wrong": "https://evil.example.com",
-               "normalized": self.issuer + "/", "omit": None}[self.iss_in_redirect]  # fmt: skip
+        iss = {
+            "correct": self.issuer,
+            "wrong": "https://evil.example.com",
+            "normalized": self.issuer + "/",
+            "omit": None,
+        }[self.iss_in_redirect]
         if iss is not None:
             params["iss"] = iss
         sep = "&" if "?" in redirect_uri else "?"
@@ -274,7 +303,11 @@ class LocalIssuer:
             raw = base64.b64decode(auth[6:]).decode()
             cid, _, secret = raw.partition(":")
             client = self.clients.get(unquote_plus(cid))
-            if client and client.auth_method == "client_secret_basic" and client.secret == unquote_plus(secret):
+            if (
+                client
+                and client.auth_method == "client_secret_basic"
+                and client.secret == unquote_plus(secret)
+            ):
                 return client
             return None
         client = self.clients.get(form.get("client_id", ""))
@@ -284,11 +317,18 @@ class LocalIssuer:
             return client if form.get("client_secret") == client.secret else None
         if client.auth_method == "private_key_jwt":
             assertion = form.get("client_assertion", "")
-            if form.get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer":
+            if (
+                form.get("client_assertion_type")
+                != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+            ):
                 return None
             try:
-                claims = jwt.decode(assertion, client.public_key_pem, algorithms=["RS256", "ES256"],
-                                    audience=self.issuer)  # fmt: skip
+                claims = jwt.decode(
+                    assertion,
+                    client.public_key_pem,
+                    algorithms=["RS256", "ES256"],
+                    audience=self.issuer,
+                )
             except jwt.PyJWTError:
                 return None
             ok = claims.get("iss") == claims.get("sub") == client.client_id and claims.get("jti")
@@ -299,20 +339,34 @@ class LocalIssuer:
 
     def _tokens(self, client: Client, resource: str | None, scope: str) -> dict[str, Any]:
         token = self.mint(aud=resource or self.issuer, scope=scope, client_id=client.client_id)
-        out: dict[str, Any] = {"access_token": token, "token_type": "Bearer", "expires_in": self.access_ttl}
+        out: dict[str, Any] = {
+            "access_token": token,
+            "token_type": "Bearer",
+            "expires_in": self.access_ttl,
+        }
         if scope:
             out["scope"] = scope
         if self.issue_refresh_tokens:
             rt = secrets.token_urlsafe(24)
-            self.refresh_tokens[rt] = {"client_id": client.client_id, "resource": resource, "scope": scope}
+            self.refresh_tokens[rt] = {
+                "client_id": client.client_id,
+                "resource": resource,
+                "scope": scope,
+            }
             out["refresh_token"] = rt
             self.issued.append(rt)
         return out
 
-    def _token(self, form: dict[str, str], headers: dict[str, str]) -> tuple[int, Any, dict[str, str]]:
+    def _token(
+        self, form: dict[str, str], headers: dict[str, str]
+    ) -> tuple[int, Any, dict[str, str]]:
         grant = form.get("grant_type", "")
-        self.events.append((f"token:{grant}", {k: v for k, v in form.items()
-                                               if k not in ("client_secret", "client_assertion")}))  # fmt: skip
+        self.events.append(
+            (
+                f"token:{grant}",
+                {k: v for k, v in form.items() if k not in ("client_secret", "client_assertion")},
+            )
+        )
         client = self._authenticate(form, headers)
         if client is None:
             return 401, {"error": "invalid_client"}, {}
@@ -321,11 +375,19 @@ class LocalIssuer:
             if grant_data is None or grant_data["client_id"] != client.client_id:
                 return 400, {"error": "invalid_grant", "error_description": "bad code"}, {}
             if grant_data["redirect_uri"] != form.get("redirect_uri"):
-                return 400, {"error": "invalid_grant", "error_description": "redirect_uri mismatch"}, {}
+                return (
+                    400,
+                    {"error": "invalid_grant", "error_description": "redirect_uri mismatch"},
+                    {},
+                )
             if _b64url_sha256(form.get("code_verifier", "")) != grant_data["challenge"]:
                 return 400, {"error": "invalid_grant", "error_description": "PKCE failed"}, {}
             if form.get("resource") != grant_data["resource"]:
-                return 400, {"error": "invalid_target", "error_description": "resource mismatch"}, {}
+                return (
+                    400,
+                    {"error": "invalid_target", "error_description": "resource mismatch"},
+                    {},
+                )
             return 200, self._tokens(client, grant_data["resource"], grant_data["scope"]), {}
         if grant == "refresh_token":
             data = self.refresh_tokens.pop(form.get("refresh_token", ""), None)  # rotation
@@ -361,8 +423,12 @@ class LocalIssuer:
     def _introspect(self, form: dict[str, str]) -> tuple[int, Any, dict[str, str]]:
         token = form.get("token", "")
         try:
-            claims = jwt.decode(token, self.signing_key.public_key(), algorithms=["RS256"],
-                                options={"verify_aud": False})  # fmt: skip
+            claims = jwt.decode(
+                token,
+                self.signing_key.public_key(),
+                algorithms=["RS256"],
+                options={"verify_aud": False},
+            )
         except jwt.PyJWTError:
             return 200, {"active": False}, {}
         return 200, {"active": True, **claims}, {}

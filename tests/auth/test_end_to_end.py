@@ -40,7 +40,9 @@ async def test_401_discovery_registration_token_then_200(start_stack: StartStack
     stack = await start_stack()
     auth = headless_client()
     async with httpx.AsyncClient(auth=auth) as http:
-        response = await http.post(stack.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        response = await http.post(
+            stack.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        )
         assert response.status_code == 200, response.text
         assert response.json()["scopes"] == ["mcp:read"]
         assert response.json()["aud"] == [stack.mcp_url]
@@ -123,7 +125,7 @@ async def test_failed_refresh_falls_back_to_a_new_authorization(start_stack: Sta
 async def test_metadata_lying_about_its_issuer_is_refused(start_stack: StartStack) -> None:
     stack = await start_stack(metadata_issuer="https://attacker.example.com")
     async with httpx.AsyncClient(auth=headless_client()) as http:
-        with pytest.raises(DiscoveryError, match="attacker.example.com"):
+        with pytest.raises(DiscoveryError, match=r"attacker\.example\.com"):
             await http.get(stack.mcp_url)
     assert stack.issuer.names() == []  # neither registered nor authorized
 
@@ -200,7 +202,10 @@ async def test_pre_registered_client_wins_and_authenticates(
 ) -> None:
     stack = await start_stack(cimd_supported=True, auth_methods=[method])
     stack.issuer.register(
-        "pre-1", secret="s3cret", auth_method=method, redirect_uris=["http://localhost:3000/callback"]
+        "pre-1",
+        secret="s3cret",
+        auth_method=method,
+        redirect_uris=["http://localhost:3000/callback"],
     )
     pre = PreRegistration(client_id="pre-1", client_secret="s3cret", issuer=stack.issuer.issuer)
     auth = headless_client(client=pre, client_metadata_url="https://client.example.com/c.json")
@@ -214,7 +219,7 @@ async def test_pre_registration_for_another_issuer_is_never_sent(start_stack: St
     stack = await start_stack(dcr_enabled=False)
     pre = PreRegistration(client_id="pre-1", client_secret="s3cret", issuer="https://other.example")
     async with httpx.AsyncClient(auth=headless_client(client=pre)) as http:
-        with pytest.raises(RegistrationError, match="other.example"):
+        with pytest.raises(RegistrationError, match=r"other\.example"):
             await http.get(stack.mcp_url)
     assert stack.issuer.names() == []
 

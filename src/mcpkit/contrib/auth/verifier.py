@@ -130,6 +130,7 @@ class JWTVerifier:
         self.url_policy = url_policy or UrlPolicy()
         self._keys: list[tuple[str | None, Any]] = []
         self._fetched_at: float | None = None
+        self._unknown_kid_fetch_at: float | None = None
         self._lock = asyncio.Lock()
         if keys is not None:
             self._keys = self._parse_keys(keys)
@@ -173,11 +174,11 @@ class JWTVerifier:
         async with self._lock:
             now = time.monotonic()
             stale = self._fetched_at is None or now - self._fetched_at > JWKS_CACHE_TTL
-            unknown = not matching()
-            may_refetch = (
-                self._fetched_at is None or now - self._fetched_at >= JWKS_MIN_REFETCH_INTERVAL
-            )
-            if stale or (unknown and may_refetch):
+            last = self._unknown_kid_fetch_at
+            rotate = not matching() and (last is None or now - last >= JWKS_MIN_REFETCH_INTERVAL)
+            if stale or rotate:
+                if rotate and not stale:
+                    self._unknown_kid_fetch_at = now
                 try:
                     await self._fetch_keys()
                 except OAuthFlowError as exc:
