@@ -302,7 +302,8 @@ _RAW_CONTENT_ANNOTATIONS: Final = (
 
 
 def _returns_raw_content(fn: Callable[..., Any]) -> bool:
-    """Untyped dicts (or lists of them) are content blocks, not structured output.
+    """Untyped dicts (or lists of them) are content blocks, not structured output; a
+    :class:`ToolResult` says for itself what it carries.
 
     Structured output wants a shape: a TypedDict, dataclass, Struct or model. A bare
     ``dict[str, Any]`` says nothing a schema could promise, and is how content blocks from
@@ -312,7 +313,8 @@ def _returns_raw_content(fn: Callable[..., Any]) -> bool:
         hints = typing.get_type_hints(fn)
     except Exception:
         return False
-    return hints.get("return") in _RAW_CONTENT_ANNOTATIONS
+    returned = hints.get("return")
+    return returned in _RAW_CONTENT_ANNOTATIONS or returned is ToolResult
 
 
 def _summary(doc: str | None) -> str | None:
