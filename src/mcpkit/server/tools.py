@@ -35,8 +35,6 @@ logger = logging.getLogger("mcpkit.server")
 
 __all__ = ["Header", "RegisteredTool", "ToolError", "ToolResult"]
 
-MAX_ARGUMENT_BYTES: Final = 4 * 1024 * 1024
-"""Arguments larger than this (as JSON) are refused before validation."""
 
 
 @dataclass(frozen=True, slots=True)
