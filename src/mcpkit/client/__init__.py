@@ -36,9 +36,11 @@ from mcpkit.client.errors import (
     UnknownTool,
     UnsupportedInEra,
 )
+from mcpkit.client.host import Host, HostPrompt, HostResource, HostTool, ToolCollision, ToolFilter
 from mcpkit.client.negotiate import Negotiated
 from mcpkit.client.questions import QuestionContext, form_defaults
 from mcpkit.client.subscriptions import Subscription
+from mcpkit.client.sync import SyncClient, SyncHost
 
 __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
@@ -46,6 +48,10 @@ __all__ = [
     "ClientError",
     "CommandConnector",
     "ExchangeTransport",
+    "Host",
+    "HostPrompt",
+    "HostResource",
+    "HostTool",
     "HttpConnector",
     "InMemoryConnector",
     "IncompatibleServer",
@@ -59,6 +65,10 @@ __all__ = [
     "ServerUnavailable",
     "StreamConnector",
     "Subscription",
+    "SyncClient",
+    "SyncHost",
+    "ToolCollision",
+    "ToolFilter",
     "UnknownTool",
     "UnsupportedInEra",
     "UrlConnector",
