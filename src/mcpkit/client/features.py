@@ -36,6 +36,7 @@ from mcpkit.client.questions import Questions, RootsSource
 from mcpkit.client.schemas import SchemaCache, SchemaProblem, ValidationMode
 from mcpkit.protocol.capabilities import require_server_capability
 from mcpkit.protocol.errors import InvalidParams, JSONRPCError, UsageError
+from mcpkit.protocol.http_headers import tool_header_problem
 from mcpkit.protocol.meta import LOG_LEVELS
 from mcpkit.types.completion import (
     CompleteResult,
@@ -469,16 +470,9 @@ class ClientFeatures:
 
 def _drop_invalid_header_tools(tools: list[JSONObject]) -> list[JSONObject]:
     """2026 HTTP: a tool whose ``x-mcp-header`` annotations are invalid MUST be dropped."""
-    try:
-        from mcpkit.protocol import http_headers  # type: ignore[attr-defined]
-    except ImportError:
-        return tools
-    check = getattr(http_headers, "tool_header_problem", None)
-    if check is None:
-        return tools
     kept = []
     for tool in tools:
-        problem = check(tool.get("inputSchema"))
+        problem = tool_header_problem(tool.get("inputSchema"))
         if problem:
             logger.warning(
                 "dropping tool %r: invalid x-mcp-header annotation: %s", tool.get("name"), problem

@@ -5,9 +5,9 @@
 * a ``DiscoverResult`` listing a modern version we speak → modern;
 * a *recognised modern error* → modern, never a fallback: -32022 names the supported versions
   (retry once with a mutual one), -32021 / -32020 mean the server is modern but refuses us;
-* anything else — another error code (legacy servers answer -32601, -32602 or -32600), a result
-  that is not a DiscoverResult, or silence until the bounded probe timeout → legacy
-  ``initialize``. The fallback never keys on one error code.
+* anything else — another error code (legacy servers answer -32601, -32602 or -32600), an HTTP
+  rejection without a JSON-RPC body, a result that is not a DiscoverResult, or silence until the
+  bounded probe timeout → legacy ``initialize``. The fallback never keys on one error code.
 
 A transport failure is never an era verdict: it propagates. And because a server that locks its
 stdio connection to an era on the first message may have processed a probe we stopped waiting
@@ -30,6 +30,7 @@ from mcpkit.protocol.errors import (
     HeaderMismatch,
     JSONRPCError,
     MissingRequiredClientCapability,
+    RemoteProtocolError,
     RequestTimeout,
     UnsupportedProtocolVersion,
 )
@@ -229,6 +230,10 @@ async def probe(channel: Channel, config: NegotiationConfig) -> Negotiated | str
             break
         except RequestTimeout:
             reason = f"no answer to server/discover within {config.probe_timeout:g} s"
+            break
+        except RemoteProtocolError as exc:
+            # HTTP: a 4xx without a JSON-RPC body (a legacy server rejecting a modern POST).
+            reason = f"server/discover was rejected without a JSON-RPC error ({exc})"
             break
         negotiated = adopt_discover(result, config)
         if negotiated is not None:
