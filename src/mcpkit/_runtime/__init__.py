@@ -1,1 +1,23 @@
-"""."""
+"""The asyncio runtime: drives the sans-IO protocol core over a message stream.
+
+The only layer that owns tasks, clocks and timeouts. Transports implement
+:class:`MessageStream`; the server and client run a :class:`Session` over one.
+"""
+
+from mcpkit._runtime.context import (
+    NotificationHandler,
+    ProgressCallback,
+    RequestContext,
+    RequestHandler,
+)
+from mcpkit._runtime.session import Session
+from mcpkit._runtime.stream import MessageStream
+
+__all__ = [
+    "MessageStream",
+    "NotificationHandler",
+    "ProgressCallback",
+    "RequestContext",
+    "RequestHandler",
+    "Session",
+]

@@ -1,16 +1,22 @@
 """The session engine: JSON-RPC over a :class:`MessageStream`, for either side of a connection.
 
-A :class:`Session` correlates our requests with their responses, serves the peer's requests
-concurrently (up to a limit), routes progress and cancellation, and enforces deadlines. It knows
-nothing about MCP methods: the server and client layers give it a request handler and decide
-what each method means.
+A :class:`Session` drives the sans-IO protocol core over a stream. The core keeps the books and
+states the rules: :class:`~mcpkit.protocol.inflight.OutboundRequests` (our requests, fresh ids),
+:class:`~mcpkit.protocol.inflight.InboundRequests` (the peer's requests, duplicate ids refused),
+:class:`~mcpkit.protocol.progress.ProgressTracker` (which progress to trust) and
+:mod:`~mcpkit.protocol.cancellation` (which cancels to honour or send). The session adds what
+needs an event loop: futures, deadlines, tasks, and the concurrency limit. It knows nothing
+about MCP methods: the server and client layers give it a request handler and decide what each
+method means.
 
 Guarantees:
 
-* Every task belongs to the task group the session owns (``async with Session(...)``).
+* Every task belongs to the session (``async with Session(...)``) and is cancelled and awaited
+  when it closes.
 * When the transport dies, every pending request fails at once with
   :class:`~mcpkit.protocol.errors.ConnectionBroken`; when we close the session, with
-  :class:`~mcpkit.protocol.errors.ConnectionClosed`. Nothing waits forever.
+  :class:`~mcpkit.protocol.errors.ConnectionClosed`. With a deadline, even a send stuck on a peer
+  that stopped reading ends in :class:`~mcpkit.protocol.errors.RequestTimeout`.
 * A handler's failure becomes an error response; it never takes the session down, and users
   never see an ``ExceptionGroup``.
 """
@@ -20,26 +26,48 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import itertools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import Final
 
+from mcpkit._runtime.context import (
+    NotificationHandler,
+    ProgressCallback,
+    RequestContext,
+    RequestHandler,
+)
+from mcpkit._runtime.pending import PendingRequest
 from mcpkit._runtime.stream import MessageStream
+from mcpkit._runtime.tasks import TaskSet
+from mcpkit.protocol.cancellation import (
+    cancel_outbound,
+    receive_cancel,
+    subscription_ended,
+)
 from mcpkit.protocol.errors import (
     ConnectionBroken,
     ConnectionClosed,
     InternalError,
+    InvalidParams,
     JSONRPCError,
+    LocalProtocolError,
     MCPError,
     MessageDecodeError,
+    MethodNotFound,
     RequestCancelled,
     RequestTimeout,
     TransportError,
+    UsageError,
+)
+from mcpkit.protocol.inflight import (
+    MAX_IN_FLIGHT,
+    InboundRequest,
+    InboundRequests,
+    OutboundRequests,
 )
 from mcpkit.protocol.observe import notify_outbound
+from mcpkit.protocol.progress import ProgressTracker
 from mcpkit.types.jsonrpc import (
-    ErrorObject,
     ErrorResponse,
     JSONObject,
     Message,
@@ -48,86 +76,42 @@ from mcpkit.types.jsonrpc import (
     RequestId,
     Response,
 )
+from mcpkit.types.versions import era_of
+
+__all__ = [
+    "DEFAULT_MAX_CONCURRENT_REQUESTS",
+    "MAX_PENDING_OUTBOUND",
+    "MAX_QUEUED_REQUESTS",
+    "SHUTDOWN_GRACE_SECONDS",
+    "NotificationHandler",
+    "ProgressCallback",
+    "RequestContext",
+    "RequestHandler",
+    "Session",
+]
 
 logger = logging.getLogger("mcpkit.session")
 
 DEFAULT_MAX_CONCURRENT_REQUESTS: Final = 64
 """Peer requests handled at once; more wait for a slot."""
 MAX_QUEUED_REQUESTS: Final = 4096
-"""Peer requests accepted but waiting for a slot; beyond this they are refused at once."""
-MAX_PENDING_OUTBOUND: Final = 10_000
+"""Peer requests accepted but waiting for a slot; beyond this they are refused at once (-32603)."""
+MAX_PENDING_OUTBOUND: Final = MAX_IN_FLIGHT
 """Our own requests awaiting responses."""
 SHUTDOWN_GRACE_SECONDS: Final = 2.0
 """How long in-flight handlers may run on after the peer's end of stream."""
 
-ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] | None]
-RequestHandler = Callable[["RequestContext"], Awaitable[JSONObject]]
-NotificationHandler = Callable[[Notification], Awaitable[None] | None]
-"""A plain function runs inline, in arrival order (keep it quick: state updates); a coroutine
-function runs in its own task, so it may send requests and wait for their answers."""
-
-
-class _Pending:
-    """One of our requests waiting for its response."""
-
-    __slots__ = ("future", "method", "progress_callback", "progress_seen")
-
-    def __init__(self, method: str, progress_callback: ProgressCallback | None) -> None:
-        self.future: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
-        self.method = method
-        self.progress_callback = progress_callback
-        self.progress_seen = asyncio.Event()
-
-
-class RequestContext:
-    """What a request handler knows about the request it serves, and how it talks back.
-
-    Messages sent through the context are *related* to the request: on transports that keep
-    per-request streams (Streamable HTTP) they travel on that request's stream.
-    """
-
-    __slots__ = ("_session", "_task", "cancel_reason", "protocol_version", "request", "state")
-
-    def __init__(self, session: Session, request: Request) -> None:
-        self._session = session
-        self._task: asyncio.Task[None] | None = None
-        self.request = request
-        self.protocol_version: str | None = session.protocol_version
-        self.cancel_reason: str | None = None
-        self.state: dict[str, Any] = {}
-
-    @property
-    def session(self) -> Session:
-        return self._session
-
-    @property
-    def progress_token(self) -> str | int | None:
-        params = self.request.params
-        if not params:
-            return None
-        meta = params.get("_meta")
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
-        return token if isinstance(token, str | int) and not isinstance(token, bool) else None
-
-    @property
-    def cancelled(self) -> bool:
-        return self.cancel_reason is not None
-
-    async def send_notification(self, method: str, params: JSONObject | None = None) -> None:
-        await self._session._send(Notification(method, params), self.protocol_version, method)
-
-    async def send_request(
-        self,
-        method: str,
-        params: JSONObject | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> JSONObject:
-        return await self._session.send_request(method, params, timeout=timeout)
+CANCELLED: Final = "notifications/cancelled"
+PROGRESS: Final = "notifications/progress"
 
 
 class Session:
-    """One JSON-RPC connection. Use as ``async with Session(stream, ...) as session``."""
+    """One JSON-RPC connection. Use as ``async with Session(stream, ...) as session``.
+
+    ``max_concurrent_requests`` peer requests are served at once; up to ``max_queued_requests``
+    more wait for a slot, and beyond that a request is refused at once with -32603.
+    ``default_timeout`` applies to :meth:`send_request` calls that give none.
+    """
 
     def __init__(
         self,
@@ -138,7 +122,12 @@ class Session:
         max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS,
         default_timeout: float | None = None,
         name: str = "session",
+        max_queued_requests: int = MAX_QUEUED_REQUESTS,
     ) -> None:
+        if max_concurrent_requests < 1 or max_queued_requests < 0:
+            raise UsageError(
+                "max_concurrent_requests must be at least 1 and max_queued_requests at least 0"
+            )
         self._stream = stream
         self._request_handler = request_handler
         self._notification_handler = notification_handler
@@ -149,46 +138,47 @@ class Session:
         self._default_timeout = default_timeout
         self.name = name
         self.protocol_version: str | None = None
-        self._ids = itertools.count(1)
-        self._pending: dict[RequestId, _Pending] = {}
-        self._serving: dict[RequestId, RequestContext] = {}
-        self._queued = 0
-        self._task_group: asyncio.TaskGroup | None = None
-        self._reader: asyncio.Task[None] | None = None
+        """The negotiated revision (legacy), used for messages that do not name their own."""
+        self._outbound: OutboundRequests[PendingRequest] = OutboundRequests(MAX_PENDING_OUTBOUND)
+        self._inbound: InboundRequests[RequestContext] = InboundRequests(
+            max_concurrent_requests + max_queued_requests
+        )
+        self._progress = ProgressTracker(MAX_PENDING_OUTBOUND)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: TaskSet | None = None
         self._input_ended = asyncio.Event()
         self._failure: TransportError | None = None
+        """Set when the transport broke: nothing can be sent any more."""
         self._input_failure: TransportError | None = None
+        """Set when the peer's side ended: nothing can be received any more."""
         self._closing = False
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def __aenter__(self) -> Session:
-        self._task_group = asyncio.TaskGroup()
-        await self._task_group.__aenter__()
-        self._reader = self._task_group.create_task(self._read_loop(), name=f"{self.name}-reader")
+        if self._tasks is not None or self._closing:
+            raise UsageError(f"{self.name} can only be entered once")
+        self._loop = asyncio.get_running_loop()
+        self._tasks = TaskSet(self._loop, self.name, logger)
+        self._tasks.spawn(self._read_loop(), name=f"{self.name}-reader")
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the session: cancel handlers, fail our pending requests, close the stream."""
-        if self._task_group is None or self._closing:
+        """Close the session: fail our pending requests, cancel handlers, close the stream."""
+        if self._tasks is None or self._closing:
             return
         self._closing = True
         self._fail_pending(ConnectionClosed(f"{self.name} was closed"))
-        for ctx in list(self._serving.values()):
-            if ctx._task is not None:
-                ctx._task.cancel()
-        if self._reader is not None:
-            self._reader.cancel()
-        with contextlib.suppress(Exception):
-            await asyncio.shield(self._stream.aclose())
-        task_group, self._task_group = self._task_group, None
+        tasks = self._tasks
         try:
-            await task_group.__aexit__(None, None, None)
-        except BaseExceptionGroup as group:  # children never raise; this is a bug guard
-            logger.error("%s: unexpected task failure on close", self.name, exc_info=group)
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._stream.aclose())
+        finally:
+            await tasks.aclose()
+            self._inbound.clear()
 
     @property
     def input_ended(self) -> bool:
@@ -201,7 +191,7 @@ class Session:
 
     async def drain_handlers(self, timeout: float = SHUTDOWN_GRACE_SECONDS) -> None:
         """Give in-flight handlers up to ``timeout`` seconds to finish (used before closing)."""
-        tasks = [ctx._task for ctx in self._serving.values() if ctx._task is not None]
+        tasks = [entry.value._task for entry in self._inbound if entry.value._task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=timeout)
 
@@ -231,8 +221,9 @@ class Session:
         ``progress_callback`` is given, but never beyond ``max_timeout`` in total. On timeout the
         peer gets ``notifications/cancelled`` and we raise
         :class:`~mcpkit.protocol.errors.RequestTimeout`. If the calling task is cancelled, the
-        peer is told too. An error response raises the matching
-        :class:`~mcpkit.protocol.errors.JSONRPCError` subclass with ``remote=True``.
+        peer is told too (``initialize`` is never cancelled: the spec forbids it). An error
+        response raises the matching :class:`~mcpkit.protocol.errors.JSONRPCError` subclass with
+        ``remote=True``.
 
         ``on_request_id`` is called with the request's id before it is sent: a 2026 client needs
         it to claim the notifications the server tags with the id of a ``subscriptions/listen``.
@@ -241,81 +232,57 @@ class Session:
             raise self._failure
         if self._input_failure is not None:
             raise self._input_failure
-        if self._closing or self._task_group is None:
+        loop = self._loop
+        if self._closing or loop is None:
             raise ConnectionClosed(f"{self.name} is closed")
-        if len(self._pending) >= MAX_PENDING_OUTBOUND:
-            raise MCPError(f"too many requests in flight ({MAX_PENDING_OUTBOUND})")
-        request_id = next(self._ids)
-        if progress_callback is not None:
-            params = dict(params or {})
-            meta = dict(params.get("_meta") or {})
-            meta["progressToken"] = request_id
-            params["_meta"] = meta
-        pending = _Pending(method, progress_callback)
-        self._pending[request_id] = pending
+        pending = PendingRequest(loop.create_future(), method, progress_callback)
+        request_id = self._outbound.add(method, pending)  # TooManyInFlight when full
         version = protocol_version or self.protocol_version
+        if timeout is None:
+            timeout = self._default_timeout
         try:
+            if progress_callback is not None:
+                self._progress.start(request_id, request_id)
+                params = dict(params or {})
+                params["_meta"] = {**(params.get("_meta") or {}), "progressToken": request_id}
+            if timeout is not None or max_timeout is not None:
+                pending.arm(loop, timeout, max_timeout)
             if on_request_id is not None:
                 on_request_id(request_id)
             await self._send(Request(request_id, method, params), version, method)
-            return await self._await_response(request_id, pending, timeout, max_timeout)
+            pending.sent = True
+            return await pending.future
+        except RequestTimeout:
+            self._cancel_remote(request_id, "request timed out", version)
+            raise
         except asyncio.CancelledError:
-            if request_id in self._pending:
-                await self._cancel_remote(request_id, "cancelled by the caller", version)
+            future = pending.future
+            if future.done() and not future.cancelled():
+                future.exception()  # mark retrieved: an outcome may have raced the cancel
+            if pending.expired and not pending.sent:
+                task = asyncio.current_task()
+                if task is not None and task.uncancel() == 0:  # our deadline interrupted the send
+                    self._cancel_remote(request_id, "request timed out", version)
+                    raise pending.timeout_error() from None
+            self._cancel_remote(request_id, "cancelled by the caller", version)
             raise
         finally:
-            self._pending.pop(request_id, None)
+            pending.disarm()
+            self._outbound.resolve(request_id)
+            if progress_callback is not None:
+                self._progress.finish(request_id)
 
-    async def _await_response(
-        self,
-        request_id: RequestId,
-        pending: _Pending,
-        timeout: float | None,
-        max_timeout: float | None,
-    ) -> JSONObject:
-        timeout = self._default_timeout if timeout is None else timeout
-        if timeout is None and max_timeout is None:
-            return await pending.future
-        loop = asyncio.get_running_loop()
-        hard_deadline = None if max_timeout is None else loop.time() + max_timeout
-        while True:
-            wait_for = timeout
-            if hard_deadline is not None:
-                remaining = hard_deadline - loop.time()
-                wait_for = remaining if wait_for is None else min(wait_for, remaining)
-            pending.progress_seen.clear()
-            progress_wait = asyncio.ensure_future(pending.progress_seen.wait())
-            try:
-                done, _ = await asyncio.wait(
-                    (pending.future, progress_wait),
-                    timeout=max(wait_for or 0.0, 0.0),
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-            finally:
-                progress_wait.cancel()
-            if pending.future in done:
-                return pending.future.result()
-            if progress_wait in done and (hard_deadline is None or loop.time() < hard_deadline):
-                continue  # progress resets the deadline
-            limit = timeout if timeout is not None else max_timeout
-            await self._cancel_remote(request_id, "request timed out", self.protocol_version)
-            raise RequestTimeout(pending.method, limit or 0.0)
-
-    async def _cancel_remote(
-        self, request_id: RequestId, reason: str, protocol_version: str | None
-    ) -> None:
-        pending = self._pending.pop(request_id, None)
-        if pending is not None and pending.method == "initialize":
-            return  # initialize must never be cancelled
-        with contextlib.suppress(MCPError):
-            await asyncio.shield(
-                self._send(
-                    Notification(
-                        "notifications/cancelled", {"requestId": request_id, "reason": reason}
-                    ),
-                    protocol_version,
-                    "notifications/cancelled",
-                )
+    def _cancel_remote(self, request_id: int, reason: str, protocol_version: str | None) -> None:
+        """Tell the peer we gave up on a request (sent from a session task: never blocks us)."""
+        try:
+            _, params = cancel_outbound(self._outbound, request_id, reason)
+        except LocalProtocolError:
+            # Already answered or failed (nothing to cancel), or ``initialize`` (never cancelled).
+            self._outbound.resolve(request_id)
+            return
+        if not self._closing and self._failure is None and self._tasks is not None:
+            self._tasks.spawn(
+                self._send_quietly(Notification(CANCELLED, params), CANCELLED, protocol_version)
             )
 
     async def _send(
@@ -333,9 +300,11 @@ class Session:
     # -- inbound -------------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
+        receive = self._stream.receive
+        dispatch = self._dispatch
         try:
             while True:
-                item = await self._stream.receive()
+                item = await receive()
                 if item is None:
                     # The peer's side ended cleanly: nothing more will arrive, but we may still
                     # write (a stdio server answers in-flight requests after stdin EOF).
@@ -343,26 +312,35 @@ class Session:
                         ConnectionBroken(f"{self.name}: the peer closed the connection")
                     )
                     return
-                self._dispatch(item)
+                dispatch(item)
         except asyncio.CancelledError:
             raise
         except ConnectionBroken as exc:
             self._on_broken(exc)
-        except ConnectionClosed:
-            self._input_ended.set()
+        except ConnectionClosed as exc:
+            self._on_input_ended(exc)
         except Exception as exc:  # a transport bug must not hang the session
             logger.exception("%s: receive failed", self.name)
             self._on_broken(ConnectionBroken(f"{self.name}: receive failed: {exc!r}"))
 
     def _dispatch(self, item: Message | MessageDecodeError) -> None:
-        if isinstance(item, Request):
+        kind = type(item)
+        if kind is Request:
+            self._accept_request(item)  # type: ignore[arg-type]
+        elif kind is Response or kind is ErrorResponse:
+            self._accept_response(item)  # type: ignore[arg-type]
+        elif kind is Notification:
+            self._accept_notification(item)  # type: ignore[arg-type]
+        elif isinstance(item, MessageDecodeError):
+            self._accept_garbage(item)
+        elif isinstance(item, Request):  # subclasses: the slower, general path
             self._accept_request(item)
-        elif isinstance(item, Notification):
-            self._accept_notification(item)
         elif isinstance(item, Response | ErrorResponse):
             self._accept_response(item)
+        elif isinstance(item, Notification):
+            self._accept_notification(item)
         else:
-            self._accept_garbage(item)
+            logger.error("%s: the transport produced %r, not a message", self.name, item)
 
     def _accept_garbage(self, error: MessageDecodeError) -> None:
         logger.warning("%s: invalid message from peer: %s", self.name, error.error.message)
@@ -374,30 +352,28 @@ class Session:
             )
 
     def _accept_response(self, response: Response | ErrorResponse) -> None:
-        pending = self._pending.pop(response.id, None) if response.id is not None else None
-        if pending is None:
+        entry = self._outbound.resolve(response.id)
+        if entry is None:
+            # Late (after a timeout or cancel) or bogus; never answer a response.
             logger.warning(
                 "%s: dropped a response to unknown request id %r", self.name, response.id
             )
             return
-        if pending.future.done():
+        future = entry.value.future
+        if future.done():
             return
-        if isinstance(response, Response):
-            pending.future.set_result(response.result)
+        if type(response) is Response:
+            future.set_result(response.result)
         else:
-            pending.future.set_exception(JSONRPCError.from_error_object(response.error))
+            future.set_exception(JSONRPCError.from_error_object(response.error))  # type: ignore[union-attr]
 
     def _accept_notification(self, note: Notification) -> None:
-        if note.method == "notifications/cancelled":
-            params = note.params or {}
-            ctx = self._serving.get(params.get("requestId"))  # type: ignore[arg-type]
-            if ctx is not None and ctx.request.method != "initialize" and ctx._task is not None:
-                reason = params.get("reason")
-                ctx.cancel_reason = reason if isinstance(reason, str) else "cancelled by the peer"
-                ctx._task.cancel()
-            return
-        if note.method == "notifications/progress":
-            self._route_progress(note.params or {})
+        method = note.method
+        if method == CANCELLED:
+            if not self._accept_cancel(note):
+                return
+        elif method == PROGRESS:
+            self._route_progress(note.params)
             # fall through: upper layers may want to observe progress too
         handler = self._notification_handler
         if handler is None:
@@ -406,88 +382,123 @@ class Session:
             try:
                 handler(note)
             except Exception:
-                logger.exception("%s: notification handler for %s failed", self.name, note.method)
+                logger.exception("%s: notification handler for %s failed", self.name, method)
         else:
             self._spawn(self._run_notification_handler(note))
 
-    def _route_progress(self, params: JSONObject) -> None:
-        token = params.get("progressToken")
-        pending = self._pending.get(token) if isinstance(token, int | str) else None
-        if pending is None or pending.progress_callback is None:
+    def _accept_cancel(self, note: Notification) -> bool:
+        """Apply the peer's cancel; True if the notification handler should see it as well."""
+        era = era_of(self.protocol_version) if self.protocol_version else None
+        try:
+            entry = receive_cancel(note.params, self._inbound, era=era or "legacy")
+        except InvalidParams as exc:
+            logger.warning("%s: ignored a malformed cancel: %s", self.name, exc.message)
+            return False
+        if entry is not None:
+            ctx = entry.value
+            reason = (note.params or {}).get("reason")
+            ctx.cancel_reason = reason if isinstance(reason, str) else "cancelled by the peer"
+            if ctx._task is not None:
+                ctx._task.cancel()
+            return False
+        # 2026 stdio: a server ends our subscriptions/listen by cancelling it. No response will
+        # come: fail the request, and let the client's routing see the notification.
+        listen = subscription_ended(note.params, self._outbound)
+        if listen is None:
+            return False
+        future = listen.value.future
+        if not future.done():
+            future.set_exception(RequestCancelled(f"the peer ended {listen.method}"))
+        return True
+
+    def _route_progress(self, params: JSONObject | None) -> None:
+        try:
+            update = self._progress.receive(params)
+        except InvalidParams as exc:
+            logger.warning("%s: ignored malformed progress: %s", self.name, exc.message)
             return
-        progress = params.get("progress")
-        if not isinstance(progress, int | float):
+        if update is None or update.request_id is None:
+            return  # unknown or finished token, or progress that did not increase
+        entry = self._outbound.get(update.request_id)
+        if entry is None:
             return
-        total = params.get("total")
-        message = params.get("message")
-        pending.progress_seen.set()
-        result = pending.progress_callback(
-            float(progress),
-            float(total) if isinstance(total, int | float) else None,
-            message if isinstance(message, str) else None,
-        )
+        pending = entry.value
+        if self._loop is not None:
+            pending.progressed(self._loop.time())
+        callback = pending.progress_callback
+        if callback is None:
+            return
+        try:
+            result = callback(update.progress, update.total, update.message)
+        except Exception:
+            logger.exception("%s: progress callback failed", self.name)
+            return
         if result is not None:
             self._spawn(self._await_quietly(result))
 
     def _accept_request(self, request: Request) -> None:
-        if request.id in self._serving:
-            self._spawn(
-                self._send_quietly(
-                    ErrorResponse(
-                        request.id,
-                        ErrorObject(-32600, "Invalid Request: this id is already in flight"),
-                    ),
-                    request.method,
-                )
-            )
-            return
-        if self._request_handler is None or self._queued >= MAX_QUEUED_REQUESTS:
-            message = (
-                f"Method not found: {request.method}"
-                if self._request_handler is None
-                else "Server busy: too many requests queued"
-            )
-            code = -32601 if self._request_handler is None else -32603
-            self._spawn(
-                self._send_quietly(
-                    ErrorResponse(request.id, ErrorObject(code, message)), request.method
-                )
-            )
+        if self._request_handler is None:
+            self._answer_now(request, MethodNotFound(f"Method not found: {request.method}"))
             return
         ctx = RequestContext(self, request)
-        self._serving[request.id] = ctx
-        self._queued += 1
-        ctx._task = self._spawn(self._serve(ctx))
+        try:
+            entry = self._inbound.add(request.id, request.method, ctx)
+        except JSONRPCError as exc:  # a duplicate in-flight id (-32600), or too many (-32603)
+            self._answer_now(request, exc)
+            return
+        ctx._task = self._spawn(self._serve(ctx, entry))
 
-    async def _serve(self, ctx: RequestContext) -> None:
+    def _answer_now(self, request: Request, error: JSONRPCError) -> None:
+        self._spawn(
+            self._send_quietly(ErrorResponse(request.id, error.to_error_object()), request.method)
+        )
+
+    async def _serve(self, ctx: RequestContext, entry: InboundRequest[RequestContext]) -> None:
         request = ctx.request
-        response: Message | None
         try:
             async with self._limit:
-                self._queued -= 1
-                try:
-                    result = await self._request_handler(ctx)  # type: ignore[misc]
-                    response = Response(request.id, result)
-                except JSONRPCError as exc:
-                    response = ErrorResponse(request.id, exc.to_error_object())
-                except (asyncio.CancelledError, RequestCancelled):
-                    if not ctx.cancelled:
-                        raise  # session shutdown: say nothing
-                    response = None  # the peer cancelled: it expects no response
-                except Exception:
-                    logger.exception("%s: handler for %s failed", self.name, request.method)
-                    response = ErrorResponse(
-                        request.id,
-                        InternalError(
-                            f"Internal error while handling {request.method}"
-                        ).to_error_object(),
-                    )
+                response = await self._run_handler(ctx, entry)
             if response is not None:
-                await self._send_quietly(response, request.method, ctx.protocol_version)
+                await self._send_response(response, ctx)
         except asyncio.CancelledError:
-            pass
+            pass  # cancelled by the peer (no response is due) or by closing the session
         finally:
-            self._serving.pop(request.id, None)
+            self._inbound.remove(request.id)
+
+    async def _run_handler(
+        self, ctx: RequestContext, entry: InboundRequest[RequestContext]
+    ) -> Response | ErrorResponse | None:
+        request = ctx.request
+        try:
+            result = await self._request_handler(ctx)  # type: ignore[misc]
+        except JSONRPCError as exc:
+            response: Response | ErrorResponse = ErrorResponse(request.id, exc.to_error_object())
+        except asyncio.CancelledError:
+            if entry.cancelled:
+                return None  # the peer cancelled: it expects no response
+            raise  # the session is closing: say nothing
+        except Exception:
+            if entry.cancelled:
+                return None
+            logger.exception("%s: handler for %s failed", self.name, request.method)
+            response = _internal_error(request, f"Internal error while handling {request.method}")
+        else:
+            response = Response(request.id, result)
+        return None if entry.cancelled else response
+
+    async def _send_response(self, response: Response | ErrorResponse, ctx: RequestContext) -> None:
+        method = ctx.request.method
+        try:
+            await self._send(response, ctx.protocol_version or self.protocol_version, method)
+        except MCPError as exc:
+            logger.debug("%s: could not answer %s: %s", self.name, method, exc)
+        except Exception:  # the result could not be encoded: say so instead of going silent
+            logger.exception("%s: the response to %s could not be sent", self.name, method)
+            if type(response) is Response:
+                error = _internal_error(
+                    ctx.request, f"Internal error: the result of {method} could not be encoded"
+                )
+                await self._send_quietly(error, method, ctx.protocol_version)
 
     async def _run_notification_handler(self, note: Notification) -> None:
         try:
@@ -498,8 +509,8 @@ class Session:
     # -- helpers -------------------------------------------------------------------------------
 
     def _spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]:
-        assert self._task_group is not None
-        return self._task_group.create_task(coro)  # type: ignore[arg-type]
+        assert self._tasks is not None
+        return self._tasks.spawn(coro)  # type: ignore[arg-type]
 
     async def _await_quietly(self, awaitable: Awaitable[None]) -> None:
         try:
@@ -512,7 +523,7 @@ class Session:
     ) -> None:
         try:
             await self._send(message, protocol_version or self.protocol_version, method)
-        except MCPError as exc:
+        except Exception as exc:
             logger.debug("%s: could not send %s: %s", self.name, method, exc)
 
     def _on_input_ended(self, exc: TransportError) -> None:
@@ -527,8 +538,12 @@ class Session:
         self._on_input_ended(exc)
 
     def _fail_pending(self, exc: TransportError) -> None:
-        pending, self._pending = self._pending, {}
-        for entry in pending.values():
-            if not entry.future.done():
-                entry.future.set_exception(exc)
-                entry.future.exception()  # mark retrieved: nobody may be waiting any more
+        for entry in self._outbound.fail_all():
+            future = entry.value.future
+            if not future.done():
+                future.set_exception(exc)
+                future.exception()  # mark retrieved: the caller may be gone already
+
+
+def _internal_error(request: Request, message: str) -> ErrorResponse:
+    return ErrorResponse(request.id, InternalError(message).to_error_object())

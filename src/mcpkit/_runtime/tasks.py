@@ -1,0 +1,67 @@
+"""The tasks one session owns: started by it, cancelled and awaited when it closes.
+
+This is the session's structured-concurrency scope. It is not an :class:`asyncio.TaskGroup`
+on purpose: a TaskGroup turns a child's failure into an ``ExceptionGroup`` for its owner and
+cancels the task that opened it, while a session must never surface either (a failing handler is
+an error *response*); it also cannot cancel its children on demand, which closing needs. Here a
+child's unexpected exception is logged, and :meth:`TaskSet.aclose` cancels everything and waits,
+bounded by :data:`CLOSE_WAIT_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from typing import Any, Final
+
+__all__ = ["CLOSE_WAIT_SECONDS", "TaskSet"]
+
+CLOSE_WAIT_SECONDS: Final = 5.0
+"""How long closing waits for cancelled tasks to finish (a task that ignores cancellation is
+reported and left behind rather than hanging the close)."""
+
+
+class TaskSet:
+    """Tasks started on behalf of one owner; see the module docstring."""
+
+    __slots__ = ("_loop", "_name", "_tasks", "logger")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, name: str, logger: logging.Logger) -> None:
+        self._loop = loop
+        self._name = name
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.logger = logger
+
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str | None = None) -> asyncio.Task[None]:
+        task = self._loop.create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:  # a bug: children catch
+            self.logger.error(
+                "%s: task %s failed", self._name, task.get_name(), exc_info=task.exception()
+            )
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    async def aclose(self) -> None:
+        """Cancel every task (except the caller's own) and wait for them to finish."""
+        current = asyncio.current_task()
+        tasks = [task for task in self._tasks if task is not current]
+        for task in tasks:
+            task.cancel()
+        if not tasks:
+            return
+        _, stuck = await asyncio.wait(tasks, timeout=CLOSE_WAIT_SECONDS)
+        if stuck:
+            self.logger.error(
+                "%s: %d task(s) ignored cancellation and were left running: %s",
+                self._name,
+                len(stuck),
+                ", ".join(sorted(task.get_name() for task in stuck)),
+            )
