@@ -126,7 +126,7 @@ async def test_output_schema_violation_strict_warn_off(caplog: pytest.LogCapture
 
 
 async def test_request_for_an_undeclared_capability_gets_32601() -> None:
-    async with Client(raw_server("--call", "ask-sampling")) as client:
+    async with Client(raw_server("--call", "ask")) as client:
         result = await client.call_tool("t")
         answer = json.loads(result.content[0].text)  # type: ignore[union-attr]
         assert answer["error"]["code"] == -32601

@@ -4,8 +4,9 @@ Behaviour is chosen on the command line, so each test starts exactly the misbeha
 about::
 
     raw_server.py --discover {answer,silent,error,unsupported,legacy-only}
-                  --call {ok,crash,hang,flood,garbage,bad-output,ask-sampling,mrtr-forever,
+                  --call {ok,crash,hang,flood,garbage,bad-output,ask,mrtr-forever,
                           mrtr-echo,wrong-shape}
+                  [--ask METHOD --ask-params JSON [--then-notify METHOD --then-params JSON]]
 
 ``--discover answer`` makes it a 2026 server (and ``initialize`` then fails with -32022);
 anything else makes it a legacy server that handles ``discover`` as told and speaks
@@ -27,6 +28,10 @@ MODERN = "2026-07-28"
 parser = argparse.ArgumentParser()
 parser.add_argument("--discover", default="error")
 parser.add_argument("--call", default="ok")
+parser.add_argument("--ask", default="sampling/createMessage", help="method for --call ask")
+parser.add_argument("--ask-params", default='{"messages": [], "maxTokens": 5}')
+parser.add_argument("--then-notify", default=None, help="notification sent after the answer")
+parser.add_argument("--then-params", default="{}")
 opts = parser.parse_args()
 
 out_lock = threading.Lock()
@@ -86,19 +91,28 @@ def handle_call(rid, params: dict) -> None:
     if mode == "wrong-shape":
         result(rid, {"content": "should be a list"})
         return
-    if mode == "ask-sampling":
-        # Ask the client for something it never declared, then report what it said.
+    if mode == "ask":
+        # Ask the client (legacy server->client request), then report what it answered.
+        ask_id = 900 + len(pending_answers)
         send(
             {
                 "jsonrpc": "2.0",
-                "id": 900,
-                "method": "sampling/createMessage",
-                "params": {"messages": [], "maxTokens": 5},
+                "id": ask_id,
+                "method": opts.ask,
+                "params": json.loads(opts.ask_params),
             }
         )
         with answer_ready:
-            answer_ready.wait_for(lambda: 900 in pending_answers, timeout=10)
-        text = json.dumps(pending_answers.get(900), sort_keys=True)
+            answer_ready.wait_for(lambda: ask_id in pending_answers, timeout=10)
+        if opts.then_notify:
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": opts.then_notify,
+                    "params": json.loads(opts.then_params),
+                }
+            )
+        text = json.dumps(pending_answers.get(ask_id), sort_keys=True)
         result(rid, {"content": [{"type": "text", "text": text}]})
         return
     if mode == "mrtr-forever":
