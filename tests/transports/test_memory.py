@@ -148,7 +148,7 @@ async def test_pending_send_breaks_when_the_peer_closes() -> None:
 
 
 async def test_own_close() -> None:
-    a, b = memory_pair()
+    a, _b = memory_pair()
     pending = asyncio.create_task(a.receive())
     await settle()
     await a.aclose()

@@ -93,6 +93,10 @@ class LineStream:
             if self._closed:
                 raise ConnectionClosed(f"{self} is closed") from None
             raise ConnectionBroken(await self._broken_reason()) from exc
+        if sink.is_closing() and not self._closed:
+            # The write itself hit a closed pipe; asyncio reports that to ``drain`` only a loop
+            # iteration later, so without this check the message would vanish silently.
+            raise ConnectionBroken(await self._broken_reason())
 
     async def _broken_reason(self) -> str:
         """Why the peer is gone, for ``ConnectionBroken``; subclasses add what they know."""

@@ -256,7 +256,10 @@ class StdioClientStream(LineStream):
     # -- MessageStream -------------------------------------------------------------------------
 
     async def send(self, message: Message) -> None:
-        if not self._closed and self.returncode is not None:
+        # Once the server's stdout has ended nothing can answer; and the end of stdout can be
+        # seen a moment before the kernel closes the server's stdin (so a write could still
+        # "succeed" into a pipe nobody will read): fail now, with the reason.
+        if not self._closed and (self._eof or self.returncode is not None):
             raise ConnectionBroken(await self._broken_reason())
         await super().send(message)
 
@@ -267,7 +270,10 @@ class StdioClientStream(LineStream):
             await asyncio.wait_for(self._exited.wait(), EXIT_REPORT_TIMEOUT)
         await asyncio.wait([self._stderr_task], timeout=EXIT_REPORT_TIMEOUT)
         returncode = self.returncode
-        what = describe_exit(returncode) if returncode is not None else "stopped reading stdin"
+        if returncode is not None:
+            what = describe_exit(returncode)
+        else:
+            what = "closed its stdout" if self._eof else "stopped reading its stdin"
         message = f"stdio server {self._name!r} (pid {self.pid}) {what}"
         tail = list(self._tail)[-TAIL_LINES_IN_ERRORS:]
         if tail:
