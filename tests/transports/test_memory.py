@@ -17,7 +17,14 @@ from mcpkit.protocol.errors import (
     UsageError,
 )
 from mcpkit.transports import MemoryStream, memory_pair
-from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
+from mcpkit.types.jsonrpc import (
+    ErrorObject,
+    ErrorResponse,
+    Message,
+    Notification,
+    Request,
+    Response,
+)
 
 WAIT = 5.0  # bound on every wait; things happen immediately or the test fails
 
@@ -30,13 +37,13 @@ async def settle() -> None:
 
 def test_ends_satisfy_the_stream_protocol() -> None:
     a, b = memory_pair()
-    ends: tuple[MessageStream, MessageStream] = (a, b)  # checked by mypy on the test suite
+    ends: tuple[MessageStream, MessageStream] = (a, b)  # a type error if they did not
     assert all(isinstance(end, MemoryStream) for end in ends)
 
 
 async def test_messages_cross_in_order_both_ways() -> None:
     a, b = memory_pair()
-    sent = [
+    sent: list[Message] = [
         Request(id=1, method="tools/list"),
         Notification(method="notifications/progress", params={"progress": 1}),
         Response(id="x", result={"ok": True}),

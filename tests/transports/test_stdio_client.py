@@ -55,8 +55,13 @@ async def wait_gone(pid: int, timeout: float = WAIT) -> bool:
     except ProcessLookupError:
         return True
     loop = asyncio.get_running_loop()
-    exited = loop.create_future()
-    loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
+    exited: asyncio.Future[None] = loop.create_future()
+
+    def on_exit() -> None:
+        if not exited.done():
+            exited.set_result(None)
+
+    loop.add_reader(fd, on_exit)
     try:
         await asyncio.wait_for(exited, timeout)
         return True
@@ -217,7 +222,7 @@ async def test_environment_is_allow_listed(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_child_environment_rules() -> None:
-    parent = {"PATH": "/bin", "LC_ALL": "C", "LCX": "no", "AWS_SECRET_ACCESS_KEY": "s", "HOME": "/h"}
+    parent = {"PATH": "/bin", "LC_ALL": "C", "LCX": "no", "AWS_SECRET_KEY": "s", "HOME": "/h"}
     assert child_environment(DEFAULT_ALLOWED_ENV, None, parent) == {
         "PATH": "/bin",
         "LC_ALL": "C",
@@ -246,7 +251,8 @@ async def test_a_command_that_is_not_executable_is_a_clear_error(tmp_path: Path)
     script = tmp_path / "server.sh"
     script.write_text("#!/bin/sh\n")
     script.chmod(0o644)
-    with pytest.raises(ServerStartError, match=r"could not start '.*server\.sh': Permission denied"):
+    denied = r"could not start '.*server\.sh': Permission denied"
+    with pytest.raises(ServerStartError, match=denied):
         async with stdio_client(StdioServerParameters(str(script))):
             pass  # pragma: no cover
 

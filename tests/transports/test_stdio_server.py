@@ -210,8 +210,13 @@ async def wait_gone(pid: int, timeout: float = WAIT) -> bool:
     except ProcessLookupError:
         return True
     loop = asyncio.get_running_loop()
-    exited = loop.create_future()
-    loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
+    exited: asyncio.Future[None] = loop.create_future()
+
+    def on_exit() -> None:
+        if not exited.done():
+            exited.set_result(None)
+
+    loop.add_reader(fd, on_exit)
     try:
         await asyncio.wait_for(exited, timeout)
         return True
@@ -220,3 +225,18 @@ async def wait_gone(pid: int, timeout: float = WAIT) -> bool:
     finally:
         loop.remove_reader(fd)
         os.close(fd)
+
+
+def test_send_breaks_when_the_client_stops_reading() -> None:
+    with subprocess.Popen(
+        [sys.executable, SERVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdout.close()  # nobody will read the answer
+        _, stderr = proc.communicate(request(1, "echo"), timeout=WAIT)
+    # The fixture does not catch it: the error and its message end the process.
+    assert proc.returncode == 1
+    assert b"ConnectionBroken: the client stopped reading the server's stdout" in stderr
