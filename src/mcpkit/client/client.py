@@ -185,6 +185,7 @@ class Client(ClientFeatures):
         self._stack: contextlib.AsyncExitStack | None = None
         self._channel: Channel | None = None
         self._session: Session | None = None
+        self._stream: object = None
         self._negotiated: nego.Negotiated | None = None
         self._http = False
         self._closed = False
@@ -217,12 +218,16 @@ class Client(ClientFeatures):
             self._session = None
             await stack.aclose()
             raise
+        session_id = getattr(self._stream, "session_id", None)
+        if isinstance(session_id, str):
+            self._negotiated.session_id = session_id
         logger.info("%s: %s", self.name, self._negotiated.describe())
 
     async def _open_stream(
         self, stack: contextlib.AsyncExitStack, connector: StreamConnector
     ) -> SessionChannel:
         stream = await stack.enter_async_context(connector.connect())
+        self._stream = stream
         channel = SessionChannel(self._on_notification)
         session = Session(
             stream,
@@ -255,6 +260,7 @@ class Client(ClientFeatures):
             logger.debug("%s: falling back to a legacy HTTP session: %s", self.name, outcome)
         self._http = False
         stream = await stack.enter_async_context(transport.open_legacy_stream())
+        self._stream = stream
         channel = SessionChannel(self._on_notification)
         session = Session(
             stream,

@@ -86,6 +86,8 @@ class Negotiated:
     supported_versions: list[str] = field(default_factory=list)
     ttl_ms: int | None = None
     cache_scope: str | None = None
+    session_id: str | None = None
+    """Legacy Streamable HTTP: the ``Mcp-Session-Id`` the server issued."""
 
     @property
     def server_name(self) -> str:
@@ -93,7 +95,7 @@ class Negotiated:
         return name if isinstance(name, str) else "?"
 
     def describe(self) -> str:
-        """One log line: server, era, version, capabilities, TTL."""
+        """One log line: server, era, version, session id, capabilities, TTL."""
         version = self.server_info.get("version", "?")
         caps = ",".join(
             f"{name}({'+'.join(k for k, v in value.items() if v)})"
@@ -102,9 +104,10 @@ class Negotiated:
             for name, value in sorted(self.capabilities.items())
         )
         ttl = f" ttl={self.ttl_ms}ms/{self.cache_scope}" if self.era == "modern" else ""
+        session = f" session={self.session_id}" if self.session_id else ""
         return (
             f"server {self.server_name} {version}: era={self.era} "
-            f"protocol={self.protocol_version} capabilities=[{caps}]{ttl}"
+            f"protocol={self.protocol_version}{session} capabilities=[{caps}]{ttl}"
         )
 
 
