@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 import pytest
 from _server_harness import connect
 
-from mcpkit.protocol.errors import InvalidParams, InvalidRequest, MethodNotFound
-from mcpkit.server import Context, Server, ToolError, ToolResult, content
+from mcpkit.protocol.errors import InvalidParams, InvalidRequest, MethodNotFound, UsageError
+from mcpkit.server import Context, Header, Server, ToolError, ToolResult, content
 
 
 @dataclasses.dataclass
@@ -313,3 +313,27 @@ async def test_lifespan_runs_once_and_is_visible_in_context() -> None:
         assert events == ["start"]
     assert events == ["start", "stop"]
     assert a["content"][0]["text"] == b["content"][0]["text"] == "connected"
+
+
+def test_header_annotations_are_checked_at_registration() -> None:
+    server = Server("headers")
+
+    @server.tool
+    def ok(region: Annotated[str, Header("Region")]) -> str:
+        return region
+
+    assert server._tools["ok"].definition["inputSchema"]["properties"]["region"] == {
+        "type": "string",
+        "x-mcp-header": "Region",
+    }
+    with pytest.raises(UsageError, match="x-mcp-header"):
+
+        @server.tool
+        def bad(weight: Annotated[float, Header("Weight")]) -> str:  # numbers are not allowed
+            return str(weight)
+
+    with pytest.raises(UsageError, match="x-mcp-header"):
+
+        @server.tool
+        def clash(a: Annotated[str, Header("Zone")], b: Annotated[str, Header("zone")]) -> str:
+            return a + b

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from mcpkit.protocol.errors import JSONRPCError, UsageError
+from mcpkit.protocol.http_headers import tool_header_problem
 from mcpkit.server._signature import ArgumentError, analyze_function
 from mcpkit.server.context import Context, InputRequired
 from mcpkit.server.names import validate_tool_name
@@ -164,6 +165,9 @@ class RegisteredTool:
         if input_schema is None:
             input_schema = dict(self.signature.input_schema)
             _apply_headers(fn, input_schema)
+        problem = tool_header_problem(input_schema)
+        if problem is not None:  # HTTP clients would drop the tool: refuse it here instead
+            raise UsageError(f"tool {self.name!r}: invalid x-mcp-header annotation: {problem}")
         definition["inputSchema"] = input_schema
         output_schema = self.signature.output_schema
         if structured_output is False or (structured_output is None and _returns_raw_content(fn)):
