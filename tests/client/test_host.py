@@ -184,6 +184,17 @@ async def test_bad_servers_do_not_affect_the_others() -> None:
         assert host.client("crashy").connected
 
 
+async def test_a_server_that_hangs_when_listing_is_skipped() -> None:
+    async with Host(
+        {"good": build(), "stuck": raw_server("--list", "hang")}, list_timeout=0.5
+    ) as host:
+        assert host.status()["stuck"]["state"] == "ready"
+        tools = await host.list_tools()
+        assert {t.server for t in tools} == {"good"}
+        assert "add" in {t.name for t in tools}
+        assert host.client("stuck").connected  # skipped for listing, still connected
+
+
 async def test_list_changed_reaches_the_host(everything: list[str]) -> None:
     """A server's list_changed (a 2026 listen stream here) refreshes the host's catalogue."""
     changed = asyncio.Event()

@@ -5,7 +5,7 @@ about::
 
     raw_server.py --discover {answer,silent,error,unsupported,legacy-only}
                   --call {ok,crash,hang,flood,garbage,bad-output,ask,mrtr-forever,
-                          mrtr-echo,wrong-shape}
+                          mrtr-echo,wrong-shape,end-listen} [--end-with result|cancelled]
                   [--ask METHOD --ask-params JSON [--then-notify METHOD --then-params JSON]]
 
 ``--discover answer`` makes it a 2026 server (and ``initialize`` then fails with -32022);
@@ -32,6 +32,8 @@ parser.add_argument("--ask", default="sampling/createMessage", help="method for 
 parser.add_argument("--ask-params", default='{"messages": [], "maxTokens": 5}')
 parser.add_argument("--then-notify", default=None, help="notification sent after the answer")
 parser.add_argument("--then-params", default="{}")
+parser.add_argument("--list", default="ok", help="tools/list: ok|hang")
+parser.add_argument("--end-with", default="result", help="how end-listen ends: result|cancelled")
 opts = parser.parse_args()
 
 out_lock = threading.Lock()
@@ -66,6 +68,7 @@ if opts.call == "bad-output":
     }
 
 pending_answers: dict[int, dict] = {}
+listens: list = []
 answer_ready = threading.Condition()
 
 
@@ -114,6 +117,22 @@ def handle_call(rid, params: dict) -> None:
             )
         text = json.dumps(pending_answers.get(ask_id), sort_keys=True)
         result(rid, {"content": [{"type": "text", "text": text}]})
+        return
+    if mode == "end-listen":
+        # Announce a change on every open listen stream, then end each one.
+        for lid in list(listens):
+            tag = {"_meta": {"io.modelcontextprotocol/subscriptionId": lid}}
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": tag})
+            if opts.end_with == "cancelled":
+                send({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": lid, "reason": "server is shedding load"},
+                })
+            else:
+                result(lid, {"resultType": "complete", **tag})
+            listens.remove(lid)
+        result(rid, {"content": [{"type": "text", "text": "ended"}]})
         return
     if mode == "mrtr-forever":
         result(rid, {"resultType": "input_required", "requestState": "again"})
@@ -220,10 +239,23 @@ def main() -> None:
                 },
             )
             continue
+        if method == "subscriptions/listen" and opts.discover == "answer":
+            listens.append(rid)
+            send({
+                "jsonrpc": "2.0",
+                "method": "notifications/subscriptions/acknowledged",
+                "params": {
+                    "_meta": {"io.modelcontextprotocol/subscriptionId": rid},
+                    "notifications": params.get("notifications", {}),
+                },
+            })
+            continue
         if method == "ping":
             result(rid, {})
             continue
         if method == "tools/list":
+            if opts.list == "hang":
+                continue
             hints = {"ttlMs": 60000, "cacheScope": "private"} if opts.discover == "answer" else {}
             result(rid, {"tools": [TOOL], **hints})
             continue

@@ -44,6 +44,7 @@ from mcpkit.types.tools import CallToolResult, Tool
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_LIST_TIMEOUT",
     "Host",
     "HostPrompt",
     "HostResource",
@@ -56,6 +57,9 @@ logger = logging.getLogger("mcpkit.host")
 
 DEFAULT_CONNECT_TIMEOUT: Final = 30.0
 """Seconds ``async with Host(...)`` waits for each server to be ready or to fail."""
+DEFAULT_LIST_TIMEOUT: Final = 10.0
+"""Seconds one server may take to list its tools/prompts/resources before a host listing
+goes on without it (it is skipped this time, with a warning)."""
 DEFAULT_SEPARATOR: Final = "__"
 
 Namespacing = Literal["on_collision", "always", "never"]
@@ -129,6 +133,7 @@ class Host:
         separator: str = DEFAULT_SEPARATOR,
         on_collision: Literal["first", "error"] = "first",
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        list_timeout: float = DEFAULT_LIST_TIMEOUT,
         restart: bool = True,
         client_options: Mapping[str, Any] | None = None,
         server_options: Mapping[str, Mapping[str, Any]] | None = None,
@@ -155,6 +160,7 @@ class Host:
         self._separator = separator
         self._on_collision = on_collision
         self._connect_timeout = connect_timeout
+        self._list_timeout = list_timeout
         self._client_options = dict(client_options or {})
         self._server_options = {k: dict(v) for k, v in (server_options or {}).items()}
         self._on_change = on_change
@@ -266,8 +272,17 @@ class Host:
                 cache.pop(name, None)
                 logger.warning("server %r: could not list %s: %s", name, kind, exc)
 
+        async def bounded(name: str) -> None:
+            try:
+                await asyncio.wait_for(one(name), self._list_timeout)
+            except TimeoutError:
+                cache.pop(name, None)
+                logger.warning(
+                    "server %r: listing %s took over %g s; skipped", name, kind, self._list_timeout
+                )
+
         stale = [name for name in self.servers if name not in cache]
-        await asyncio.gather(*(one(name) for name in stale))
+        await asyncio.gather(*(bounded(name) for name in stale))
         return {name: cache[name] for name in self.servers if name in cache}
 
     def _prefix(self, server: str) -> str:
