@@ -1,0 +1,127 @@
+"""The ``mcpkit`` command: argument parsing, dispatch, and what every failure looks like.
+
+Each subcommand lives in :mod:`mcpkit.cli.commands` as a module with ``register(subparsers)``
+and ``execute(args) -> int``; only the chosen command's heavy imports are ever loaded, so
+``mcpkit --help`` is quick. Failures print as::
+
+    mcpkit: error: <one clear line>
+    hint: <what to try>
+
+and exit with the documented code (:mod:`mcpkit.cli.errors`); Ctrl-C exits 130 after the
+server child process has been stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Final
+
+from mcpkit.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, CliError
+
+__all__ = ["COMMANDS", "build_parser", "run_cli"]
+
+COMMANDS: Final = ("run", "list", "call", "read", "prompt", "inspect", "install", "dev", "host")
+
+DESCRIPTION: Final = """\
+Run, explore and call MCP servers (both protocol eras).
+
+TARGET is a server: a URL (http://127.0.0.1:8000/mcp), config.json:name (an mcpServers
+entry), a command line in quotes ("uvx some-server"), a Python file (server.py or
+server.py:object), a module (package.module[:object]), or a program on PATH.
+"""
+
+EPILOG: Final = """\
+exit codes: 0 ok, 1 the tool reported an error, 2 usage, 3 connection (server failed to
+start, went away or timed out), 4 protocol error, 130 interrupted.
+docs: docs/cli.md
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors look like every other error (one line, a hint, exit 2)."""
+
+    _intermixing = False
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CliError(message, hint=f"see `{self.prog} --help`", code=EXIT_USAGE)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Subcommands accept options anywhere (``mcpkit call T --timeout 5 tool a=1``)."""
+        if self._intermixing or self._subparsers is not None:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from mcpkit.cli.commands import load_command
+
+    parser = _Parser(
+        prog="mcpkit",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0,
+        help="more logging on stderr (-v: info, including server stderr; -vv: debug)",
+    )  # fmt: skip
+    parser.add_argument("--version", action="version", version=_version())
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    subparsers.required = True
+    for name in COMMANDS:
+        load_command(name).register(subparsers)
+    return parser
+
+
+def _version() -> str:
+    from mcpkit import __version__
+
+    return f"mcpkit {__version__}"
+
+
+def _configure_logging(verbosity: int) -> None:
+    level = logging.ERROR if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    if verbosity <= 0:
+        # Our error line already quotes what these say (exit codes, the stderr tail).
+        logging.getLogger("mcpkit").setLevel(logging.CRITICAL)
+
+
+def report(error: CliError) -> int:
+    sys.stderr.write(f"mcpkit: error: {error.message}\n")
+    if error.hint:
+        sys.stderr.write(f"hint: {error.hint}\n")
+    sys.stderr.flush()
+    return error.code
+
+
+def run_cli(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` (default: ``sys.argv[1:]``), run the command, return the exit code."""
+    from mcpkit.cli.commands import load_command
+
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        _configure_logging(args.verbose)
+        return int(load_command(args.command).execute(args))
+    except CliError as error:
+        return report(error)
+    except KeyboardInterrupt:
+        sys.stderr.write("\nmcpkit: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `mcpkit list x | head`: the reader went away; not our failure
+        sys.stderr.close()
+        return 0

@@ -1,0 +1,100 @@
+"""``mcpkit call TARGET TOOL [key=value | key:=JSON ...] [--json '{...}']``: call one tool.
+
+Arguments are typed by the tool's ``inputSchema`` (see :mod:`mcpkit.cli.arguments`) and checked
+against it before anything is sent, so a typo is a usage error naming the field, not a round
+trip. Progress the tool reports is drawn on stderr; questions it asks (elicitation) are answered
+at the terminal. The result prints as its text content, or with ``--json`` as the whole result;
+``--structured`` prints only ``structuredContent`` as JSON. A result with ``isError: true``
+prints its message on stderr and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    from mcpkit.cli.connect import add_client_options
+
+    parser = subparsers.add_parser("call", help="call a tool", description=__doc__)
+    add_client_options(parser)
+    parser.add_argument("tool", metavar="TOOL", help="the tool's name")
+    parser.add_argument(
+        "arguments", nargs="*", metavar="key=value", help="arguments (key:=JSON for raw JSON)"
+    )
+    parser.add_argument("--json", dest="json_arguments", metavar="JSON",
+                        help="all arguments as one JSON object")  # fmt: skip
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--output-json", dest="output_json", action="store_true",
+                        help="print the whole CallToolResult as JSON")  # fmt: skip
+    output.add_argument("--structured", action="store_true",
+                        help="print only structuredContent, as JSON")  # fmt: skip
+
+
+async def tool_arguments(client: Any, tool: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The arguments for ``tool``: parsed, typed by its schema, and checked against it."""
+    from mcpkit.cli.arguments import parse_assignments, parse_json_object
+    from mcpkit.cli.errors import CliError
+    from mcpkit.cli.render import to_jsonable
+
+    tools = {t.name: to_jsonable(t) for t in await client.list_tools()}
+    definition = tools.get(tool)
+    if definition is None:
+        known = ", ".join(sorted(tools)) or "(none)"
+        raise CliError(f"the server has no tool named {tool!r}", hint=f"its tools: {known}")
+    schema = definition.get("inputSchema")
+    arguments: dict[str, Any] = {}
+    if args.json_arguments is not None:
+        arguments.update(parse_json_object(args.json_arguments))
+    arguments.update(parse_assignments(args.arguments, schema))
+    await client.check_arguments(tool, arguments)
+    return arguments
+
+
+def print_result(result: Any, args: argparse.Namespace) -> int:
+    from mcpkit.cli.errors import EXIT_TOOL_ERROR
+    from mcpkit.cli.render import dump_json, render_content, to_jsonable
+
+    data = to_jsonable(result)
+    if args.output_json:
+        dump_json(data)
+    elif args.structured:
+        dump_json(data.get("structuredContent"))
+    elif data.get("isError"):
+        render_content(result.content, stream=sys.stderr)
+    else:
+        render_content(result.content)
+    if data.get("isError"):
+        sys.stderr.write(f"mcpkit: the tool {args.tool!r} reported an error\n")
+        return EXIT_TOOL_ERROR
+    return 0
+
+
+async def _main(args: argparse.Namespace) -> int:
+    from mcpkit.cli.connect import open_client
+    from mcpkit.cli.elicit import TerminalElicitation, declining_handler
+    from mcpkit.cli.progress import ProgressBar
+
+    bar = ProgressBar()
+    elicitation: Any = declining_handler
+    if not args.no_input:
+        terminal = TerminalElicitation()
+        terminal.before_asking.append(bar.close)
+        elicitation = terminal
+    async with open_client(args, elicitation=elicitation) as client:
+        arguments = await tool_arguments(client, args.tool, args)
+        try:
+            result = await client.call_tool(
+                args.tool, arguments, progress_callback=bar.update, output_validation="warn"
+            )
+        finally:
+            bar.close()
+    return print_result(result, args)
+
+
+def execute(args: argparse.Namespace) -> int:
+    import asyncio
+
+    return asyncio.run(_main(args))

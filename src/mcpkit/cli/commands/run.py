@@ -1,0 +1,75 @@
+"""``mcpkit run TARGET``: serve a Server from a file or module.
+
+``TARGET`` is ``file.py``, ``file.py:object``, ``package.module`` or ``package.module:object``
+(see :mod:`mcpkit.cli.loader`). stdio by default; ``--http`` serves Streamable HTTP on
+``--host``/``--port`` (localhost by default). ``--reload`` restarts the server whenever its
+source file changes (see :mod:`mcpkit.cli.reload`) — best with ``--http``, since a restarted
+stdio server starts a new session.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Final
+
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_PORT: Final = 8000
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run", help="serve a server (stdio or HTTP)", description=__doc__
+    )
+    parser.add_argument("target", metavar="FILE.py[:OBJECT] | MODULE[:OBJECT]")
+    parser.add_argument("--http", action="store_true", help="serve Streamable HTTP, not stdio")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP host (default {DEFAULT_HOST})")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT})"
+    )
+    parser.add_argument("--reload", action="store_true", help="restart when the file changes")
+
+
+def server_argv(args: argparse.Namespace) -> list[str]:
+    """This same command without ``--reload``: what the reloader runs as its child."""
+    argv = ["run", args.target]
+    if args.http:
+        argv += ["--http", "--host", args.host, "--port", str(args.port)]
+    return argv
+
+
+def execute(args: argparse.Namespace) -> int:
+    from mcpkit.cli.errors import CliError
+
+    if not args.http and (args.host != DEFAULT_HOST or args.port != DEFAULT_PORT):
+        raise CliError("--host and --port apply to --http", hint="add --http")
+    if args.reload:
+        from mcpkit.cli.loader import source_file
+        from mcpkit.cli.reload import supervise
+
+        watched = source_file(args.target)
+        if watched is None:
+            raise CliError(f"cannot find the source file of {args.target} to watch")
+        return supervise(server_argv(args), [watched])
+
+    from mcpkit.cli.loader import load_server
+
+    server = load_server(args.target)
+    if args.http:
+        _check_http_available()
+        server.run("http", host=args.host, port=args.port)
+    else:
+        server.run()
+    return 0
+
+
+def _check_http_available() -> None:
+    import importlib.util
+
+    from mcpkit.cli.errors import EXIT_CONNECTION, CliError
+
+    if importlib.util.find_spec("mcpkit.server._http_entry") is None:
+        raise CliError(
+            "this mcpkit has no Streamable HTTP server yet",
+            hint="serve stdio (drop --http) or update mcpkit",
+            code=EXIT_CONNECTION,
+        )

@@ -1,0 +1,123 @@
+"""Opening a client for a TARGET with the command's options, and the options themselves.
+
+Every client command (``list``, ``call``, ``read``, ``prompt``, ``inspect``) shares: the target,
+``--env KEY=VALUE`` for stdio servers, ``--timeout``, ``--era``, ``--no-input`` and
+``--log-level``. The client it opens answers elicitation at the terminal, declares the current
+directory as its one root, prints the server's log messages at or above ``--log-level`` on
+stderr, and turns every failure into a :class:`~mcpkit.cli.errors.CliError`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Final
+
+from mcpkit.cli.errors import CliError, explain
+from mcpkit.cli.targets import ResolvedTarget, resolve
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "LOG_LEVELS",
+    "add_client_options",
+    "open_client",
+    "parse_env",
+]
+
+DEFAULT_TIMEOUT: Final = 60.0
+"""Seconds a request may go without an answer (or without progress) unless ``--timeout``."""
+LOG_LEVELS: Final = (
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+)  # fmt: skip
+
+
+def add_client_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="TARGET", help="the server (see `mcpkit --help`)")
+    parser.add_argument(
+        "-e", "--env", action="append", default=[], metavar="KEY=VALUE",
+        help="environment variable for a stdio server (repeatable)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+        help=f"per-request limit (default {DEFAULT_TIMEOUT:g}; progress resets it)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--era", choices=("auto", "legacy", "2026-07-28"), default="auto",
+        help="protocol era: detect (default), legacy handshake only, or 2026-07-28 only",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-input", action="store_true",
+        help="decline the server's questions instead of asking at the terminal",
+    )  # fmt: skip
+    parser.add_argument(
+        "--log-level", choices=LOG_LEVELS, default="warning",
+        help="show the server's log messages at or above this level (default warning)",
+    )  # fmt: skip
+
+
+def parse_env(items: list[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise CliError(f"--env {item!r} is not KEY=VALUE")
+        env[key] = value
+    return env
+
+
+def _log_printer(threshold: str) -> Any:
+    rank = {name: i for i, name in enumerate(LOG_LEVELS)}
+    minimum = rank[threshold]
+
+    def show(params: Any) -> None:
+        level = getattr(params, "level", "info")
+        if rank.get(level, 0) >= minimum:
+            name = getattr(params, "logger", None)
+            data = getattr(params, "data", "")
+            sys.stderr.write(f"server {level}{f' [{name}]' if name else ''}: {data}\n")
+
+    return show
+
+
+@contextlib.asynccontextmanager
+async def open_client(
+    args: argparse.Namespace, *, elicitation: Any = None, wire: Any = None
+) -> AsyncIterator[Any]:
+    """A connected :class:`~mcpkit.client.Client` for ``args.target``; failures → CliError."""
+    from mcpkit.cli.elicit import TerminalElicitation, declining_handler
+    from mcpkit.client import Client
+    from mcpkit.client.connectors import resolve_target
+
+    target: ResolvedTarget = resolve(args.target, env=parse_env(args.env))
+    if elicitation is None:
+        elicitation = declining_handler if args.no_input else TerminalElicitation()
+    try:
+        connector: Any = resolve_target(target.client_target)
+        if wire is not None:
+            connector = wire.wrap(connector)
+        client = Client(
+            connector,
+            name=target.label,
+            mode=args.era,
+            elicitation_handler=elicitation,
+            roots=[{"uri": Path.cwd().as_uri(), "name": "current directory"}],
+            logging_handler=_log_printer(args.log_level),
+            log_level=args.log_level,
+            timeout=args.timeout,
+            initialize_timeout=args.timeout,
+            probe_timeout=min(args.timeout, 10.0),
+        )
+        async with client:
+            yield client
+    except Exception as exc:  # every failure becomes one line
+        raise _unwrap(exc, target.label) from exc
+
+
+def _unwrap(exc: BaseException, label: str) -> CliError:
+    """The most telling error of a group (task groups wrap what went wrong), explained."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return explain(exc, target=label)
