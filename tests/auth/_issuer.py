@@ -117,6 +117,7 @@ class LocalIssuer:
     )
     scopes_supported: list[str] | None = None
     authorization_endpoint_override: str | None = None
+    assertion_key_pem: str | None = None  # trusted signer of JWT-bearer assertions
     deny: bool = False
 
     base_url: str = ""
@@ -396,6 +397,19 @@ class LocalIssuer:
             if form.get("resource", data["resource"]) != data["resource"]:
                 return 400, {"error": "invalid_target"}, {}
             return 200, self._tokens(client, data["resource"], data["scope"]), {}
+        if grant == "urn:ietf:params:oauth:grant-type:jwt-bearer":
+            try:
+                claims = jwt.decode(
+                    form.get("assertion", ""),
+                    self.assertion_key_pem,
+                    algorithms=["RS256"],
+                    audience=self.issuer,
+                )
+            except (jwt.PyJWTError, ValueError):
+                return 400, {"error": "invalid_grant", "error_description": "bad assertion"}, {}
+            token = self._tokens(client, form.get("resource"), form.get("scope", ""))
+            token["sub"] = claims.get("sub")
+            return 200, token, {}
         if grant == "client_credentials":
             if client.auth_method == "none":
                 return 400, {"error": "unauthorized_client"}, {}

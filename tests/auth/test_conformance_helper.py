@@ -44,3 +44,24 @@ def test_client_credentials_variants() -> None:
     assert auth.client is not None
     assert auth.client.token_endpoint_auth_method == "private_key_jwt"
     assert auth.client.signing_algorithm == "ES256"
+
+
+def test_workload_identity_and_enterprise_scenarios() -> None:
+    from mcpkit.contrib.auth import IdJagProvider
+
+    wif = client_auth_from_context(
+        {"name": "auth/wif-jwt-bearer", "client_id": "w", "valid_jwt": "a.b.c"}
+    )
+    assert wif.grant == "jwt_bearer" and wif.assertion == "a.b.c"
+    ema = client_auth_from_context(
+        {
+            "name": "auth/enterprise-managed-authorization",
+            "client_id": "c",
+            "client_secret": "s",
+            "idp_client_id": "idp-c",
+            "idp_id_token": "ID.TOKEN.X",
+            "idp_token_endpoint": "http://127.0.0.1:1/token",
+        }
+    )
+    assert ema.grant == "jwt_bearer" and isinstance(ema.assertion, IdJagProvider)
+    assert "ID.TOKEN.X" not in repr(ema.assertion)

@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from mcpkit.contrib.auth import (
+    AssertionContext,
     AuthorizationResponseError,
     DiscoveryError,
     FileTokenStorage,
@@ -20,7 +21,9 @@ from mcpkit.contrib.auth import (
     OAuthFlowError,
     PreRegistration,
     RegistrationError,
+    TokenRequestError,
 )
+from mcpkit.protocol.errors import UsageError
 
 from ._issuer import new_rsa_key, public_pem
 from .conftest import StartIssuer, StartStack, headless_client
@@ -313,3 +316,52 @@ async def test_tokens_and_secrets_never_reach_the_logs(
     )
     for code in codes:
         assert code not in ours
+
+
+async def test_jwt_bearer_grant_with_an_assertion_provider(start_stack: StartStack) -> None:
+    import jwt
+
+    key, pem = new_rsa_key()
+    stack = await start_stack(assertion_key_pem=public_pem(key))
+    stack.issuer.register("workload", secret=None, auth_method="none")
+    seen: list[AssertionContext] = []
+
+    async def provider(ctx: AssertionContext) -> str:
+        seen.append(ctx)
+        return jwt.encode({"sub": "svc", "aud": ctx.issuer, "exp": 2**31}, pem, algorithm="RS256")
+
+    pre = PreRegistration(client_id="workload")
+    async with httpx.AsyncClient(
+        auth=OAuthClient(grant="jwt_bearer", client=pre, assertion=provider)
+    ) as http:
+        assert (await http.get(stack.mcp_url)).status_code == 200
+    assert seen == [
+        AssertionContext(
+            stack.issuer.issuer, stack.issuer.issuer + "/token", stack.mcp_url, ("mcp:read",)
+        )
+    ]
+    assert stack.issuer.names() == ["token:urn:ietf:params:oauth:grant-type:jwt-bearer"]
+
+
+async def test_rejected_jwt_bearer_assertion_is_surfaced_without_retry(
+    start_stack: StartStack,
+) -> None:
+    key, _ = new_rsa_key()
+    stack = await start_stack(assertion_key_pem=public_pem(key))
+    stack.issuer.register("workload", secret=None, auth_method="none")
+    auth = OAuthClient(
+        grant="jwt_bearer", client=PreRegistration(client_id="workload"), assertion="e.y.J"
+    )
+    async with httpx.AsyncClient(auth=auth) as http:
+        with pytest.raises(TokenRequestError) as info:
+            await http.get(stack.mcp_url)
+    assert info.value.error == "invalid_grant"
+    assert len(stack.issuer.names()) == 1
+
+
+def test_sync_clients_are_refused_with_a_clear_message() -> None:
+    with (
+        httpx.Client(auth=headless_client()) as http,
+        pytest.raises(UsageError, match="AsyncClient"),
+    ):
+        http.get("http://127.0.0.1:9/")

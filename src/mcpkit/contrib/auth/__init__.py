@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     )
     from mcpkit.contrib.auth.client import OAuthClient
     from mcpkit.contrib.auth.conformance import client_auth_from_context
+    from mcpkit.contrib.auth.enterprise import IdJagProvider
     from mcpkit.contrib.auth.errors import (
         AuthError,
         AuthorizationResponseError,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
         RegistrationError,
         TokenRequestError,
     )
+    from mcpkit.contrib.auth.grants import AssertionContext, AssertionProvider
     from mcpkit.contrib.auth.handlers import (
         AuthorizationResponse,
         CallbackHandler,
@@ -57,6 +59,8 @@ if TYPE_CHECKING:
 __all__ = [
     "AUTH_SCOPE_KEY",
     "AccessToken",
+    "AssertionContext",
+    "AssertionProvider",
     "AuthError",
     "AuthorizationResponse",
     "AuthorizationResponseError",
@@ -69,6 +73,7 @@ __all__ = [
     "DiscoveryError",
     "FileTokenStorage",
     "HeadlessAuthorizer",
+    "IdJagProvider",
     "InsecureURLError",
     "InsufficientScope",
     "IntrospectionVerifier",
@@ -113,6 +118,9 @@ _WHERE: dict[str, str] = {
     "OAuthFlowError": "errors",
     "RegistrationError": "errors",
     "TokenRequestError": "errors",
+    "AssertionContext": "grants",
+    "AssertionProvider": "grants",
+    "IdJagProvider": "enterprise",
     "AuthorizationResponse": "handlers",
     "CallbackHandler": "handlers",
     "HeadlessAuthorizer": "handlers",

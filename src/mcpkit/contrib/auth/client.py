@@ -5,8 +5,8 @@ current access token; the answers drive the protocol:
 
 * **401** -> read the Bearer challenge, discover (resource metadata, then AS metadata, every
   time, so a server that moved to another authorization server is noticed), then use a stored
-  token, else refresh, else run a new grant (authorization code + PKCE, or client
-  credentials), and retry once per stage. A full grant runs at most once per request.
+  token, else refresh, else run a new grant (authorization code + PKCE, client credentials
+  or a JWT bearer assertion), and retry once per stage. A full grant runs at most once per request.
 * **403 ``insufficient_scope``** -> step-up: re-authorize with the union of the scopes asked for
   so far and the challenged ones, at most ``max_step_up`` times per scope set, and not at all
   when the token already holds them (the server will not change its mind).
@@ -27,36 +27,29 @@ import logging
 import time
 from collections.abc import AsyncGenerator, Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 import httpx
 import msgspec
 
+from mcpkit.contrib.auth import grants
 from mcpkit.contrib.auth._http import SafeHttp, UrlPolicy
-from mcpkit.contrib.auth._urls import check_browser_url, origin_of
+from mcpkit.contrib.auth._urls import origin_of
 from mcpkit.contrib.auth.challenge import parse_bearer_challenge
 from mcpkit.contrib.auth.discovery import Discovered, discover
-from mcpkit.contrib.auth.errors import OAuthFlowError, RegistrationError, TokenRequestError
-from mcpkit.contrib.auth.flow import (
-    authorization_url,
-    require_pkce_s256,
-    select_scopes,
-    union,
-    validate_authorization_response,
-)
+from mcpkit.contrib.auth.errors import OAuthFlowError
+from mcpkit.contrib.auth.flow import select_scopes, union
+from mcpkit.contrib.auth.grants import AssertionProvider, Grant
 from mcpkit.contrib.auth.handlers import CallbackHandler, RedirectHandler
 from mcpkit.contrib.auth.models import ClientInfo, IssuerRecord, TokenSet
-from mcpkit.contrib.auth.pkce import new_state, new_verifier, s256_challenge
-from mcpkit.contrib.auth.registration import ClientProfile, PreRegistration, resolve_client
+from mcpkit.contrib.auth.registration import ClientProfile, PreRegistration
 from mcpkit.contrib.auth.storage import MemoryTokenStorage, TokenStorage
-from mcpkit.contrib.auth.token_endpoint import TokenEndpoint
 from mcpkit.protocol.errors import UsageError
 
-__all__ = ["MAX_STEP_UP_ATTEMPTS", "REFRESH_MARGIN", "Grant", "OAuthClient"]
+__all__ = ["MAX_STEP_UP_ATTEMPTS", "REFRESH_MARGIN", "OAuthClient"]
 
 logger = logging.getLogger("mcpkit.contrib.auth")
 
-Grant = Literal["authorization_code", "client_credentials"]
 MAX_STEP_UP_ATTEMPTS: Final = 2
 """Re-authorizations for one scope set after 403 insufficient_scope."""
 MAX_UNAUTHORIZED_ROUNDS: Final = 3
@@ -87,7 +80,9 @@ class OAuthClient(httpx.Auth):
 
     Registration: ``client`` (pre-registered, optionally bound to an issuer) wins, then
     ``client_metadata_url`` (a CIMD URL) when the server supports CIMD, then Dynamic Client
-    Registration. ``grant="client_credentials"`` needs ``client`` (a secret or a private key).
+    Registration. ``grant="client_credentials"`` needs ``client`` (a secret or a private key);
+    ``grant="jwt_bearer"`` (RFC 7523: workload identity, enterprise ID-JAG) needs
+    ``assertion``, a JWT or an async provider called with the issuer and resource.
     ``redirect_handler``/``callback_handler`` default to a :class:`BrowserAuthorizer`;
     pass a :class:`HeadlessAuthorizer` for servers that approve without a user.
     """
@@ -100,6 +95,7 @@ class OAuthClient(httpx.Auth):
         *,
         grant: Grant = "authorization_code",
         client: PreRegistration | None = None,
+        assertion: str | AssertionProvider | None = None,
         client_metadata_url: str | None = None,
         profile: ClientProfile | None = None,
         redirect_handler: RedirectHandler | None = None,
@@ -114,11 +110,14 @@ class OAuthClient(httpx.Auth):
     ) -> None:
         if grant == "client_credentials" and client is None:
             raise UsageError("grant='client_credentials' needs client=PreRegistration(...)")
+        if grant == "jwt_bearer" and assertion is None:
+            raise UsageError("grant='jwt_bearer' needs assertion= (a JWT or a provider)")
         if client_metadata_url is not None and not client_metadata_url.startswith("https://"):
             raise UsageError("client_metadata_url must be an https URL with a path (CIMD)")
         self.server_url = server_url
         self.grant: Grant = grant
         self.client = client
+        self.assertion = assertion
         self.client_metadata_url = client_metadata_url
         self.profile = profile or ClientProfile()
         self.url_policy = url_policy or UrlPolicy()
@@ -353,12 +352,12 @@ class OAuthClient(httpx.Auth):
             async with SafeHttp(self.url_policy) as http:
                 if current.tokens.refresh_token and await self._try_refresh(http, current, now):
                     return
-                if self.grant == "client_credentials" or current.tokens.expires_within(0, now):
+                if self.grant != "authorization_code" or current.tokens.expires_within(0, now):
                     await self._grant(http, current.found, current.client, current.requested, now)
 
     async def _try_refresh(self, http: SafeHttp, current: _Current, now: float) -> bool:
         assert current.tokens is not None and current.tokens.refresh_token is not None
-        endpoint = self._endpoint(http, current.found, current.client, now)
+        endpoint = grants.endpoint_for(self, http, current.found, current.client, now)
         try:
             data = await endpoint.refresh(
                 refresh_token=current.tokens.refresh_token, resource=current.found.resource
@@ -380,16 +379,6 @@ class OAuthClient(httpx.Auth):
 
     # -- grants ---------------------------------------------------------------------------
 
-    def _endpoint(
-        self, http: SafeHttp, found: Discovered, client: ClientInfo, now: float
-    ) -> TokenEndpoint:
-        pre = self.client
-        key = pre.private_key_pem if pre is not None and pre.client_id == client.client_id else None
-        alg = pre.signing_algorithm if pre is not None else "RS256"
-        return TokenEndpoint(
-            http, found.metadata, client, private_key_pem=key, signing_algorithm=alg, now=now
-        )
-
     async def _grant(
         self,
         http: SafeHttp,
@@ -398,91 +387,10 @@ class OAuthClient(httpx.Auth):
         scopes: list[str],
         now: float,
     ) -> None:
-        if self.grant == "client_credentials":
-            client = await resolve_client(
-                http, found.metadata, stored=None, preregistered=self.client,
-                client_metadata_url=None, profile=self.profile, redirect_uri=None, now=now,
-            )  # fmt: skip
-            if client.kind != "pre-registered":
-                raise RegistrationError(
-                    "the client credentials grant needs pre-registered credentials"
-                )
-            data = await self._endpoint(http, found, client, now).client_credentials(
-                resource=found.resource, scopes=scopes
-            )
+        if self.grant == "authorization_code":
+            client, data = await grants.authorization_code(self, http, found, stored, scopes, now)
         else:
-            client, data = await self._authorization_code(http, found, stored, scopes, now)
+            client, data = await grants.machine_grant(self, http, found, scopes, now)
         tokens = TokenSet.from_response(data, now=self.clock(), requested=scopes)
         self._current = _Current(found, client, tokens, scopes)
         await self._store(self._current)
-
-    async def _authorization_code(
-        self,
-        http: SafeHttp,
-        found: Discovered,
-        stored: ClientInfo | None,
-        scopes: list[str],
-        now: float,
-    ) -> tuple[ClientInfo, object]:
-        meta = found.metadata
-        require_pkce_s256(meta)
-        if not meta.authorization_endpoint:
-            raise OAuthFlowError(
-                f"the authorization server {meta.issuer} has no authorization_endpoint"
-            )
-        if self.redirect_handler is None or self.callback_handler is None:
-            raise UsageError("the authorization code grant needs a redirect and a callback handler")
-        callback = self.callback_handler
-        try:
-            redirect_uri = await callback.prepare()
-            client = await resolve_client(
-                http, meta, stored=stored, preregistered=self.client,
-                client_metadata_url=self.client_metadata_url, profile=self.profile,
-                redirect_uri=redirect_uri, now=now,
-            )  # fmt: skip
-            if client.kind == "dcr":
-                record = await self.storage.load(found.issuer) or IssuerRecord()
-                record.client = client
-                await self.storage.save(found.issuer, record)
-            verifier, state = new_verifier(), new_state()
-            params = {
-                "response_type": "code",
-                "client_id": client.client_id,
-                "redirect_uri": redirect_uri,
-                "code_challenge": s256_challenge(verifier),
-                "code_challenge_method": "S256",
-                "state": state,
-                "resource": found.resource,
-            }
-            if scopes:
-                params["scope"] = " ".join(scopes)
-            url = check_browser_url(
-                authorization_url(meta.authorization_endpoint, params),
-                allow_insecure_loopback=self.url_policy.allow_insecure_loopback,
-            )
-            expected_issuer = found.issuer  # recorded next to the verifier (RFC 9207)
-            await self.redirect_handler.open(url)
-            response = await callback.wait(state)
-        finally:
-            await callback.close()
-        code = validate_authorization_response(
-            response,
-            expected_issuer=expected_issuer,
-            iss_advertised=meta.authorization_response_iss_parameter_supported,
-            state=state,
-        )
-        endpoint = self._endpoint(http, found, client, self.clock())
-        try:
-            data = await endpoint.exchange_code(
-                code=code,
-                code_verifier=verifier,
-                redirect_uri=redirect_uri,
-                resource=found.resource,
-            )
-        except TokenRequestError as exc:
-            if exc.error == "invalid_client" and client.kind == "dcr":
-                record = await self.storage.load(found.issuer) or IssuerRecord()
-                record.client = None  # stale registration: register again next time
-                await self.storage.save(found.issuer, record)
-            raise
-        return client, data

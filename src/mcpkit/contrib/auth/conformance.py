@@ -7,6 +7,10 @@ so the client is headless. What each ``auth/*`` scenario passes (see ``docs/auth
   -> client credentials grant with ``private_key_jwt``;
 * ``auth/client-credentials-basic``: ``client_id``, ``client_secret`` -> client credentials;
 * ``auth/pre-registration``: ``client_id``, ``client_secret``, ``issuer`` -> pre-registered;
+* ``auth/wif-jwt-bearer``: ``client_id``, ``valid_jwt`` -> JWT-bearer grant with that assertion;
+* ``auth/enterprise-managed-authorization``: ``client_id``/``client_secret`` (at the AS) and
+  ``idp_token_endpoint``, ``idp_id_token``, ``idp_client_id`` -> ID-JAG exchange at the IdP,
+  then the JWT-bearer grant;
 * every other scenario: nothing; the client offers the CIMD URL the suite expects and falls
   back to Dynamic Client Registration.
 """
@@ -17,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from mcpkit.contrib.auth.client import OAuthClient
+from mcpkit.contrib.auth.enterprise import IdJagProvider
 from mcpkit.contrib.auth.handlers import DEFAULT_HEADLESS_REDIRECT_URI, HeadlessAuthorizer
 from mcpkit.contrib.auth.registration import ClientProfile, PreRegistration
 from mcpkit.contrib.auth.storage import TokenStorage
@@ -25,15 +30,8 @@ __all__ = ["CONFORMANCE_CIMD_URL", "UNSUPPORTED_SCENARIOS", "client_auth_from_co
 
 CONFORMANCE_CIMD_URL: Final = "https://conformance-test.local/client-metadata.json"
 """The client id URL ``auth/basic-cimd`` expects."""
-UNSUPPORTED_SCENARIOS: Final = frozenset(
-    {
-        "auth/enterprise-managed-authorization",
-        "auth/dpop",
-        "auth/dpop-nonce",
-        "auth/wif-jwt-bearer",
-    }
-)
-"""Extension scenarios this client does not implement (ID-JAG, DPoP, workload identity)."""
+UNSUPPORTED_SCENARIOS: Final = frozenset({"auth/dpop", "auth/dpop-nonce"})
+"""Extension scenarios this client does not implement (DPoP, RFC 9449)."""
 
 
 def _str(ctx: Mapping[str, Any], key: str) -> str | None:
@@ -68,6 +66,25 @@ def client_auth_from_context(
             token_endpoint_auth_method="private_key_jwt" if key else None,
         )
         return OAuthClient(server_url, grant="client_credentials", client=pre, **common)
+    if name == "auth/wif-jwt-bearer" and _str(ctx, "valid_jwt"):
+        workload = PreRegistration(client_id=client_id) if client_id else None
+        return OAuthClient(
+            server_url,
+            grant="jwt_bearer",
+            client=workload,
+            assertion=_str(ctx, "valid_jwt"),
+            **common,
+        )
+    if name == "auth/enterprise-managed-authorization" and client_id:
+        provider = IdJagProvider(
+            idp_token_endpoint=_str(ctx, "idp_token_endpoint") or "",
+            id_token=_str(ctx, "idp_id_token") or "",
+            idp_client_id=_str(ctx, "idp_client_id"),
+        )
+        at_as = PreRegistration(client_id=client_id, client_secret=_str(ctx, "client_secret"))
+        return OAuthClient(
+            server_url, grant="jwt_bearer", client=at_as, assertion=provider, **common
+        )
     pre_registered = None
     if client_id and _str(ctx, "client_secret"):
         pre_registered = PreRegistration(

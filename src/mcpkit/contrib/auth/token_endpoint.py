@@ -20,13 +20,20 @@ from mcpkit.contrib.auth.errors import OAuthFlowError, TokenRequestError
 from mcpkit.contrib.auth.metadata import AuthorizationServerMetadata
 from mcpkit.contrib.auth.models import ClientInfo
 
-__all__ = ["ASSERTION_LIFETIME", "JWT_BEARER_ASSERTION", "TokenEndpoint", "make_client_assertion"]
+__all__ = [
+    "ASSERTION_LIFETIME",
+    "JWT_BEARER_ASSERTION",
+    "JWT_BEARER_GRANT",
+    "TokenEndpoint",
+    "make_client_assertion",
+]
 
 logger = logging.getLogger("mcpkit.contrib.auth")
 
 ASSERTION_LIFETIME: Final = 300
 """Seconds a ``private_key_jwt`` client assertion stays valid."""
 JWT_BEARER_ASSERTION: Final = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+JWT_BEARER_GRANT: Final = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
 
 def make_client_assertion(
@@ -103,7 +110,8 @@ class TokenEndpoint:
                 now=self.now,
             )
         elif method == "none":
-            form["client_id"] = client.client_id
+            if client.client_id:  # a JWT-bearer grant may carry no client id at all
+                form["client_id"] = client.client_id
         else:
             raise OAuthFlowError(f"unsupported token endpoint auth method {method!r}")
         return headers
@@ -153,6 +161,13 @@ class TokenEndpoint:
         return await self.request(
             {"grant_type": "refresh_token", "refresh_token": refresh_token, "resource": resource}
         )
+
+    async def jwt_bearer(self, *, assertion: str, resource: str, scopes: list[str]) -> Any:
+        """RFC 7523 §2.1 authorization grant (workload identity, enterprise ID-JAG)."""
+        form = {"grant_type": JWT_BEARER_GRANT, "assertion": assertion, "resource": resource}
+        if scopes:
+            form["scope"] = " ".join(scopes)
+        return await self.request(form)
 
     async def client_credentials(self, *, resource: str, scopes: list[str]) -> Any:
         form = {"grant_type": "client_credentials", "resource": resource}
