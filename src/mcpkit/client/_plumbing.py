@@ -1,0 +1,146 @@
+"""The plumbing the client's feature mixins stand on: declared attributes, request hooks and
+paginated listing.
+
+:class:`~mcpkit.client.Client` implements the hooks (``_request``, ``negotiated`` …); the mixins
+(:mod:`mcpkit.client.tools`, :mod:`mcpkit.client.features`) only call them. Lists are fetched page
+by page until the server stops giving a ``nextCursor`` (an empty-string cursor is a real cursor in
+2026), with a bound on pages and a guard against a server that repeats a cursor; pages the server
+marked cacheable (2026 ``ttlMs``) come from the client's cache while fresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from mcpkit._runtime.session import ProgressCallback
+from mcpkit.client._channel import DEFAULT, TimeoutArg
+from mcpkit.client.cache import ResultCache
+from mcpkit.client.errors import ServerMisbehaved, UnsupportedInEra
+from mcpkit.client.questions import Questions
+from mcpkit.client.schemas import SchemaCache, ValidationMode
+from mcpkit.protocol.capabilities import require_server_capability
+from mcpkit.protocol.errors import InvalidParams, JSONRPCError
+from mcpkit.types.jsonrpc import JSONObject, Notification
+from mcpkit.types.versions import Era
+
+if TYPE_CHECKING:
+    from mcpkit.client.negotiate import Negotiated
+
+__all__ = ["MAX_PAGES", "ClientPlumbing"]
+
+MAX_PAGES: Final = 1000
+"""Pages followed for one list before the server is considered to be looping."""
+
+
+class ClientPlumbing:
+    """Attributes and hooks :class:`~mcpkit.client.Client` provides, plus listing helpers."""
+
+    """Mixin with the MCP methods; :class:`~mcpkit.client.Client` provides the plumbing."""
+
+    name: str
+    output_validation: ValidationMode
+    _cache: ResultCache | None
+    _schemas: SchemaCache
+    _tools: dict[str, JSONObject]
+    _tools_complete: bool
+    _questions: Questions
+    _log_level: str | None
+    _listeners: set[Callable[[Notification], None]]
+    _http: bool
+
+    # provided by Client
+    @property
+    def negotiated(self) -> Negotiated:
+        raise NotImplementedError
+
+    @property
+    def era(self) -> Era:
+        raise NotImplementedError
+
+    @property
+    def server_capabilities(self) -> JSONObject:
+        raise NotImplementedError
+
+    async def _request(
+        self,
+        method: str,
+        params: JSONObject | None = None,
+        *,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
+        on_notification: Callable[[Notification], Awaitable[None]] | None = None,
+        tool: Mapping[str, Any] | None = None,
+    ) -> JSONObject:
+        raise NotImplementedError
+
+    async def _request_with_input(
+        self,
+        method: str,
+        params: JSONObject,
+        *,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
+        tool: Mapping[str, Any] | None = None,
+    ) -> tuple[JSONObject, int]:
+        raise NotImplementedError
+
+    def _require_channel(self) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def _resource_error(exc: JSONRPCError, uri: str) -> JSONRPCError:
+        raise NotImplementedError
+
+    # -- lists ---------------------------------------------------------------------------------
+
+    async def _page(self, method: str, cursor: str | None) -> JSONObject:
+        selector = "" if cursor is None else f"cursor:{cursor}"
+        if self._cache is not None:
+            cached = self._cache.get(method, selector)
+            if cached is not None:
+                return cached
+        result = await self._request(method, {} if cursor is None else {"cursor": cursor})
+        if self._cache is not None and self.era == "modern":
+            self._cache.put(method, selector, result)
+        return result
+
+    async def _list_all(self, method: str, key: str) -> list[JSONObject]:
+        require_server_capability(self.server_capabilities, method)
+        for attempt in range(2):
+            try:
+                return await self._collect(method, key)
+            except InvalidParams:
+                # A cursor from a cached page went stale: drop every page and start over once.
+                if attempt or self._cache is None or not len(self._cache):
+                    raise
+                self._cache.invalidate_method(method)
+        raise AssertionError("unreachable")
+
+    async def _collect(self, method: str, key: str) -> list[JSONObject]:
+        items: list[JSONObject] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            page = await self._page(method, cursor)
+            entries = page.get(key)
+            if not isinstance(entries, list):
+                raise ServerMisbehaved(f"{method}: the result has no {key!r} list")
+            items.extend(entries)
+            next_cursor = page.get("nextCursor")
+            if next_cursor is None:
+                return items
+            if not isinstance(next_cursor, str):
+                raise ServerMisbehaved(f"{method}: nextCursor must be a string")
+            if next_cursor in seen:
+                raise ServerMisbehaved(f"{method}: the server repeated cursor {next_cursor!r}")
+            seen.add(next_cursor)
+            cursor = next_cursor
+        raise ServerMisbehaved(f"{method}: more than {MAX_PAGES} pages; stopped following")
+
+    def _legacy_only(self, method: str, instead: str) -> None:
+        if self.era == "modern":
+            raise UnsupportedInEra(
+                f"{method} does not exist in protocol {self.negotiated.protocol_version}; "
+                f"use {instead}"
+            )

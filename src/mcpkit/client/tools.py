@@ -1,0 +1,183 @@
+"""Tools: listing, calling (with MRTR rounds and output checks) and checked invocation.
+
+Tool calls follow 2026 ``input_required`` rounds, check ``structuredContent`` against the tool's
+``outputSchema`` (compiled once per tool), and never turn an ``isError`` result into an
+exception: that result is for the model to read. :meth:`ToolMethods.ainvoke` also checks the
+arguments against ``inputSchema`` before anything is sent. On 2026 HTTP, tools whose
+``x-mcp-header`` annotations are invalid are dropped from the listing (the spec's MUST).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from mcpkit._runtime.session import ProgressCallback
+from mcpkit.client._channel import DEFAULT, TimeoutArg
+from mcpkit.client._plumbing import ClientPlumbing
+from mcpkit.client._typed import decode_result
+from mcpkit.client.errors import (
+    InputValidationError,
+    OutputValidationError,
+    ServerMisbehaved,
+    UnknownTool,
+)
+from mcpkit.client.schemas import SchemaProblem, ValidationMode
+from mcpkit.protocol.errors import JSONRPCError
+from mcpkit.protocol.http_headers import tool_header_problem
+from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.types.tools import CallToolResult, Tool
+
+__all__ = ["ToolMethods"]
+
+logger = logging.getLogger("mcpkit.client")
+
+
+class ToolMethods(ClientPlumbing):
+    """``list_tools``, ``call_tool``, ``check_arguments``, ``ainvoke``."""
+
+    async def list_tools(self) -> list[Tool]:
+        """Every tool the server offers (all pages)."""
+        raw = await self._list_all("tools/list", "tools")
+        if self._http and self.era == "modern":
+            raw = _drop_invalid_header_tools(raw)
+        tools = decode_result(list[Tool], raw, "tools/list")
+        self._tools = {entry["name"]: entry for entry in raw if isinstance(entry, dict)}
+        self._tools_complete = True
+        return tools
+
+    async def _tool_definition(self, name: str) -> JSONObject | None:
+        tool = self._tools.get(name)
+        if tool is None and not self._tools_complete:
+            try:
+                await self.list_tools()
+            except JSONRPCError as exc:
+                logger.debug("%s: could not list tools to find %r: %s", self.name, name, exc)
+            tool = self._tools.get(name)
+        return tool
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
+        output_validation: ValidationMode | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> CallToolResult:
+        """Call a tool. An ``isError`` result is returned, not raised.
+
+        Cancelling the awaiting task cancels the call on the server. ``timeout`` overrides the
+        client's default for this call.
+        """
+        mode = output_validation or self.output_validation
+        tool = self._tools.get(name)
+        if tool is None and (mode != "off" or self._http):
+            tool = await self._tool_definition(name)
+        params: JSONObject = {"name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        if meta:
+            params["_meta"] = dict(meta)
+        result, _ = await self._request_with_input(
+            "tools/call", params, timeout=timeout, progress_callback=progress_callback, tool=tool
+        )
+        result_type = result.get("resultType")
+        if result_type not in (None, "complete"):
+            raise ServerMisbehaved(
+                f"tools/call {name!r} answered resultType {result_type!r}, which this client "
+                "did not opt in to"
+            )
+        typed = decode_result(CallToolResult, result, "tools/call")
+        if mode != "off" and tool is not None:
+            self._check_output(name, tool, result, mode)
+        return typed
+
+    def _check_output(
+        self, name: str, tool: JSONObject, result: JSONObject, mode: ValidationMode
+    ) -> None:
+        schema = tool.get("outputSchema")
+        if not isinstance(schema, dict) or result.get("isError"):
+            return
+        if "structuredContent" not in result:
+            problem: tuple[str, str] | None = (
+                "$",
+                "the tool declares an outputSchema but the result has no structuredContent",
+            )
+        else:
+            try:
+                compiled = self._schemas.get(name, "outputSchema", schema)
+            except SchemaProblem:
+                return  # already logged once when compiled
+            problem = compiled.first_error(result["structuredContent"])
+        if problem is None:
+            return
+        path, detail = problem
+        message = (
+            f"tool {name!r} returned structuredContent that does not match its outputSchema at "
+            f"{path}: {detail}"
+        )
+        if mode == "strict":
+            raise OutputValidationError(
+                message, tool=name, path=path, detail=detail, value=result.get("structuredContent")
+            )
+        logger.warning("%s: %s", self.name, message)
+
+    async def check_arguments(self, name: str, arguments: Mapping[str, Any] | None) -> None:
+        """Raise :class:`InputValidationError` (naming the field) unless ``arguments`` fit the
+        tool's ``inputSchema``; :class:`UnknownTool` if the server does not list it."""
+        tool = await self._tool_definition(name)
+        if tool is None:
+            raise UnknownTool(name, list(self._tools))
+        schema = tool.get("inputSchema")
+        if not isinstance(schema, dict):
+            return
+        try:
+            compiled = self._schemas.get(name, "inputSchema", schema)
+        except SchemaProblem:
+            return
+        problem = compiled.first_error(dict(arguments or {}))
+        if problem is not None:
+            path, detail = problem
+            raise InputValidationError(
+                f"invalid arguments for tool {name!r} at {path}: {detail}",
+                tool=name,
+                path=path,
+                detail=detail,
+                value=arguments,
+            )
+
+    async def ainvoke(
+        self,
+        tool: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
+    ) -> CallToolResult:
+        """Check ``params`` against the tool's ``inputSchema`` (nothing is sent if they fail),
+        call it, and check the result against its ``outputSchema`` (strictly)."""
+        await self.check_arguments(tool, params)
+        return await self.call_tool(
+            tool,
+            params or {},
+            timeout=timeout,
+            progress_callback=progress_callback,
+            output_validation="strict",
+        )
+
+
+def _drop_invalid_header_tools(tools: list[JSONObject]) -> list[JSONObject]:
+    """2026 HTTP: a tool whose ``x-mcp-header`` annotations are invalid MUST be dropped."""
+    kept = []
+    for tool in tools:
+        problem = tool_header_problem(tool.get("inputSchema"))
+        if problem:
+            logger.warning(
+                "dropping tool %r: invalid x-mcp-header annotation: %s", tool.get("name"), problem
+            )
+            continue
+        kept.append(tool)
+    return kept
