@@ -184,15 +184,17 @@ async def test_cancel_from_another_task_does_not_hang() -> None:
 async def test_server_ended_listen_is_reopened_and_resyncs(end_with: str) -> None:
     resynced = asyncio.Event()
     server = raw_server("--discover", "answer", "--call", "end-listen", "--end-with", end_with)
-    async with Client(server) as client:
-        async with client.listen(tools=True, on_resync=resynced.set) as sub:
-            first_ack = await anext(sub)
-            assert first_ack.params.notifications.tools_list_changed is True
-            await client.call_tool("t")
-            changed = await asyncio.wait_for(anext(sub), 5)
-            assert type(changed).__name__ == "ToolListChangedNotification"
-            # the server ended the stream: a new one is opened and acknowledged, then resync
-            second_ack = await asyncio.wait_for(anext(sub), 10)
-            assert type(second_ack).__name__ == "SubscriptionsAcknowledgedNotification"
-            await asyncio.wait_for(resynced.wait(), 5)
-            assert sub.relistens == 1
+    async with (
+        Client(server) as client,
+        client.listen(tools=True, on_resync=resynced.set) as sub,
+    ):
+        first_ack = await anext(sub)
+        assert first_ack.params.notifications.tools_list_changed is True
+        await client.call_tool("t")
+        changed = await asyncio.wait_for(anext(sub), 5)
+        assert type(changed).__name__ == "ToolListChangedNotification"
+        # the server ended the stream: a new one is opened and acknowledged, then resync
+        second_ack = await asyncio.wait_for(anext(sub), 10)
+        assert type(second_ack).__name__ == "SubscriptionsAcknowledgedNotification"
+        await asyncio.wait_for(resynced.wait(), 5)
+        assert sub.relistens == 1

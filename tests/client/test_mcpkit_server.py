@@ -143,3 +143,20 @@ async def test_invoke_checks_inputs_locally_and_outputs_strictly() -> None:
         }
         with pytest.raises(OutputValidationError):
             await client.ainvoke("add", {"a": 1, "b": 2})
+
+
+async def test_closed_by_us_is_never_mistaken_for_a_remote_error() -> None:
+    from mcpkit.protocol.errors import ConnectionClosed, JSONRPCError
+
+    client = Client(build())
+    await client.connect()
+    pending = asyncio.create_task(client.call_tool("slow", {"seconds": 30}))
+    await asyncio.sleep(0.05)  # let the call go out
+    await asyncio.create_task(client.aclose())  # closed from another task
+    with pytest.raises(ConnectionClosed) as in_flight:
+        await pending
+    assert not isinstance(in_flight.value, JSONRPCError)
+    with pytest.raises(ConnectionClosed, match="closed"):
+        await client.call_tool("add", {"a": 1, "b": 1})
+    assert not client.connected
+    await client.aclose()  # idempotent

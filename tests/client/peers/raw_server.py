@@ -124,11 +124,13 @@ def handle_call(rid, params: dict) -> None:
             tag = {"_meta": {"io.modelcontextprotocol/subscriptionId": lid}}
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": tag})
             if opts.end_with == "cancelled":
-                send({
-                    "jsonrpc": "2.0",
-                    "method": "notifications/cancelled",
-                    "params": {"requestId": lid, "reason": "server is shedding load"},
-                })
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "method": "notifications/cancelled",
+                        "params": {"requestId": lid, "reason": "server is shedding load"},
+                    }
+                )
             else:
                 result(lid, {"resultType": "complete", **tag})
             listens.remove(lid)
@@ -241,14 +243,16 @@ def main() -> None:
             continue
         if method == "subscriptions/listen" and opts.discover == "answer":
             listens.append(rid)
-            send({
-                "jsonrpc": "2.0",
-                "method": "notifications/subscriptions/acknowledged",
-                "params": {
-                    "_meta": {"io.modelcontextprotocol/subscriptionId": rid},
-                    "notifications": params.get("notifications", {}),
-                },
-            })
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/subscriptions/acknowledged",
+                    "params": {
+                        "_meta": {"io.modelcontextprotocol/subscriptionId": rid},
+                        "notifications": params.get("notifications", {}),
+                    },
+                }
+            )
             continue
         if method == "ping":
             result(rid, {})
