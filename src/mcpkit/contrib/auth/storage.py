@@ -73,7 +73,7 @@ class FileTokenStorage:
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
+        self.path = Path(path).expanduser()
         self._lock = asyncio.Lock()
 
     def _read(self) -> _FileDoc:

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
@@ -139,6 +139,8 @@ class JWTVerifier:
     def _parse_keys(keys: Mapping[str, Any] | Sequence[str]) -> list[tuple[str | None, Any]]:
         import jwt
 
+        if isinstance(keys, str):
+            keys = [keys]
         if isinstance(keys, Mapping):
             parsed: list[tuple[str | None, Any]] = []
             for jwk in keys.get("keys", []):
@@ -252,7 +254,7 @@ class IntrospectionVerifier:
         require_audience: bool = True,
         leeway: float = DEFAULT_LEEWAY,
         url_policy: UrlPolicy | None = None,
-        clock: Any = time.time,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.endpoint = endpoint
         self.audience = [audience] if isinstance(audience, str) else list(audience)
