@@ -4,6 +4,8 @@ Nothing here does I/O, owns a task or reads a clock (time comes in as ``now`` ar
 every rule is tested with plain synchronous tests and reused by every transport and runtime.
 """
 
+from typing import TYPE_CHECKING
+
 from mcpkit.protocol.cancellation import (
     cancel_outbound,
     cancel_params,
@@ -227,3 +229,116 @@ __all__ = [
     "negotiate_legacy",
     "unsupported_version_error",
 ]
+
+# Streamable HTTP rules (headers, dual-era routing, Host/Origin checks) load on first use, so a
+# stdio program never pays their import time.
+__all__ += [
+    # http_headers
+    "BASE64_PREFIX",
+    "BASE64_SUFFIX",
+    "MAX_SAFE_INTEGER",
+    "MCP_METHOD_HEADER",
+    "MCP_NAME_HEADER",
+    "MCP_PARAM_PREFIX",
+    "MCP_PROTOCOL_VERSION_HEADER",
+    "X_MCP_HEADER",
+    "HeaderProblem",
+    "InvalidHeaderValue",
+    "ParamHeader",
+    "ParamHeaders",
+    "compile_header_params",
+    "decode_header_value",
+    "encode_header_value",
+    "header_params",
+    "lint_x_mcp_header",
+    "name_source",
+    "normalize_headers",
+    "request_headers",
+    "tool_header_problem",
+    "validate_request_headers",
+    # http_routing
+    "LAST_EVENT_ID_HEADER",
+    "MAX_SESSION_ID_LENGTH",
+    "MCP_SESSION_ID_HEADER",
+    "SESSION_ID_BYTES",
+    "SSE_RESPONSE_HEADERS",
+    "HttpRejection",
+    "Route",
+    "RouteKind",
+    "check_media",
+    "is_valid_session_id",
+    "new_session_id",
+    "route_request",
+    "status_for_error",
+    # http_security
+    "ALLOWED_HOSTS_ENV",
+    "ALLOWED_ORIGINS_ENV",
+    "DEFAULT_ALLOWED_HOSTS",
+    "HOST_REJECTED_STATUS",
+    "ORIGIN_REJECTED_STATUS",
+    "HostPolicy",
+]
+_LAZY_MODULES = ("http_headers", "http_routing", "http_security")
+
+
+def __getattr__(name: str) -> object:
+    if name in __all__:
+        import importlib
+
+        for module_name in _LAZY_MODULES:
+            module = importlib.import_module(f"mcpkit.protocol.{module_name}")
+            if name in module.__all__:
+                value = getattr(module, name)
+                globals()[name] = value
+                return value
+    raise AttributeError(f"module 'mcpkit.protocol' has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    from mcpkit.protocol.http_headers import (
+        BASE64_PREFIX,
+        BASE64_SUFFIX,
+        MAX_SAFE_INTEGER,
+        MCP_METHOD_HEADER,
+        MCP_NAME_HEADER,
+        MCP_PARAM_PREFIX,
+        MCP_PROTOCOL_VERSION_HEADER,
+        X_MCP_HEADER,
+        HeaderProblem,
+        InvalidHeaderValue,
+        ParamHeader,
+        ParamHeaders,
+        compile_header_params,
+        decode_header_value,
+        encode_header_value,
+        header_params,
+        lint_x_mcp_header,
+        name_source,
+        normalize_headers,
+        request_headers,
+        tool_header_problem,
+        validate_request_headers,
+    )
+    from mcpkit.protocol.http_routing import (
+        LAST_EVENT_ID_HEADER,
+        MAX_SESSION_ID_LENGTH,
+        MCP_SESSION_ID_HEADER,
+        SESSION_ID_BYTES,
+        SSE_RESPONSE_HEADERS,
+        HttpRejection,
+        Route,
+        RouteKind,
+        check_media,
+        is_valid_session_id,
+        new_session_id,
+        route_request,
+        status_for_error,
+    )
+    from mcpkit.protocol.http_security import (
+        ALLOWED_HOSTS_ENV,
+        ALLOWED_ORIGINS_ENV,
+        DEFAULT_ALLOWED_HOSTS,
+        HOST_REJECTED_STATUS,
+        ORIGIN_REJECTED_STATUS,
+        HostPolicy,
+    )

@@ -1,0 +1,55 @@
+"""Streamable HTTP: the pluggable state behind the server side.
+
+* :class:`EventStore` (:class:`MemoryEventStore`, durable :class:`SQLiteEventStore`) keeps the
+  SSE events of legacy streams so clients can resume with ``Last-Event-ID``;
+* :class:`SessionStore` (:class:`MemorySessionStore`) keeps legacy ``Mcp-Session-Id`` sessions.
+
+The wire rules themselves (headers, routing, Host/Origin checks) are sans-IO, in
+:mod:`mcpkit.protocol.http_headers`, :mod:`mcpkit.protocol.http_routing` and
+:mod:`mcpkit.protocol.http_security`.
+"""
+
+from __future__ import annotations
+
+from mcpkit.transports.http.event_store import (
+    MAX_BYTES_PER_STREAM,
+    MAX_EVENTS_PER_STREAM,
+    MAX_STREAMS,
+    MAX_TOTAL_BYTES,
+    STREAM_TTL_SECONDS,
+    EventStore,
+    MemoryEventStore,
+    Replay,
+    ReplayGap,
+    UnknownEventId,
+)
+from mcpkit.transports.http.event_store_sqlite import BUSY_TIMEOUT_SECONDS, SQLiteEventStore
+from mcpkit.transports.http.session_store import (
+    MAX_SESSIONS,
+    SESSION_IDLE_TIMEOUT_SECONDS,
+    MemorySessionStore,
+    Session,
+    SessionLimitReached,
+    SessionStore,
+)
+
+__all__ = [
+    "BUSY_TIMEOUT_SECONDS",
+    "MAX_BYTES_PER_STREAM",
+    "MAX_EVENTS_PER_STREAM",
+    "MAX_SESSIONS",
+    "MAX_STREAMS",
+    "MAX_TOTAL_BYTES",
+    "SESSION_IDLE_TIMEOUT_SECONDS",
+    "STREAM_TTL_SECONDS",
+    "EventStore",
+    "MemoryEventStore",
+    "MemorySessionStore",
+    "Replay",
+    "ReplayGap",
+    "SQLiteEventStore",
+    "Session",
+    "SessionLimitReached",
+    "SessionStore",
+    "UnknownEventId",
+]
