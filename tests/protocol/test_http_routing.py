@@ -378,3 +378,13 @@ def test_http_rules_load_lazily_and_are_reexported() -> None:
         "assert p.HostPolicy.__module__ == 'mcpkit.protocol.http_security'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_modern_notification_needs_only_the_version() -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "method": "notifications/something",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": V}},
+    }
+    route = post(body, {"MCP-Protocol-Version": V})
+    assert (route.kind, route.protocol_version, route.meta) == (RouteKind.MODERN, V, None)

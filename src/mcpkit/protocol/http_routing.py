@@ -132,7 +132,7 @@ class Route:
     session_id: str | None = None
     last_event_id: str | None = None
     meta: RequestMeta | None = None
-    """The parsed ``_meta`` of a modern request, so it is read once."""
+    """The parsed ``_meta`` of a modern request (not of a notification), so it is read once."""
     rejection: HttpRejection | None = None
 
     @staticmethod
@@ -329,7 +329,9 @@ def _modern(
                 {"header": MCP_PROTOCOL_VERSION_HEADER},
             )
         check_modern_version(version, supported)
-        parsed = parse_request_meta(params)
+        # Requests must carry the whole _meta; a notification (none is defined for HTTP) only
+        # needs the version that routed it here.
+        parsed = parse_request_meta(params) if "id" in body else None
         schema = None
         if tool_headers is not None and body.get("method") == "tools/call":
             name = params.get("name") if isinstance(params, Mapping) else None
@@ -337,7 +339,7 @@ def _modern(
         validate_request_headers(h, body, tool_input_schema=schema)
     except JSONRPCError as exc:
         return Route.error(400, exc)
-    return Route(RouteKind.MODERN, protocol_version=parsed.protocol_version, meta=parsed)
+    return Route(RouteKind.MODERN, protocol_version=str(version), meta=parsed)
 
 
 def _method_not_allowed(http_method: str, legacy_ok: bool, why: str) -> Route:
