@@ -170,6 +170,31 @@ async def test_32022_with_a_mutual_version_is_retried_with_it(
     assert result.protocol_version == "2026-07-28"
 
 
+async def test_32022_listing_the_refused_version_is_retried_once() -> None:
+    """A server may refuse one request with -32022 and list the version it refused; the client
+    retries once at that version (the conformance scenario request-metadata does this)."""
+    calls: list[str] = []
+
+    def script(method: str, params: JSONObject | None) -> JSONObject:
+        assert params is not None
+        calls.append(params["_meta"]["io.modelcontextprotocol/protocolVersion"])
+        if len(calls) == 1:
+            raise UnsupportedProtocolVersion("no", {"supported": ["2026-07-28"]})
+        return DISCOVER_OK
+
+    result = await negotiate(ScriptedChannel(script), config())  # type: ignore[arg-type]
+    assert calls == ["2026-07-28", "2026-07-28"]
+    assert result.protocol_version == "2026-07-28"
+
+
+async def test_32022_twice_for_a_listed_version_is_incompatible() -> None:
+    channel = ScriptedChannel(
+        fails_with(UnsupportedProtocolVersion("no", {"supported": ["2026-07-28"]}), INIT_OK)
+    )
+    with pytest.raises(IncompatibleServer):
+        await negotiate(channel, config())  # type: ignore[arg-type]
+
+
 async def test_initialize_answered_32022_reprobes() -> None:
     """A probe that timed out may still have locked a stdio server to the modern era."""
     state = {"discover": 0}

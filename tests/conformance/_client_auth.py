@@ -30,9 +30,12 @@ def unsupported_reason(scenario: str) -> str | None:
 class AuthorizedUrl:
     """An ``HttpConnector``: the Streamable HTTP transport to ``url``, authorized by OAuth."""
 
-    def __init__(self, url: str, context: Mapping[str, Any]) -> None:
+    def __init__(self, url: str, scenario: str, context: Mapping[str, Any]) -> None:
         self.url = url
-        self.auth: OAuthClient = client_auth_from_context(context, server_url=url)
+        # The suite adds "name" only to scenarios that have a context; the grant depends on it.
+        self.auth: OAuthClient = client_auth_from_context(
+            {"name": scenario, **context}, server_url=url
+        )
 
     def describe(self) -> str:
         return f"{self.url} (OAuth)"

@@ -51,7 +51,7 @@ def _target(launch: Launch) -> Any:
         return launch.url
     from _client_auth import AuthorizedUrl
 
-    return AuthorizedUrl(launch.url, launch.context)
+    return AuthorizedUrl(launch.url, launch.scenario, launch.context)
 
 
 def build_client(launch: Launch, scenario: Scenario) -> Client:

@@ -211,7 +211,9 @@ async def probe(channel: Channel, config: NegotiationConfig) -> Negotiated | str
             )
         except UnsupportedProtocolVersion as exc:
             mutual = choose_client_version(exc.supported, config.modern_versions, era="modern")
-            if mutual is not None and mutual != version and attempt + 1 < MAX_PROBES:
+            if mutual is not None and attempt + 1 < MAX_PROBES:
+                # Retry once even when the server lists the very version it refused: the
+                # refusal may concern this one request, and -32022 asks the client to retry.
                 version = mutual
                 continue
             legacy_ok = choose_client_version(exc.supported, config.legacy_versions, era="legacy")
