@@ -102,8 +102,9 @@ def _configure_logging(verbosity: int) -> None:
 
 def report(error: CliError) -> int:
     sys.stderr.write(f"mcpkit: error: {error.message}\n")
-    if error.hint:
-        sys.stderr.write(f"hint: {error.hint}\n")
+    hint = error.hint or ("see `mcpkit --help`" if error.code == EXIT_USAGE else None)
+    if hint:
+        sys.stderr.write(f"hint: {hint}\n")
     sys.stderr.flush()
     return error.code
 

@@ -38,7 +38,10 @@ def parse_json_object(text: str, *, what: str = "--json") -> dict[str, Any]:
             hint="""quote the whole object for the shell: --json '{"key": "value"}'""",
         ) from None
     if not isinstance(value, dict):
-        raise CliError(f"{what} must be a JSON object, not {type(value).__name__}")
+        raise CliError(
+            f"{what} must be a JSON object, not {type(value).__name__}",
+            hint="""give the arguments by name: --json '{"key": "value"}'""",
+        )
     return value
 
 
@@ -52,7 +55,7 @@ def _split(item: str) -> tuple[str, str, bool]:
     raw_json = key.endswith(":")
     key = key.removesuffix(":")
     if not key:
-        raise CliError(f"argument {item!r} has no name before '='")
+        raise CliError(f"argument {item!r} has no name before '='", hint="write key=value")
     return key, value, raw_json
 
 
@@ -99,7 +102,9 @@ def _coerce(key: str, text: str, schema: Any) -> Any:
             return True
         if lowered in _FALSE:
             return False
-        raise CliError(f"argument {key}: expected true or false, got {text!r}")
+        raise CliError(
+            f"argument {key}: expected true or false, got {text!r}", hint=f"give {key}=true"
+        )
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
@@ -130,12 +135,15 @@ def parse_assignments(items: Sequence[str], schema: Mapping[str, Any] | None) ->
     for item in items:
         key, text, raw_json = _split(item)
         if key in out:
-            raise CliError(f"argument {key} is given twice")
+            raise CliError(f"argument {key} is given twice", hint="give each argument once")
         if raw_json:
             try:
                 out[key] = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise CliError(f"argument {key}:= is not valid JSON: {exc.msg}") from None
+                raise CliError(
+                    f"argument {key}:= is not valid JSON: {exc.msg}",
+                    hint=f"{key}:= takes JSON, e.g. {key}:='[1, 2]'; use {key}=text for text",
+                ) from None
         else:
             out[key] = _coerce(key, text, properties.get(key))
     return out
@@ -147,6 +155,8 @@ def parse_string_assignments(items: Sequence[str]) -> dict[str, str]:
     for item in items:
         key, text, raw_json = _split(item)
         if raw_json:
-            raise CliError(f"prompt argument {key}: prompt arguments are strings; use {key}=...")
+            raise CliError(
+                f"prompt argument {key}: prompt arguments are strings", hint=f"use {key}=..."
+            )
         out[key] = text
     return out

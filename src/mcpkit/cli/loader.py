@@ -68,9 +68,15 @@ def _import(target: str) -> tuple[ModuleType, str | None]:
 
 
 def _startup_failure(target: str, exc: BaseException) -> CliError:
+    """Print the traceback of the user's code only (a client quotes the last stderr lines)."""
     import traceback
 
-    traceback.print_exception(exc, file=sys.stderr)
+    here = str(Path(__file__).resolve().parent)
+    report = traceback.TracebackException.from_exception(exc)
+    report.stack = traceback.StackSummary.from_list(
+        [f for f in report.stack if not f.filename.startswith((here, "<frozen"))]
+    )
+    sys.stderr.write("".join(report.format()))
     return CliError(
         f"importing {target} failed: {type(exc).__name__}: {exc}",
         hint="the traceback above shows where",

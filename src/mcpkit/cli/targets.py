@@ -79,7 +79,9 @@ def load_config(path: Path) -> dict[str, Any]:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise CliError(
+            f"cannot read {path}: {exc.strerror or exc}", hint="check the path"
+        ) from None
     if size > MAX_CONFIG_BYTES:
         raise CliError(f"{path} is larger than {MAX_CONFIG_BYTES} bytes; is it a config file?")
     try:
@@ -150,7 +152,10 @@ def resolve(text: str, *, env: Mapping[str, str] | None = None) -> ResolvedTarge
         try:
             argv = shlex.split(stripped)
         except ValueError as exc:
-            raise CliError(f"cannot split the command line {stripped!r}: {exc}") from None
+            raise CliError(
+                f"cannot split the command line {stripped!r}: {exc}",
+                hint="quote the whole command once, and arguments with spaces inside it",
+            ) from None
         entry: dict[str, Any] = {"command": argv[0], "args": argv[1:]}
         if env:
             entry["env"] = env
@@ -189,7 +194,7 @@ def _config_target(
     path: Path, name: str | None, env: Mapping[str, str], text: str
 ) -> ResolvedTarget:
     if not path.is_file():
-        raise CliError(f"no such config file: {path}")
+        raise CliError(f"no such config file: {path}", hint="check the path (relative to here)")
     entries = load_config(path)
     if name is None:
         raise CliError(

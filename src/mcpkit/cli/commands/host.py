@@ -75,7 +75,7 @@ def load_entries(args: argparse.Namespace) -> list[Any]:
 
     path = Path(args.config)
     if not path.is_file():
-        raise CliError(f"no such config file: {path}")
+        raise CliError(f"no such config file: {path}", hint="check the path (relative to here)")
     answers = parse_env(args.input)
 
     def provide(declaration: Any) -> str:
@@ -99,7 +99,10 @@ def load_entries(args: argparse.Namespace) -> list[Any]:
             )
         entries = [e for e in entries if e.name in args.server]
     if not entries:
-        raise CliError(f"{path} configures no (enabled) servers")
+        raise CliError(
+            f"{path} configures no (enabled) servers",
+            hint='expected {"mcpServers": {NAME: {"command": ...} | {"url": ...}}}',
+        )
     return entries
 
 

@@ -9,7 +9,6 @@ not have is a usage error (exit 2) naming it, in both eras (-32002 legacy, -3260
 from __future__ import annotations
 
 import argparse
-import asyncio
 import base64
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,8 @@ def register(subparsers: Any) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
+    import asyncio
+
     from mcpkit.cli.connect import open_client
     from mcpkit.cli.errors import CliError
     from mcpkit.cli.render import dump_json, to_jsonable, write
@@ -61,4 +62,6 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 def execute(args: argparse.Namespace) -> int:
+    import asyncio
+
     return asyncio.run(_main(args))
