@@ -21,7 +21,8 @@ def test_print_shows_the_inspector_command_for_a_file() -> None:
     assert ran.code == 0, ran
     shop = ROOT / "examples" / "shop_server.py"
     assert ran.out.strip() == (
-        f"npx -y @modelcontextprotocol/inspector -e A=1 -- {sys.executable} -m mcpkit.cli run {shop}"
+        "npx -y @modelcontextprotocol/inspector -e A=1 -- "
+        f"{sys.executable} -m mcpkit.cli run {shop}"
     )
 
 
