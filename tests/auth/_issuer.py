@@ -36,30 +36,50 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 SERVER_STOP_TIMEOUT = 10.0
 
 
-@contextlib.asynccontextmanager
-async def serve(app: App) -> AsyncIterator[str]:
-    """Serve ``app`` with uvicorn on a fresh loopback port; yield its base URL.
+class ServerPool:
+    """uvicorn servers on fresh loopback ports, stopped together (uvicorn notices its exit flag
+    only on a 0.1 s tick, so stopping them one after the other adds up).
 
-    The socket is bound and listening before uvicorn starts, so clients can connect at once
+    Each socket is bound and listening before uvicorn starts, so clients can connect at once
     (the kernel queues them) and nothing has to poll for readiness.
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        app, log_config=None, access_log=False, lifespan="off", log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
+
+    def __init__(self) -> None:
+        self._running: list[tuple[uvicorn.Server, asyncio.Task[None], socket.socket]] = []
+
+    async def start(self, app: App) -> str:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(128)
+        port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            app, log_config=None, access_log=False, lifespan="off", log_level="warning"
+        )
+        server = uvicorn.Server(config)
+        self._running.append((server, asyncio.create_task(server.serve(sockets=[sock])), sock))
+        return f"http://127.0.0.1:{port}"
+
+    async def close(self) -> None:
+        running, self._running = self._running, []
+        for server, _, _ in running:
+            server.should_exit = True
+        try:
+            async with asyncio.timeout(SERVER_STOP_TIMEOUT):
+                await asyncio.gather(*(task for _, task, _ in running))
+        finally:
+            for _, _, sock in running:
+                sock.close()
+
+
+@contextlib.asynccontextmanager
+async def serve(app: App) -> AsyncIterator[str]:
+    """Serve ``app`` on a fresh loopback port for the duration of the block."""
+    pool = ServerPool()
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield await pool.start(app)
     finally:
-        server.should_exit = True
-        async with asyncio.timeout(SERVER_STOP_TIMEOUT):
-            await task
-        sock.close()
+        await pool.close()
 
 
 def _b64url_sha256(value: str) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +23,7 @@ from mcpkit.contrib.auth import (
     access_token_of,
 )
 
-from ._issuer import App, LocalIssuer, Receive, Scope, Send, serve
+from ._issuer import App, LocalIssuer, Receive, Scope, Send, ServerPool
 
 
 class Switch:
@@ -107,23 +106,26 @@ StartStack = Callable[..., Awaitable[Stack]]
 
 
 @pytest.fixture
-async def exit_stack() -> AsyncIterator[AsyncExitStack]:
-    async with AsyncExitStack() as stack:
-        yield stack
+async def servers() -> AsyncIterator[ServerPool]:
+    pool = ServerPool()
+    try:
+        yield pool
+    finally:
+        await pool.close()
 
 
 @pytest.fixture
-def start_issuer(exit_stack: AsyncExitStack) -> StartIssuer:
+def start_issuer(servers: ServerPool) -> StartIssuer:
     async def start(**knobs: Any) -> LocalIssuer:
         issuer = LocalIssuer(**knobs)
-        issuer.base_url = await exit_stack.enter_async_context(serve(issuer))
+        issuer.base_url = await servers.start(issuer)
         return issuer
 
     return start
 
 
 @pytest.fixture
-def start_stack(exit_stack: AsyncExitStack, start_issuer: StartIssuer) -> StartStack:
+def start_stack(servers: ServerPool, start_issuer: StartIssuer) -> StartStack:
     async def start(
         *,
         required_scopes: Sequence[str] = ("mcp:read",),
@@ -132,7 +134,7 @@ def start_stack(exit_stack: AsyncExitStack, start_issuer: StartIssuer) -> StartS
     ) -> Stack:
         issuer = await start_issuer(**issuer_knobs)
         switch = Switch()
-        rs_url = await exit_stack.enter_async_context(serve(switch))
+        rs_url = await servers.start(switch)
         stack = Stack(issuer, rs_url, None, switch)  # type: ignore[arg-type]
         stack.protect(issuer, required_scopes=required_scopes, scopes_supported=scopes_supported)
         return stack

@@ -12,10 +12,12 @@ DNS-rebinding race by itself: deployments that need that guarantee add an egress
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import json
 import logging
 import socket
+import ssl
 from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
@@ -56,6 +58,14 @@ class UrlPolicy:
     timeout: float = DEFAULT_TIMEOUT
     max_response_bytes: int = MAX_RESPONSE_BYTES
     max_redirects: int = MAX_REDIRECTS
+    ssl_context: ssl.SSLContext | None = None
+    """TLS settings (e.g. a private CA); default: the system/certifi trust store, built once."""
+
+
+@functools.cache
+def _default_ssl_context() -> ssl.SSLContext:
+    # building a context loads the CA bundle (~80 ms): do it once per process, not per fetch
+    return httpx.create_ssl_context()
 
 
 def _address_is_public(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
@@ -141,7 +151,11 @@ class SafeHttp:
         self._client: httpx.AsyncClient | None = None
 
     async def __aenter__(self) -> SafeHttp:
-        self._client = httpx.AsyncClient(timeout=self.policy.timeout, follow_redirects=False)
+        self._client = httpx.AsyncClient(
+            timeout=self.policy.timeout,
+            follow_redirects=False,
+            verify=self.policy.ssl_context or _default_ssl_context(),
+        )
         return self
 
     async def __aexit__(self, *exc: object) -> None:
