@@ -60,6 +60,7 @@ ACTION_NAMES: Final = {
     if hasattr(sqlite3, f"SQLITE_{name}")
 }
 """Readable names of the actions the authorizer refuses, for the error message."""
+SCHEMA_TABLES: Final = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master"})
 
 SCHEMA: Final = """
 CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT NOT NULL,
@@ -125,7 +126,12 @@ def read_only_connection() -> Iterator[tuple[sqlite3.Connection, list[str]]]:
             if action in ALLOWED_ACTIONS:
                 return sqlite3.SQLITE_OK
             what = ACTION_NAMES.get(action, f"action {action}")
-            refused.append(f"{what} {arg1}" if arg1 and action != sqlite3.SQLITE_PRAGMA else what)
+            if arg1 in SCHEMA_TABLES:
+                refused.append("a schema change")  # DROP/CREATE/ALTER write the schema table
+            elif arg1 and action != sqlite3.SQLITE_PRAGMA:
+                refused.append(f"{what} {arg1}")
+            else:
+                refused.append(what)
             return sqlite3.SQLITE_DENY
 
         db.set_authorizer(authorize)
@@ -170,7 +176,7 @@ def query_database(sql: str) -> QueryResult:
             if refused or "authoriz" in message:
                 wanted = ", ".join(dict.fromkeys(refused)) or message
                 raise ToolError(
-                    f"refused: only SELECT queries are allowed (this statement needs {wanted})"
+                    f"refused: only SELECT queries are allowed; this statement asks for {wanted}"
                 ) from None
             if "interrupted" in message:
                 raise ToolError(
