@@ -379,6 +379,21 @@ class Server:
         else:
             raise UsageError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
 
+    def http_app(self, **options: Any) -> Any:
+        """This server as an ASGI app (``mcpkit.transports.http.McpHttpApp``; needs the ``http``
+        extra). ``options`` are the fields of ``HttpOptions``; mount it with its lifespan."""
+        from mcpkit.server._http_entry import asgi_app
+
+        return asgi_app(self, **options)
+
+    def tool_input_schema(self, name: str) -> JSONObject | None:
+        """A registered tool's ``inputSchema`` (the HTTP transport checks ``Mcp-Param-*``)."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return None
+        schema = tool.definition.get("inputSchema")
+        return schema if isinstance(schema, dict) else None
+
     def connect_in_memory(self) -> Any:
         """A client-side :class:`MessageStream` connected to this server in-process.
 

@@ -1,5 +1,9 @@
-"""Streamable HTTP: the pluggable state behind the server side.
+"""Streamable HTTP, both protocol eras: the ASGI server, and the pluggable state behind it.
 
+* :class:`McpHttpApp` (:class:`HttpOptions`) serves an :class:`HttpServable` (``mcpkit.server.
+  Server`` is one) on one endpoint for legacy sessions and stateless 2026-07-28 requests alike;
+  :func:`serve` runs any ASGI app on uvicorn. ``Server.http_app()`` / ``server.run("http")`` are
+  the usual way in.
 * :class:`EventStore` (:class:`MemoryEventStore`, durable :class:`SQLiteEventStore`) keeps the
   SSE events of legacy streams so clients can resume with ``Last-Event-ID``;
 * :class:`SessionStore` (:class:`MemorySessionStore`) keeps legacy ``Mcp-Session-Id`` sessions.
@@ -11,6 +15,8 @@ The wire rules themselves (headers, routing, Host/Origin checks) are sans-IO, in
 
 from __future__ import annotations
 
+from mcpkit.transports.http._servable import HttpServable
+from mcpkit.transports.http.asgi import HttpOptions, LifespanNotRun, McpHttpApp
 from mcpkit.transports.http.event_store import (
     MAX_BYTES_PER_STREAM,
     MAX_EVENTS_PER_STREAM,
@@ -24,6 +30,7 @@ from mcpkit.transports.http.event_store import (
     UnknownEventId,
 )
 from mcpkit.transports.http.event_store_sqlite import BUSY_TIMEOUT_SECONDS, SQLiteEventStore
+from mcpkit.transports.http.serve import serve, serve_async
 from mcpkit.transports.http.session_store import (
     MAX_SESSIONS,
     SESSION_IDLE_TIMEOUT_SECONDS,
@@ -43,6 +50,10 @@ __all__ = [
     "SESSION_IDLE_TIMEOUT_SECONDS",
     "STREAM_TTL_SECONDS",
     "EventStore",
+    "HttpOptions",
+    "HttpServable",
+    "LifespanNotRun",
+    "McpHttpApp",
     "MemoryEventStore",
     "MemorySessionStore",
     "Replay",
@@ -52,4 +63,6 @@ __all__ = [
     "SessionLimitReached",
     "SessionStore",
     "UnknownEventId",
+    "serve",
+    "serve_async",
 ]

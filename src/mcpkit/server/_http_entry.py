@@ -1,0 +1,75 @@
+"""``server.run("http")`` and ``server.http_app()``: a :class:`Server` over Streamable HTTP.
+
+The HTTP machinery lives in :mod:`mcpkit.transports.http` and knows nothing about this package
+(layers point down); a :class:`~mcpkit.server.Server` satisfies its small ``HttpServable``
+protocol, so this module only turns keyword options into the app and runs it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
+
+from mcpkit.protocol.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcpkit.server._server import Server
+    from mcpkit.transports.http.asgi import McpHttpApp
+
+__all__ = ["asgi_app", "run_http"]
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+_ANY = ("0.0.0.0", "::", "")
+
+
+def asgi_app(server: Server, **options: Any) -> McpHttpApp:
+    """The ASGI app serving ``server``; ``options`` are the fields of ``HttpOptions``.
+
+    ``event_store`` may be a path (a SQLite file, durable across restarts) or an event store.
+    """
+    from mcpkit.transports.http.asgi import HttpOptions, McpHttpApp
+
+    known = {f.name for f in fields(HttpOptions)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise UsageError(
+            f"unknown HTTP option(s) {', '.join(unknown)}; choose from {', '.join(sorted(known))}"
+        )
+    store = options.get("event_store")
+    if isinstance(store, str | os.PathLike):
+        from mcpkit.transports.http.event_store_sqlite import SQLiteEventStore
+
+        sqlite = SQLiteEventStore(store)
+        options["event_store"] = sqlite
+        app = McpHttpApp(server, HttpOptions(**options))
+        app.owned_closers.append(sqlite.aclose)  # we opened it, so the app closes it
+        return app
+    return McpHttpApp(server, HttpOptions(**options))
+
+
+def run_http(
+    server: Server,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log_level: str = "info",
+    uvicorn_options: dict[str, Any] | None = None,
+    **options: Any,
+) -> None:
+    """Serve ``server`` over Streamable HTTP on uvicorn until interrupted.
+
+    Binding to a specific name or address other than loopback adds it to ``allowed_hosts``
+    (that is the name clients will use); binding to all interfaces does not, because the names
+    the server is reached by are unknown: list them in ``allowed_hosts`` (or
+    ``MCPKIT_ALLOWED_HOSTS``).
+    """
+    from mcpkit.protocol.http_security import DEFAULT_ALLOWED_HOSTS
+    from mcpkit.transports.http.serve import serve
+
+    if host not in _LOOPBACK and host not in _ANY and "host_policy" not in options:
+        allowed = tuple(options.get("allowed_hosts", DEFAULT_ALLOWED_HOSTS))
+        name = f"[{host}]" if ":" in host and not host.startswith("[") else host
+        options["allowed_hosts"] = (*allowed, name)
+    app = asgi_app(server, **options)
+    serve(app, host=host, port=port, log_level=log_level, **(uvicorn_options or {}))

@@ -1,0 +1,566 @@
+"""The MCP endpoint: POST, GET and DELETE for both protocol eras, decided per request.
+
+Every request goes through the same gates, in order: header sanity, media types (415/406),
+a bounded body (413/408), JSON (400/-32700), then :func:`~mcpkit.protocol.http_routing.
+route_request`, which picks the era and path (and answers 400/-32020/-32022/-32602, 404/-32601 or
+405 itself). Then:
+
+* **modern** requests are stateless: each POST is served on its own and closing its stream
+  cancels it;
+* **legacy** ``initialize`` creates a session (``Mcp-Session-Id``) unless the app is stateless;
+  later messages need that id (400 without, 404 for an unknown or ended session); requests are
+  served like modern ones but survive a disconnect, notifications and responses get 202, ``GET``
+  opens (or resumes, with ``Last-Event-ID``) a stream, ``DELETE`` ends the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgspec
+
+from mcpkit.protocol.codec import decode_json, encode_message, message_from_obj
+from mcpkit.protocol.errors import (
+    HeaderMismatch,
+    InternalError,
+    InvalidRequest,
+    JSONRPCError,
+    MessageDecodeError,
+    ParseError,
+    UsageError,
+)
+from mcpkit.protocol.http_headers import (
+    MCP_PROTOCOL_VERSION_HEADER,
+    ParamHeaders,
+    compile_header_params,
+    normalize_headers,
+)
+from mcpkit.protocol.http_routing import (
+    MCP_SESSION_ID_HEADER,
+    HttpRejection,
+    Route,
+    RouteKind,
+    check_media,
+    route_request,
+    status_for_error,
+)
+from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
+from mcpkit.protocol.observe import notify_outbound
+from mcpkit.transports.http._body import BodyError, read_body
+from mcpkit.transports.http._exchange import (
+    GetStreamOutbound,
+    RequestOutbound,
+    StreamOptions,
+    serve_exchange,
+    serve_stream,
+)
+from mcpkit.transports.http._legacy_sessions import (
+    GET_STREAM_ID,
+    LegacySessions,
+    LegacySessionState,
+)
+from mcpkit.transports.http._pipe import EventPipe, Item
+from mcpkit.transports.http._servable import HttpServable
+from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope, encode_headers
+from mcpkit.transports.http.event_store import EventStore, UnknownEventId
+from mcpkit.transports.http.session_store import SessionLimitReached, SessionStore
+from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, RequestId, Response
+from mcpkit.types.versions import DEFAULT_HTTP_LEGACY_VERSION, is_legacy, is_modern
+
+__all__ = ["AUTH_SCOPE_KEY", "SESSION_NOT_FOUND", "Endpoint", "EndpointConfig"]
+
+logger = logging.getLogger("mcpkit.http")
+
+AUTH_SCOPE_KEY: Final = "mcpkit.auth"
+"""Where an authentication middleware leaves the verified token in the ASGI scope."""
+SESSION_NOT_FOUND: Final = -32001
+"""The code of the 404 body for an unknown or ended session (implementation-defined range)."""
+MAX_CACHED_TOOL_HEADERS: Final = 4096
+"""Compiled ``x-mcp-header`` annotations kept (one entry per tool name)."""
+_CLOSE: Final = ((b"connection", b"close"),)
+
+Spawn = Callable[[Awaitable[None]], asyncio.Task[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointConfig:
+    stateless: bool
+    json_response: bool
+    event_store: EventStore | None
+    session_store: SessionStore | None
+    max_body_bytes: int
+    body_timeout: float
+    stream: StreamOptions
+
+
+def _id_of(obj: Any) -> RequestId | None:
+    value = obj.get("id") if isinstance(obj, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    return value
+
+
+def _assume_initialized(connection: Any, version: str) -> None:
+    """Stateless legacy: every request stands alone, so treat it as already initialized."""
+    lifecycle = getattr(connection, "lifecycle", None)
+    if isinstance(lifecycle, ServerLifecycle):
+        lifecycle.state = ServerState.OPERATING
+        lifecycle.protocol_version = version
+
+
+class Endpoint:
+    """Serves the MCP endpoint's methods (see the module docstring)."""
+
+    def __init__(
+        self,
+        server: HttpServable,
+        config: EndpointConfig,
+        spawn: Spawn,
+        session_store_factory: Callable[[], SessionStore],
+    ) -> None:
+        self._server = server
+        self._config = config
+        self._spawn = spawn
+        self.server = server
+        self.stream_options = config.stream
+        self.versions = tuple(server.supported_versions)
+        self.legacy_ok = any(is_legacy(v) for v in self.versions)
+        self.modern_ok = any(is_modern(v) for v in self.versions)
+        self.sessions: LegacySessions | None = None
+        if self.legacy_ok and not config.stateless:
+            store = config.session_store or session_store_factory()
+            self.sessions = LegacySessions(server, store, config.event_store)
+        self._tool_cache: dict[str, tuple[Mapping[str, Any], ParamHeaders | None]] = {}
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _tool_headers(self, name: str) -> ParamHeaders | None:
+        """A tool's compiled ``x-mcp-header`` annotations, cached while its schema is unchanged."""
+        schema = self._server.tool_input_schema(name)
+        if schema is None:
+            return None
+        cached = self._tool_cache.get(name)
+        if cached is not None and cached[0] is schema:
+            return cached[1]
+        try:
+            params: ParamHeaders | None = compile_header_params(schema)
+        except UsageError as exc:
+            logger.warning("tool %r: %s; its Mcp-Param headers are not checked", name, exc)
+            params = None
+        if len(self._tool_cache) >= MAX_CACHED_TOOL_HEADERS:
+            self._tool_cache.clear()
+        self._tool_cache[name] = (schema, params)
+        return params
+
+    @staticmethod
+    async def _reject(
+        response: HttpResponse, rejection: HttpRejection, request_id: RequestId | None = None
+    ) -> None:
+        await response.error(
+            rejection.status, rejection.response(request_id), encode_headers(rejection.headers)
+        )
+
+    @staticmethod
+    async def _error(
+        response: HttpResponse,
+        status: int,
+        error: JSONRPCError,
+        request_id: RequestId | None = None,
+        headers: tuple[tuple[bytes, bytes], ...] = (),
+    ) -> None:
+        await response.error(status, ErrorResponse(request_id, error.to_error_object()), headers)
+
+    # -- POST ----------------------------------------------------------------------------------
+
+    async def post(self, scope: Scope, receive: Receive, response: HttpResponse) -> None:
+        try:
+            headers = normalize_headers(scope["headers"])
+        except HeaderMismatch as exc:
+            await self._error(response, 400, exc)
+            return
+        rejection = check_media("POST", headers)
+        if rejection is not None:
+            await self._reject(response, rejection)
+            return
+        try:
+            body = await read_body(
+                receive,
+                headers.get("content-length"),
+                limit=self._config.max_body_bytes,
+                timeout=self._config.body_timeout,
+            )
+        except BodyError as exc:
+            if exc.status is not None:
+                await self._error(response, exc.status, InvalidRequest(exc.message), None, _CLOSE)
+            return
+        try:
+            obj = decode_json(body)
+        except (msgspec.DecodeError, RecursionError, ValueError) as exc:
+            await self._error(response, 400, ParseError(f"Parse error: {exc}"))
+            return
+        route = route_request(
+            "POST",
+            headers,
+            obj,
+            supported_versions=self.versions,
+            tool_headers=self._tool_headers,
+        )
+        if route.kind is RouteKind.ERROR:
+            assert route.rejection is not None
+            await self._reject(response, route.rejection, _id_of(obj))
+            return
+        try:
+            message = message_from_obj(obj)
+        except MessageDecodeError as exc:
+            await self._error(response, 400, exc.error, exc.request_id)
+            return
+        auth = scope.get(AUTH_SCOPE_KEY)
+        if route.kind is RouteKind.MODERN:
+            await self._modern(message, route, auth, receive, response)
+        elif route.kind is RouteKind.LEGACY_INITIALIZE:
+            await self._initialize(message, route, auth, response)
+        else:
+            await self._legacy(message, route, headers, auth, receive, response)
+
+    async def _modern(
+        self,
+        message: Any,
+        route: Route,
+        auth: Any,
+        receive: Receive,
+        response: HttpResponse,
+    ) -> None:
+        if isinstance(message, Notification):
+            await self._notify(message, None)
+            await response.empty(202)
+            return
+        assert isinstance(message, Request)  # responses were refused by the router
+        pipe = EventPipe(f"modern-{message.id}")
+        outbound = RequestOutbound(pipe, None, route.protocol_version)
+        server = self._server
+
+        def run() -> Awaitable[Any]:
+            return server.handle_request(message, outbound, auth=auth)
+
+        await serve_exchange(
+            response,
+            receive,
+            run=run,
+            request=message,
+            pipe=pipe,
+            outbound=outbound,
+            era="modern",
+            session=None,
+            spawn=self._spawn,
+            options=self._config.stream,
+            json_only=self._config.json_response,
+        )
+
+    async def _initialize(
+        self, message: Any, route: Route, auth: Any, response: HttpResponse
+    ) -> None:
+        if not isinstance(message, Request):
+            await self._error(response, 400, InvalidRequest("initialize must be a request"))
+            return
+        state: LegacySessionState | None = None
+        if self.sessions is None:
+            connection = self._server.new_connection(None)
+        else:
+            try:
+                state = await self.sessions.create(
+                    route.protocol_version or DEFAULT_HTTP_LEGACY_VERSION
+                )
+            except SessionLimitReached as exc:
+                await self._error(
+                    response,
+                    503,
+                    InternalError(f"Service Unavailable: {exc}"),
+                    message.id,
+                    ((b"retry-after", b"5"),),
+                )
+                return
+            connection = state.connection
+            connection.notify = GetStreamOutbound(state)
+        outbound = RequestOutbound(EventPipe("initialize"), None, None, json_only=True)
+        status = 200
+        try:
+            result = await self._server.handle_request(
+                message, outbound, connection=connection, auth=auth
+            )
+            reply: Response | ErrorResponse = Response(message.id, result)
+        except JSONRPCError as exc:
+            reply = ErrorResponse(message.id, exc.to_error_object())
+            status = status_for_error(exc.code, "legacy")
+        except Exception:
+            logger.exception("initialize failed inside the server")
+            reply = ErrorResponse(message.id, InternalError("initialize failed").to_error_object())
+        headers: tuple[tuple[bytes, bytes], ...] = ()
+        if state is not None:
+            if isinstance(reply, Response):
+                headers = ((MCP_SESSION_ID_HEADER.lower().encode(), state.id.encode()),)
+            else:
+                assert self.sessions is not None
+                await self.sessions.discard(state)
+        notify_outbound(reply, outbound.protocol_version, "initialize")
+        await response.json_bytes(status, encode_message(reply), headers)
+
+    async def _find_session(
+        self, session_id: str | None, response: HttpResponse, request_id: RequestId | None
+    ) -> LegacySessionState | None:
+        """The session named by the request, or ``None`` after answering 400/404."""
+        assert self.sessions is not None
+        if session_id is None:
+            await self._error(
+                response,
+                400,
+                InvalidRequest(
+                    f"Bad Request: the {MCP_SESSION_ID_HEADER} header is required; send "
+                    "initialize first and repeat the id it returns on every request"
+                ),
+                request_id,
+            )
+            return None
+        state = await self.sessions.find(session_id)
+        if state is None:
+            await self._error(
+                response,
+                404,
+                JSONRPCError(
+                    "Session not found: it ended or expired; initialize a new session "
+                    f"(without {MCP_SESSION_ID_HEADER})",
+                    code=SESSION_NOT_FOUND,
+                ),
+                request_id,
+            )
+        return state
+
+    async def _legacy(
+        self,
+        message: Any,
+        route: Route,
+        headers: Mapping[str, str],
+        auth: Any,
+        receive: Receive,
+        response: HttpResponse,
+    ) -> None:
+        request_id = message.id if isinstance(message, Request) else None
+        state: LegacySessionState | None = None
+        if self.sessions is None:
+            connection = self._server.new_connection(None)
+            version = route.protocol_version or DEFAULT_HTTP_LEGACY_VERSION
+            _assume_initialized(connection, version)
+        else:
+            state = await self._find_session(route.session_id, response, request_id)
+            if state is None:
+                return
+            connection = state.connection
+            version = state.protocol_version or route.protocol_version or ""
+            sent = headers.get(MCP_PROTOCOL_VERSION_HEADER.lower())
+            if sent is not None and state.protocol_version and sent.strip() != version:
+                await self._error(
+                    response,
+                    400,
+                    InvalidRequest(
+                        f"Bad Request: this session negotiated protocol version {version}; "
+                        f"send {MCP_PROTOCOL_VERSION_HEADER}: {version} (got {sent[:40]!r})"
+                    ),
+                    request_id,
+                )
+                return
+        if isinstance(message, Response | ErrorResponse):
+            if state is not None and not state.resolve(message):
+                logger.debug("dropped an answer to unknown server request %r", message.id)
+            await response.empty(202)
+            return
+        if isinstance(message, Notification):
+            if state is not None and message.method == "notifications/cancelled":
+                state.cancel((message.params or {}).get("requestId"))
+            else:
+                await self._notify(message, connection)
+            await response.empty(202)
+            return
+        assert isinstance(message, Request)
+        if state is not None and message.id in state.inflight:
+            await self._error(
+                response,
+                200,
+                InvalidRequest(
+                    f"Invalid Request: a request with id {message.id!r} is already in flight in "
+                    "this session; use a new id"
+                ),
+                message.id,
+            )
+            return
+        store = self._config.event_store if state is not None else None
+        pipe = EventPipe(
+            state.new_stream_id() if state is not None else "stateless",
+            session_id=state.id if state is not None else None,
+            store=store,
+        )
+        outbound = RequestOutbound(pipe, state, version, json_only=self._config.json_response)
+        server = self._server
+
+        def run() -> Awaitable[Any]:
+            return server.handle_request(message, outbound, connection=connection, auth=auth)
+
+        await serve_exchange(
+            response,
+            receive,
+            run=run,
+            request=message,
+            pipe=pipe,
+            outbound=outbound,
+            era="legacy",
+            session=state,
+            spawn=self._spawn,
+            options=self._config.stream,
+            json_only=self._config.json_response,
+        )
+
+    async def _notify(self, note: Notification, connection: Any) -> None:
+        try:
+            outcome = self._server.handle_notification(note.method, note.params, connection)
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception as exc:  # a stray or late notification is dropped, never fatal
+            logger.debug("notification %s dropped: %r", note.method, exc)
+
+    # -- GET -----------------------------------------------------------------------------------
+
+    async def get(self, scope: Scope, receive: Receive, response: HttpResponse) -> None:
+        try:
+            headers = normalize_headers(scope["headers"])
+        except HeaderMismatch as exc:
+            await self._error(response, 400, exc)
+            return
+        rejection = check_media("GET", headers)
+        if rejection is not None:
+            await self._reject(response, rejection)
+            return
+        route = route_request("GET", headers, supported_versions=self.versions)
+        if route.kind is RouteKind.ERROR:
+            assert route.rejection is not None
+            await self._reject(response, route.rejection)
+            return
+        if self.sessions is None:
+            await self._stateless_405(response, "GET")
+            return
+        session_id = route.session_id
+        store = self._config.event_store
+        if route.last_event_id and store is not None and session_id is not None:
+            await self._resume(receive, response, session_id, route.last_event_id, store)
+            return
+        state = await self._find_session(session_id, response, None)
+        if state is None:
+            return
+        sessions = self.sessions
+
+        async def keepalive() -> None:
+            await sessions.find(state.id)  # an open GET stream keeps its session alive
+
+        await serve_stream(
+            response,
+            receive,
+            state.ensure_get_pipe(),
+            spawn=self._spawn,
+            options=self._config.stream,
+            on_keepalive=keepalive,
+        )
+
+    async def _resume(
+        self,
+        receive: Receive,
+        response: HttpResponse,
+        session_id: str,
+        last_event_id: str,
+        store: EventStore,
+    ) -> None:
+        """``GET`` + ``Last-Event-ID``: replay what the client missed on that stream only."""
+        assert self.sessions is not None
+        state = await self.sessions.find(session_id)
+        try:
+            replay = await store.replay_after(session_id, last_event_id)
+        except UnknownEventId as exc:
+            status = 404 if state is None else 400
+            await self._error(response, status, InvalidRequest(str(exc)))
+            return
+        live: EventPipe | None = None
+        if state is not None:
+            live = (
+                state.get_pipe
+                if replay.stream_id == GET_STREAM_ID
+                else state.pipes.get(replay.stream_id)
+            )
+        if live is not None and not replay.closed and not live.ended:
+
+            async def load() -> list[Item]:
+                again = await store.replay_after(session_id, last_event_id)
+                return [(event_id, data) for event_id, data in again.events]
+
+            await serve_stream(
+                response,
+                receive,
+                live,
+                spawn=self._spawn,
+                options=self._config.stream,
+                load_replay=load,
+                prime=False,
+            )
+            return
+        # The stream is over, or its handler lives in no process any more (a restart): replay
+        # what was stored and end; a final response, if it was produced, is among the events.
+        if not await response.start_sse():
+            return
+        for event_id, data in replay.events:
+            if not await response.event(data, event_id=event_id):
+                return
+        await response.end()
+
+    # -- DELETE --------------------------------------------------------------------------------
+
+    async def delete(self, scope: Scope, receive: Receive, response: HttpResponse) -> None:
+        try:
+            headers = normalize_headers(scope["headers"])
+        except HeaderMismatch as exc:
+            await self._error(response, 400, exc)
+            return
+        route = route_request("DELETE", headers, supported_versions=self.versions)
+        if route.kind is RouteKind.ERROR:
+            assert route.rejection is not None
+            await self._reject(response, route.rejection)
+            return
+        if self.sessions is None:
+            await self._stateless_405(response, "DELETE")
+            return
+        if route.session_id is None:
+            await self._error(
+                response,
+                400,
+                InvalidRequest(f"Bad Request: DELETE needs the {MCP_SESSION_ID_HEADER} to end"),
+            )
+            return
+        if await self.sessions.end(route.session_id):
+            await response.empty(200)
+        else:
+            await self._error(
+                response,
+                404,
+                JSONRPCError("Session not found (already ended?)", code=SESSION_NOT_FOUND),
+            )
+
+    async def _stateless_405(self, response: HttpResponse, method: str) -> None:
+        await self._error(
+            response,
+            405,
+            InvalidRequest(
+                f"Method Not Allowed: {method} needs a session, and this server is stateless "
+                "(every POST stands alone)"
+            ),
+            None,
+            ((b"allow", b"POST"),),
+        )

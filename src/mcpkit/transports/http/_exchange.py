@@ -1,0 +1,368 @@
+"""Serving one JSON-RPC request over one POST, and draining SSE streams to HTTP responses.
+
+The handler runs in its own task and emits into the request's :class:`EventPipe`; the coroutine
+that owns the HTTP response decides the shape of the answer and writes it:
+
+1. **Pending**: wait until the handler finishes, emits something, asks to close the stream, or
+   runs longer than ``sse_after``. A handler that finishes silently gets a plain JSON answer.
+2. **SSE**: send the headers, the priming event (an id and ``retry``, when the stream is
+   resumable), then everything emitted, with comment keep-alives when quiet, until the final
+   response. With ``X-Accel-Buffering: no`` so proxies do not hold the events back.
+
+When the client goes away the eras differ: a 2026-07-28 request is **cancelled** (closing the
+stream is the cancel signal), a legacy one keeps running (a disconnect is not a cancellation) and
+its messages go to the event store for a resume, or nowhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgspec
+
+from mcpkit.protocol.codec import encode_message
+from mcpkit.protocol.errors import ConnectionClosed, InternalError, JSONRPCError
+from mcpkit.protocol.http_routing import status_for_error
+from mcpkit.protocol.observe import notify_outbound
+from mcpkit.transports.http._legacy_sessions import LegacySessionState
+from mcpkit.transports.http._pipe import EventPipe, Item, PipeState
+from mcpkit.transports.http._sse_response import Headers, HttpResponse, Receive, watch_disconnect
+from mcpkit.types.jsonrpc import ErrorResponse, JSONObject, Notification, Request, Response
+from mcpkit.types.versions import Era
+
+__all__ = [
+    "CANCEL_GRACE_SECONDS",
+    "DEFAULT_RETRY_MS",
+    "KEEPALIVE_SECONDS",
+    "SSE_AFTER_SECONDS",
+    "GetStreamOutbound",
+    "RequestOutbound",
+    "StreamOptions",
+    "pump",
+    "serve_exchange",
+    "serve_stream",
+]
+
+logger = logging.getLogger("mcpkit.http")
+
+KEEPALIVE_SECONDS: Final = 15.0
+"""A quiet SSE stream gets a ``:`` comment this often (proxies and idle timeouts)."""
+SSE_AFTER_SECONDS: Final = 1.0
+"""A request still running after this long is answered as an SSE stream (keep-alives, and for
+resumable legacy streams a priming id the client can resume from)."""
+DEFAULT_RETRY_MS: Final = 1000
+"""The ``retry`` (reconnection delay) sent with priming events and before a server-side close."""
+CANCEL_GRACE_SECONDS: Final = 5.0
+"""How long a cancelled handler may take to unwind before the request coroutine stops waiting."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamOptions:
+    keepalive: float = KEEPALIVE_SECONDS
+    sse_after: float = SSE_AFTER_SECONDS
+    retry_ms: int = DEFAULT_RETRY_MS
+
+
+class RequestOutbound:
+    """The ``Outbound`` of one request: its notifications (and legacy requests) go on its POST."""
+
+    __slots__ = ("_json_only", "_pipe", "_session", "cancel_reason", "protocol_version")
+
+    def __init__(
+        self,
+        pipe: EventPipe,
+        session: LegacySessionState | None,
+        protocol_version: str | None,
+        *,
+        json_only: bool = False,
+    ) -> None:
+        self._pipe = pipe
+        self._session = session
+        self._json_only = json_only
+        self.protocol_version = protocol_version
+        self.cancel_reason: str | None = None
+
+    async def send_notification(self, method: str, params: JSONObject | None = None) -> None:
+        if self._json_only:
+            logger.debug("JSON-only response: dropping %s", method)
+            return
+        message = Notification(method, params)
+        notify_outbound(message, self.protocol_version, method)
+        await self._pipe.emit(encode_message(message))
+
+    async def send_request(
+        self, method: str, params: JSONObject | None = None, *, timeout: float | None = None
+    ) -> JSONObject:
+        if self._session is None:
+            raise ConnectionClosed(
+                f"cannot send {method}: this request has no session to carry the client's "
+                "answer (stateless HTTP)"
+            )
+        pipe = None if self._json_only else self._pipe
+        return await self._session.request(pipe, method, params, timeout)
+
+    async def close_stream(self, retry_ms: int | None = None) -> bool:
+        """End this request's HTTP response but not its stream (SSE polling, SEP-1699)."""
+        if self._json_only:
+            return False
+        return self._pipe.request_close(retry_ms)
+
+
+class GetStreamOutbound:
+    """Unsolicited messages of a legacy session (list changes, resource updates): the GET stream."""
+
+    __slots__ = ("_session", "protocol_version")
+
+    def __init__(self, session: LegacySessionState) -> None:
+        self._session = session
+        self.protocol_version: str | None = None
+
+    async def send_notification(self, method: str, params: JSONObject | None = None) -> None:
+        pipe = self._session.get_pipe
+        if pipe is None or not pipe.deliverable:
+            return  # the client opened no GET stream: it asked not to be told
+        message = Notification(method, params)
+        version = self._session.protocol_version
+        notify_outbound(message, version, method)
+        await pipe.emit(encode_message(message))
+
+    async def send_request(
+        self, method: str, params: JSONObject | None = None, *, timeout: float | None = None
+    ) -> JSONObject:
+        return await self._session.request(None, method, params, timeout)
+
+
+Run = Callable[[], Awaitable[JSONObject]]
+
+
+async def _handle(
+    run: Run, request: Request, pipe: EventPipe, outbound: RequestOutbound, era: Era
+) -> None:
+    """The handler task: run the request and hand its response to the pipe."""
+    status = 200
+    try:
+        result = await run()
+        message: Response | ErrorResponse = Response(request.id, result)
+    except JSONRPCError as exc:
+        message = ErrorResponse(request.id, exc.to_error_object())
+        status = status_for_error(exc.code, era)
+    except asyncio.CancelledError:
+        pipe.abandon()  # no response for a cancelled request
+        raise
+    except Exception:
+        logger.exception("%s failed inside the server", request.method)
+        message = ErrorResponse(
+            request.id,
+            InternalError(f"Internal error while handling {request.method}").to_error_object(),
+        )
+    notify_outbound(message, outbound.protocol_version, request.method)
+    try:
+        data = encode_message(message)
+    except (TypeError, ValueError, msgspec.EncodeError) as exc:
+        logger.error("the result of %s cannot be encoded as JSON: %s", request.method, exc)
+        error = InternalError(f"the result of {request.method} could not be encoded as JSON")
+        data = encode_message(ErrorResponse(request.id, error.to_error_object()))
+    await pipe.finish(data, status)
+
+
+async def serve_exchange(
+    response: HttpResponse,
+    receive: Receive,
+    *,
+    run: Run,
+    request: Request,
+    pipe: EventPipe,
+    outbound: RequestOutbound,
+    era: Era,
+    session: LegacySessionState | None,
+    spawn: Callable[[Awaitable[None]], asyncio.Task[None]],
+    options: StreamOptions,
+    json_only: bool = False,
+    headers: Headers = (),
+) -> None:
+    """Serve ``request`` on this POST (see the module docstring)."""
+    task = spawn(_handle(run, request, pipe, outbound, era))
+    if session is not None:
+        session.inflight[request.id] = task
+        if pipe.resumable:
+            session.pipes[pipe.stream_id] = pipe
+
+        def forget(_: object) -> None:
+            if session.inflight.get(request.id) is task:
+                del session.inflight[request.id]
+            if session.pipes.get(pipe.stream_id) is pipe:
+                del session.pipes[pipe.stream_id]
+
+        task.add_done_callback(forget)
+    disconnected = asyncio.Event()
+
+    def on_disconnect() -> None:
+        disconnected.set()
+        pipe.wake()
+
+    watcher = spawn(watch_disconnect(receive, on_disconnect))
+    try:
+        started = await _pending(pipe, disconnected, options, json_only)
+        if started:
+            await _stream_answer(response, pipe, disconnected, options, headers)
+        elif pipe.state is PipeState.JSON:
+            await response.json_bytes(pipe.final_status, pipe.final or b"", headers)
+        if not pipe.ended and (
+            pipe.state is not PipeState.SSE or response.broken or disconnected.is_set()
+        ):
+            pipe.detach(pipe.generation)
+            await _client_gone(task, outbound, era, session)
+    finally:
+        watcher.cancel()
+
+
+async def _pending(
+    pipe: EventPipe, disconnected: asyncio.Event, options: StreamOptions, json_only: bool
+) -> bool:
+    """Phase 1. Returns ``True`` to answer with SSE, ``False`` for JSON (or a vanished client)."""
+    loop = asyncio.get_running_loop()
+    deadline = None if json_only else loop.time() + options.sse_after
+    while True:
+        if pipe.to_json():
+            return False
+        if disconnected.is_set():
+            pipe.detach(pipe.generation)
+            return False
+        if pipe.has_items or pipe.close_requested or (pipe.ended and pipe.final is None):
+            return True
+        if deadline is not None and loop.time() >= deadline:
+            return True
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout_at(deadline):
+                await pipe.wait()
+
+
+async def _stream_answer(
+    response: HttpResponse,
+    pipe: EventPipe,
+    disconnected: asyncio.Event,
+    options: StreamOptions,
+    headers: Headers,
+) -> None:
+    prime, items = await pipe.start_sse()
+    generation = pipe.generation
+    if not await response.start_sse(headers):
+        return
+    if prime is not None and not await response.event(b"", event_id=prime, retry=options.retry_ms):
+        return
+    await pump(response, pipe, generation, disconnected, options, first=items)
+
+
+async def pump(
+    response: HttpResponse,
+    pipe: EventPipe,
+    generation: int,
+    disconnected: asyncio.Event,
+    options: StreamOptions,
+    *,
+    first: Sequence[Item] = (),
+    on_keepalive: Callable[[], Awaitable[Any]] | None = None,
+) -> None:
+    """Write ``pipe``'s events to ``response`` until the stream ends, the client leaves, the
+    server asks to close (polling), or a newer writer takes over."""
+    pending = list(first)
+    while True:
+        for event_id, data in pending:
+            if not await response.event(data, event_id=event_id):
+                break
+        if response.broken or disconnected.is_set():
+            pipe.detach(generation)
+            return
+        if pipe.generation != generation:
+            await response.end()  # superseded by a resumed connection
+            return
+        if pipe.close_requested and not pipe.has_items:
+            if pipe.close_retry is not None:
+                await response.raw(b"retry: %d\n\n" % pipe.close_retry)
+            pipe.detach(generation)
+            await response.end()
+            return
+        if pipe.ended and not pipe.has_items:
+            await response.end()
+            return
+        try:
+            async with asyncio.timeout(options.keepalive):
+                await pipe.wait()
+        except TimeoutError:
+            if not await response.comment():
+                pipe.detach(generation)
+                return
+            if on_keepalive is not None:
+                await on_keepalive()
+        pending = pipe.take()
+
+
+async def _client_gone(
+    task: asyncio.Task[None],
+    outbound: RequestOutbound,
+    era: Era,
+    session: LegacySessionState | None,
+) -> None:
+    """The client closed the POST before the answer was complete."""
+    if task.done():
+        return
+    if era == "modern" or session is None:
+        # 2026-07-28: closing the stream cancels the request. Stateless legacy: nobody could
+        # ever receive the answer, so the work is abandoned too.
+        outbound.cancel_reason = "the client closed the stream"
+        task.cancel()
+        await asyncio.wait([task], timeout=CANCEL_GRACE_SECONDS)
+    # Legacy sessions: a disconnect is not a cancellation; the task runs on (tracked by the
+    # session, cancelled if the session ends) and its messages go to the event store, if any.
+
+
+async def serve_stream(
+    response: HttpResponse,
+    receive: Receive,
+    pipe: EventPipe,
+    *,
+    spawn: Callable[[Awaitable[None]], asyncio.Task[None]],
+    options: StreamOptions,
+    load_replay: Callable[[], Awaitable[list[Item]]] | None = None,
+    prime: bool = True,
+    headers: Headers = (),
+    preamble: bytes = b"",
+    on_keepalive: Callable[[], Awaitable[Any]] | None = None,
+) -> None:
+    """Attach this GET to ``pipe`` (the session's GET stream, or a resumed POST stream).
+
+    ``load_replay`` runs under the pipe's lock, so nothing emitted meanwhile is missed or sent
+    twice; ``preamble`` is written right after the headers (the 2024-11-05 ``endpoint`` event).
+    """
+    disconnected = asyncio.Event()
+
+    def on_disconnect() -> None:
+        disconnected.set()
+        pipe.wake()
+
+    watcher = spawn(watch_disconnect(receive, on_disconnect))
+    try:
+        async with pipe.lock:
+            replay = await load_replay() if load_replay is not None else None
+            generation, items = await pipe.attach(replay)
+            prime_id = None
+            if prime and pipe.store is not None and pipe.session_id is not None:
+                prime_id = await pipe.store.prime(pipe.session_id, pipe.stream_id)
+        if not await response.start_sse(headers):
+            pipe.detach(generation)
+            return
+        if preamble:
+            await response.raw(preamble)
+        if prime_id is not None:
+            await response.event(b"", event_id=prime_id, retry=options.retry_ms)
+        await pump(
+            response, pipe, generation, disconnected, options, first=items,
+            on_keepalive=on_keepalive,
+        )  # fmt: skip
+    finally:
+        watcher.cancel()

@@ -1,0 +1,271 @@
+"""What the server keeps per legacy HTTP session, and the sessions' lifecycle (reaping, DELETE).
+
+A session is the server's half of one ``initialize`` conversation over many HTTP requests. It is
+deliberately task-free when idle (the budget is a few KiB per idle session): the connection
+state from the server framework, the standalone ``GET`` stream's pipe (created on first use), and
+three small tables that are empty most of the time:
+
+* ``inflight`` — the handler tasks of the client's requests, so ``notifications/cancelled`` and
+  session end can cancel them;
+* ``pending`` — our server→client requests (sampling, elicitation, roots) awaiting the client's
+  answer, which arrives as a separate POST;
+* ``pipes`` — POST streams that may still be resumed with ``Last-Event-ID`` while their handler
+  runs.
+
+:class:`LegacySessions` wraps the pluggable :class:`~mcpkit.transports.http.session_store.
+SessionStore`: it creates sessions, looks them up, ends them (DELETE, idle reaping, shutdown) and
+releases everything attached (tasks cancelled, pending requests failed, events deleted).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+from typing import Any, Final
+
+from mcpkit.protocol.codec import encode_message
+from mcpkit.protocol.errors import ConnectionClosed, JSONRPCError, RequestTimeout
+from mcpkit.protocol.observe import notify_outbound
+from mcpkit.transports.http._pipe import EventPipe, PipeState
+from mcpkit.transports.http._servable import HttpServable
+from mcpkit.transports.http.event_store import EventStore
+from mcpkit.transports.http.session_store import Session, SessionStore
+from mcpkit.types.jsonrpc import ErrorResponse, JSONObject, Request, RequestId, Response
+
+__all__ = ["GET_STREAM_ID", "REAP_INTERVAL_SECONDS", "LegacySessionState", "LegacySessions"]
+
+logger = logging.getLogger("mcpkit.http")
+
+GET_STREAM_ID: Final = "get"
+"""The stream id of a session's standalone GET stream (one per session, resumable)."""
+REAP_INTERVAL_SECONDS: Final = 30.0
+"""How often idle sessions are looked for (they are reaped after the store's idle timeout)."""
+MAX_PENDING_SERVER_REQUESTS: Final = 256
+"""Server→client requests one session may have awaiting an answer."""
+
+
+class LegacySessionState:
+    """The server's per-session state (see the module docstring)."""
+
+    __slots__ = (
+        "_ids",
+        "_streams",
+        "closed",
+        "connection",
+        "get_pipe",
+        "id",
+        "inflight",
+        "pending",
+        "pipes",
+        "store",
+    )
+
+    def __init__(self, session_id: str, connection: Any, store: EventStore | None) -> None:
+        self.id = session_id
+        self.connection = connection
+        self.store = store
+        self.get_pipe: EventPipe | None = None
+        self.inflight: dict[RequestId, asyncio.Task[None]] = {}
+        self.pending: dict[RequestId, asyncio.Future[Response | ErrorResponse]] = {}
+        self.pipes: dict[str, EventPipe] = {}
+        self.closed = False
+        self._ids = itertools.count(1)
+        self._streams = itertools.count(1)
+
+    @property
+    def protocol_version(self) -> str | None:
+        version = getattr(self.connection, "protocol_version", None)
+        return version if isinstance(version, str) else None
+
+    def new_stream_id(self) -> str:
+        return f"post-{next(self._streams)}"
+
+    def ensure_get_pipe(self) -> EventPipe:
+        """The standalone stream's pipe; it exists from the first GET for the session's life."""
+        if self.get_pipe is None:
+            self.get_pipe = EventPipe(
+                GET_STREAM_ID, session_id=self.id, store=self.store, state=PipeState.DETACHED
+            )
+        return self.get_pipe
+
+    # -- server → client requests ------------------------------------------------------------
+
+    async def request(
+        self,
+        pipe: EventPipe | None,
+        method: str,
+        params: JSONObject | None,
+        timeout: float | None,
+    ) -> JSONObject:
+        """Send a request to the client on ``pipe`` (or the GET stream) and await its answer."""
+        target = pipe if pipe is not None and pipe.deliverable else self.get_pipe
+        if self.closed:
+            raise ConnectionClosed(f"session {self.id[:8]}… has ended")
+        if target is None or not target.deliverable:
+            raise ConnectionClosed(
+                f"cannot send {method} to the client: its request stream is gone and it has no "
+                "GET stream open (enable an event store for resumable streams)"
+            )
+        if len(self.pending) >= MAX_PENDING_SERVER_REQUESTS:
+            raise ConnectionClosed(
+                f"session {self.id[:8]}… already awaits {MAX_PENDING_SERVER_REQUESTS} answers "
+                "from the client"
+            )
+        request_id: RequestId = next(self._ids)
+        future: asyncio.Future[Response | ErrorResponse] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self.pending[request_id] = future
+        try:
+            message = Request(request_id, method, params)
+            notify_outbound(message, self.protocol_version, method)
+            await target.emit(encode_message(message))
+            try:
+                async with asyncio.timeout(timeout):
+                    answer = await future
+            except TimeoutError:
+                raise RequestTimeout(method, timeout or 0.0) from None
+        finally:
+            self.pending.pop(request_id, None)
+        if isinstance(answer, ErrorResponse):
+            raise JSONRPCError.from_error_object(answer.error)
+        return answer.result
+
+    def resolve(self, answer: Response | ErrorResponse) -> bool:
+        """The client answered one of our requests; ``False`` if we were not waiting for it."""
+        future = self.pending.get(answer.id) if answer.id is not None else None
+        if future is None or future.done():
+            return False
+        future.set_result(answer)
+        return True
+
+    # -- cancellation and the end ------------------------------------------------------------
+
+    def cancel(self, request_id: object) -> bool:
+        """``notifications/cancelled`` from the client: stop that request's handler."""
+        if not isinstance(request_id, int | str) or isinstance(request_id, bool):
+            return False
+        task = self.inflight.get(request_id)
+        if task is None or task.done():
+            return False
+        task.cancel()
+        return True
+
+    async def close(self) -> None:
+        """End the session: cancel handlers, fail pending requests, end streams, drop events."""
+        if self.closed:
+            return
+        self.closed = True
+        tasks = [t for t in self.inflight.values() if not t.done()]
+        for task in tasks:
+            task.cancel()
+        for future in self.pending.values():
+            if not future.done():
+                future.set_exception(ConnectionClosed(f"session {self.id[:8]}… ended"))
+        if self.get_pipe is not None:
+            await self.get_pipe.finish(None)
+        for pipe in list(self.pipes.values()):
+            pipe.wake()
+        if tasks:
+            await asyncio.wait(tasks)
+        lifecycle = getattr(self.connection, "lifecycle", None)
+        with contextlib.suppress(Exception):
+            if lifecycle is not None:
+                lifecycle.close()
+        if self.store is not None:
+            try:
+                await self.store.delete_session(self.id)
+            except Exception:
+                logger.exception("could not delete the events of session %s…", self.id[:8])
+
+
+class LegacySessions:
+    """Creates, finds and ends legacy sessions over a :class:`SessionStore`."""
+
+    def __init__(
+        self,
+        server: HttpServable,
+        store: SessionStore,
+        event_store: EventStore | None,
+    ) -> None:
+        self._server = server
+        self._store = store
+        self._event_store = event_store
+        self._local: dict[str, LegacySessionState] = {}
+        """Sessions created by this process (their state cannot leave it)."""
+
+    def __len__(self) -> int:
+        return len(self._local)
+
+    @property
+    def event_store(self) -> EventStore | None:
+        return self._event_store
+
+    async def create(self, protocol_version: str) -> LegacySessionState:
+        """A new session (raises ``SessionLimitReached`` when the store is full)."""
+        session = await self._store.create(protocol_version=protocol_version, now=time.time())
+        state = LegacySessionState(
+            session.id, self._server.new_connection(session.id), self._event_store
+        )
+        session.state = state
+        self._local[session.id] = state
+        return state
+
+    async def find(self, session_id: str) -> LegacySessionState | None:
+        """The live session with this id (marking it used), or ``None`` (→ 404)."""
+        session = await self._store.touch(session_id, time.time())
+        if session is None:
+            return None
+        state = _state_of(session) or self._local.get(session_id)
+        if state is None or state.closed:
+            return None
+        return state
+
+    async def end(self, session_id: str) -> bool:
+        """DELETE: end the session; ``False`` if it was unknown."""
+        session = await self._store.delete(session_id)
+        state = _state_of(session) or self._local.get(session_id)
+        self._local.pop(session_id, None)
+        if state is None:
+            return session is not None
+        await state.close()
+        return True
+
+    async def discard(self, state: LegacySessionState) -> None:
+        """Forget a session that never got going (its ``initialize`` failed)."""
+        await self._store.delete(state.id)
+        self._local.pop(state.id, None)
+        await state.close()
+
+    async def reap(self) -> int:
+        """End every idle session; returns how many."""
+        reaped = await self._store.reap(time.time())
+        for session in reaped:
+            state = _state_of(session) or self._local.get(session.id)
+            self._local.pop(session.id, None)
+            if state is not None:
+                await state.close()
+        if reaped:
+            logger.info("reaped %d idle session(s)", len(reaped))
+        return len(reaped)
+
+    async def reap_forever(self, interval: float = REAP_INTERVAL_SECONDS) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.reap()
+            except Exception:
+                logger.exception("reaping idle sessions failed; trying again later")
+
+    async def close_all(self) -> None:
+        """Server shutdown: end every session this process holds."""
+        for session_id in list(self._local):
+            await self.end(session_id)
+
+
+def _state_of(session: Session | None) -> LegacySessionState | None:
+    state = session.state if session is not None else None
+    return state if isinstance(state, LegacySessionState) else None

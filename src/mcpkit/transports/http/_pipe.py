@@ -1,0 +1,262 @@
+"""Messages bound for one SSE stream, whoever is (or is not) writing it right now.
+
+A stream outlives HTTP connections in the legacy era: the client may vanish, the server may close
+the connection on purpose (polling), and a later ``GET`` with ``Last-Event-ID`` picks the stream up
+again. So the handler of a request never writes to a socket; it *emits* into the request's
+:class:`EventPipe`, and the coroutine that owns the current HTTP response (if any) drains it.
+
+States::
+
+    PENDING ──(first message, slow handler, or close request)──> SSE ──(connection lost)──> DETACHED
+       │  └─(handler done, nothing else sent)──> JSON                  <──(GET Last-Event-ID)──┘
+       └─(connection lost before anything was sent)──> GONE
+
+* **PENDING**: nothing was sent yet; messages wait in memory, unnumbered. If the handler finishes
+  first and nothing else was emitted, the response is plain JSON (cheapest, and most requests).
+* **SSE**: a writer is attached. With an event store every message is appended *before* it is
+  queued, under the pipe's lock, so event ids follow emission order and a resuming reader can
+  never miss or duplicate one (:meth:`EventPipe.resume` replays and attaches under the same lock).
+* **DETACHED**: no writer; with a store messages are still appended (for a later resume),
+  without one they are dropped. **GONE**/**JSON**: nothing more can reach the client.
+
+The queue between emitter and writer is bounded (:data:`MAX_QUEUED_EVENTS`): a handler that
+produces faster than the client reads waits, instead of growing memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections import deque
+from typing import Final
+
+from mcpkit.transports.http.event_store import EventStore
+
+__all__ = ["MAX_QUEUED_EVENTS", "EventPipe", "PipeState"]
+
+MAX_QUEUED_EVENTS: Final = 256
+"""Messages waiting for the writer of one stream; an emitter beyond this waits for room."""
+
+
+class PipeState(enum.Enum):
+    PENDING = "pending"
+    JSON = "json"
+    SSE = "sse"
+    DETACHED = "detached"
+    GONE = "gone"
+
+
+Item = tuple[str | None, bytes]
+"""``(event id or None, message bytes)`` ready to be written as one SSE event."""
+
+
+class EventPipe:
+    """See the module docstring. ``store`` is ``None`` for streams that cannot be resumed."""
+
+    __slots__ = (
+        "_finishing",
+        "_items",
+        "_lock",
+        "_room",
+        "_wake",
+        "close_requested",
+        "close_retry",
+        "ended",
+        "final",
+        "final_status",
+        "generation",
+        "session_id",
+        "state",
+        "store",
+        "stream_id",
+    )
+
+    def __init__(
+        self,
+        stream_id: str,
+        *,
+        session_id: str | None = None,
+        store: EventStore | None = None,
+        state: PipeState = PipeState.PENDING,
+    ) -> None:
+        self.stream_id = stream_id
+        self.session_id = session_id
+        self.store = store if session_id is not None else None
+        self.state = state
+        self.final: bytes | None = None
+        """The final response while PENDING (the writer sends it as JSON or as the last event)."""
+        self.final_status = 200
+        self.ended = False
+        """Everything was emitted and queued: the final response, if any, is the last item."""
+        self._finishing = False
+        self.close_requested = False
+        self.close_retry: int | None = None
+        self.generation = 0
+        """Bumped when a new writer attaches; an older writer sees it and steps aside."""
+        self._items: deque[Item] = deque()
+        self._wake = asyncio.Event()
+        self._room = asyncio.Event()
+        self._lock = asyncio.Lock()
+
+    @property
+    def resumable(self) -> bool:
+        return self.store is not None
+
+    @property
+    def deliverable(self) -> bool:
+        """Whether a message emitted now can still reach the client (now or on a resume)."""
+        if self.state in (PipeState.PENDING, PipeState.SSE):
+            return True
+        return self.state is PipeState.DETACHED and self.resumable
+
+    def wake(self) -> None:
+        """Wake the writer (new items, an end, a close request, or a disconnect)."""
+        self._wake.set()
+        self._room.set()
+
+    async def wait(self) -> None:
+        """For the writer: wait until :meth:`wake` is called (clears the signal first)."""
+        if not self._items and not self.ended and not self.close_requested:
+            self._wake.clear()
+            await self._wake.wait()
+
+    def take(self) -> list[Item]:
+        """For the writer: everything queued, oldest first."""
+        items = list(self._items)
+        self._items.clear()
+        self._room.set()
+        return items
+
+    @property
+    def has_items(self) -> bool:
+        return bool(self._items)
+
+    # -- emitter side --------------------------------------------------------------------------
+
+    async def emit(self, data: bytes) -> None:
+        """Queue a notification or server request for the client (see the module docstring)."""
+        if self._finishing:
+            return
+        while len(self._items) >= MAX_QUEUED_EVENTS and self.state in (
+            PipeState.PENDING,
+            PipeState.SSE,
+        ):
+            self._room.clear()
+            await self._room.wait()
+        state = self.state
+        if state is PipeState.PENDING:
+            self._items.append((None, data))
+            self._wake.set()
+        elif state is PipeState.SSE or (state is PipeState.DETACHED and self.store is not None):
+            async with self._lock:
+                event_id = await self._append(data)
+                if self.state is PipeState.SSE:
+                    self._items.append((event_id, data))
+                    self._wake.set()
+
+    async def finish(self, data: bytes | None, status: int = 200) -> None:
+        """The request is over: ``data`` is its final response (``None``: no response at all,
+        e.g. a cancelled legacy request)."""
+        if self._finishing:
+            return
+        self._finishing = True
+        state = self.state
+        if state is PipeState.PENDING:
+            self.final = data
+            self.final_status = status
+        elif state is PipeState.SSE or (state is PipeState.DETACHED and self.store is not None):
+            async with self._lock:
+                if data is not None:
+                    event_id = await self._append(data)
+                    if self.state is PipeState.SSE:
+                        self._items.append((event_id, data))
+                await self._close_in_store()
+        self.ended = True
+        self.wake()
+
+    def abandon(self) -> None:
+        """The request ends without a response (it was cancelled); nothing more will come."""
+        self._finishing = True
+        self.ended = True
+        self.wake()
+
+    def request_close(self, retry_ms: int | None) -> bool:
+        """Ask the writer to end the HTTP response but keep the stream (SSE polling)."""
+        if (
+            self.store is None
+            or self._finishing
+            or self.state
+            not in (
+                PipeState.PENDING,
+                PipeState.SSE,
+            )
+        ):
+            return False
+        self.close_requested = True
+        self.close_retry = retry_ms
+        self.wake()
+        return True
+
+    # -- writer side ---------------------------------------------------------------------------
+
+    async def start_sse(self) -> tuple[str | None, list[Item]]:
+        """PENDING → SSE. Returns the priming event id (``None`` if not resumable) and the items
+        emitted so far, now numbered (the final response last, if it is already known)."""
+        async with self._lock:
+            self.state = PipeState.SSE
+            self.generation += 1
+            prime = None
+            if self.store is not None and self.session_id is not None:
+                prime = await self.store.prime(self.session_id, self.stream_id)
+            items: list[Item] = []
+            for _, data in self.take():
+                items.append((await self._append(data), data))
+            if self.ended and self.final is not None:
+                final, self.final = self.final, None
+                items.append((await self._append(final), final))
+            if self.ended:
+                await self._close_in_store()
+            return prime, items
+
+    def to_json(self) -> bool:
+        """PENDING → JSON when the final response is all there is; ``False`` otherwise."""
+        if self.state is PipeState.PENDING and self.ended and not self._items:
+            self.state = PipeState.JSON
+            return True
+        return False
+
+    def detach(self, generation: int) -> None:
+        """The writer of ``generation`` lost its connection (or closed it on purpose)."""
+        if generation != self.generation:
+            return  # a newer writer already took over
+        if self.state is PipeState.SSE:
+            self.state = PipeState.DETACHED
+            self._items.clear()  # already appended to the store (or undeliverable)
+        elif self.state is PipeState.PENDING:
+            self.state = PipeState.GONE
+            self._items.clear()
+        self.close_requested = False
+        self._room.set()
+
+    async def attach(self, replay: list[Item] | None = None) -> tuple[int, list[Item]]:
+        """A new writer takes the stream (a resumed ``GET``). Returns its generation and what to
+        write first: ``replay`` (already read from the store by the caller, under our lock via
+        :meth:`locked_replay`) followed by anything queued."""
+        self.state = PipeState.SSE
+        self.generation += 1
+        self.close_requested = False
+        return self.generation, [*(replay or []), *self.take()]
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """Held while appending; a resume replays and attaches under it (no gap, no duplicate)."""
+        return self._lock
+
+    async def _append(self, data: bytes) -> str | None:
+        if self.store is None or self.session_id is None:
+            return None
+        return await self.store.append(self.session_id, self.stream_id, data)
+
+    async def _close_in_store(self) -> None:
+        if self.store is not None and self.session_id is not None:
+            await self.store.close_stream(self.session_id, self.stream_id)

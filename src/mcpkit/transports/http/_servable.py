@@ -1,0 +1,64 @@
+"""What the Streamable HTTP app needs from a server (``mcpkit.server.Server`` satisfies it).
+
+The transport layer may not import the server framework (layers point down), so the app talks
+to this small protocol instead. Anything with these members can be served over HTTP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from mcpkit.types.jsonrpc import JSONObject, Request
+
+__all__ = ["HttpServable", "Outbound"]
+
+
+class Outbound(Protocol):
+    """How a handler talks back to the client about one request (``mcpkit.server.Outbound``)."""
+
+    protocol_version: str | None
+
+    async def send_notification(self, method: str, params: JSONObject | None = None) -> None: ...
+
+    async def send_request(
+        self, method: str, params: JSONObject | None = None, *, timeout: float | None = None
+    ) -> JSONObject: ...
+
+
+class HttpServable(Protocol):
+    """The server side of the HTTP app.
+
+    * ``supported_versions`` — every protocol version the server speaks (decides the eras the
+      endpoint serves: no legacy version means GET/DELETE get 405 and no sessions exist);
+    * ``new_connection(session_id)`` — per-session legacy state; the app sets its ``notify``
+      attribute to an :class:`Outbound` for unsolicited notifications (the GET stream);
+    * ``handle_request`` / ``handle_notification`` — serve one message (a request raises
+      ``JSONRPCError`` to answer with an error; a notification may be sync or async);
+    * ``running()`` — the server's lifespan, entered once for the app's life;
+    * ``tool_input_schema(name)`` — a tool's ``inputSchema`` (``None`` if unknown), so the app
+      can check ``Mcp-Param-*`` headers before dispatching.
+    """
+
+    @property
+    def supported_versions(self) -> Sequence[str]: ...
+
+    def new_connection(self, session_id: str | None = None) -> Any: ...
+
+    async def handle_request(
+        self,
+        request: Request,
+        outbound: Any,
+        *,
+        connection: Any = None,
+        auth: Any = None,
+    ) -> JSONObject: ...
+
+    def handle_notification(self, method: str, params: JSONObject | None, connection: Any) -> Any:
+        """Plain or async (an awaitable result is awaited)."""
+        ...
+
+    def running(self) -> contextlib.AbstractAsyncContextManager[Any]: ...
+
+    def tool_input_schema(self, name: str) -> Mapping[str, Any] | None: ...

@@ -1,0 +1,313 @@
+"""The Streamable HTTP server as a plain ASGI application (no web framework needed).
+
+``McpHttpApp(server)`` serves one MCP endpoint (``/mcp`` by default) in both protocol eras,
+decided per request, plus a health route; optionally the deprecated 2024-11-05 HTTP+SSE
+endpoints. Run it with :func:`mcpkit.transports.http.serve` (uvicorn), or mount it::
+
+    mcp_app = server.http_app()
+    app = Starlette(routes=[Mount("/", app=mcp_app)], lifespan=mcp_app.lifespan)
+
+The app needs its **lifespan**: it enters the server's own lifespan, runs the idle-session
+reaper, and on shutdown ends every session and in-flight request. ASGI servers send the lifespan
+events themselves; frameworks do not forward them to mounted apps, so pass ``lifespan=`` as above
+(or wrap your own lifespan around ``async with mcp_app.lifespan():``). A request that arrives
+when the lifespan never ran is answered 500 with that instruction, and logged loudly once.
+
+Security defaults: ``Host`` and ``Origin`` are checked against loopback names (DNS rebinding;
+see :class:`~mcpkit.protocol.http_security.HostPolicy`, or ``MCPKIT_ALLOWED_HOSTS``), bodies are
+bounded in size and time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from mcpkit.protocol.errors import InternalError
+from mcpkit.protocol.http_security import DEFAULT_ALLOWED_HOSTS, HostPolicy
+from mcpkit.transports.http._body import BODY_TIMEOUT_SECONDS, MAX_BODY_BYTES
+from mcpkit.transports.http._endpoint import Endpoint, EndpointConfig
+from mcpkit.transports.http._exchange import (
+    DEFAULT_RETRY_MS,
+    KEEPALIVE_SECONDS,
+    SSE_AFTER_SECONDS,
+    StreamOptions,
+)
+from mcpkit.transports.http._legacy_sessions import REAP_INTERVAL_SECONDS
+from mcpkit.transports.http._servable import HttpServable
+from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope, Send
+from mcpkit.transports.http.event_store import EventStore
+from mcpkit.transports.http.session_store import (
+    MAX_SESSIONS,
+    SESSION_IDLE_TIMEOUT_SECONDS,
+    MemorySessionStore,
+    SessionStore,
+)
+from mcpkit.types.jsonrpc import ErrorResponse
+
+__all__ = ["HttpOptions", "LifespanNotRun", "McpHttpApp"]
+
+logger = logging.getLogger("mcpkit.http")
+
+SHUTDOWN_GRACE_SECONDS: Final = 5.0
+"""On shutdown, in-flight requests get this long to finish before they are cancelled."""
+LIFESPAN_HINT: Final = (
+    "the MCP app's lifespan never ran. When you mount it in Starlette or FastAPI, pass "
+    "lifespan=mcp_app.lifespan to the outer app (or enter `async with mcp_app.lifespan():` in "
+    "your own lifespan); ASGI servers run it by themselves when the MCP app is the top-level app"
+)
+
+
+class LifespanNotRun(RuntimeError):
+    """A request reached the app before its lifespan started (see :data:`LIFESPAN_HINT`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HttpOptions:
+    """Everything tunable about the HTTP app; every bound has a named default.
+
+    * ``path`` — the MCP endpoint (relative to the mount point); ``health_path`` answers
+      ``GET`` with ``{"status": "ok"}`` (``None`` to disable; it skips the Host check so load
+      balancers can probe by IP).
+    * ``stateless`` — legacy requests without sessions (each POST stands alone; no GET stream, no
+      server→client requests). ``json_response`` — answer every request with one JSON object,
+      never SSE (related notifications are dropped; server→client requests use the GET stream).
+    * ``event_store`` — makes legacy SSE streams resumable with ``Last-Event-ID``
+      (:class:`~mcpkit.transports.http.event_store.MemoryEventStore` or
+      :class:`~mcpkit.transports.http.event_store_sqlite.SQLiteEventStore`).
+    * ``session_store`` — where legacy sessions live (memory by default, bounded by
+      ``max_sessions`` and reaped after ``session_idle_timeout`` seconds).
+    * ``allowed_hosts`` / ``allowed_origins`` / ``host_policy`` — DNS-rebinding protection;
+      the default allows loopback names only, extended by ``MCPKIT_ALLOWED_HOSTS`` /
+      ``MCPKIT_ALLOWED_ORIGINS``.
+    * ``legacy_sse`` — also serve the deprecated 2024-11-05 HTTP+SSE transport at ``sse_path``
+      (GET) and ``messages_path`` (POST).
+    """
+
+    path: str = "/mcp"
+    health_path: str | None = "/healthz"
+    stateless: bool = False
+    json_response: bool = False
+    event_store: EventStore | None = None
+    session_store: SessionStore | None = None
+    max_sessions: int = MAX_SESSIONS
+    session_idle_timeout: float = SESSION_IDLE_TIMEOUT_SECONDS
+    reap_interval: float = REAP_INTERVAL_SECONDS
+    allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS
+    allowed_origins: Sequence[str] | None = None
+    host_policy: HostPolicy | None = None
+    max_body_bytes: int = MAX_BODY_BYTES
+    body_timeout: float = BODY_TIMEOUT_SECONDS
+    retry_ms: int = DEFAULT_RETRY_MS
+    keepalive_interval: float = KEEPALIVE_SECONDS
+    sse_after: float = SSE_AFTER_SECONDS
+    legacy_sse: bool = False
+    sse_path: str = "/sse"
+    messages_path: str = "/messages"
+
+
+def _route_path(scope: Scope) -> str:
+    """The request path below the mount point (Starlette keeps the full path in ``path``)."""
+    path: str = scope.get("path", "/")
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    return path or "/"
+
+
+class McpHttpApp:
+    """The ASGI app (see the module docstring). Build it with ``server.http_app(**options)``."""
+
+    def __init__(self, server: HttpServable, options: HttpOptions | None = None) -> None:
+        self.server = server
+        self.options = options = options or HttpOptions()
+        self.host_policy = options.host_policy or HostPolicy.from_env(
+            os.environ, options.allowed_hosts, options.allowed_origins
+        )
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.owned_closers: list[Callable[[], Awaitable[None]]] = []
+        """Closed by :meth:`aclose`: resources the app was handed to own (a SQLite store)."""
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._warned = False
+        config = EndpointConfig(
+            stateless=options.stateless,
+            json_response=options.json_response,
+            event_store=options.event_store,
+            session_store=options.session_store,
+            max_body_bytes=options.max_body_bytes,
+            body_timeout=options.body_timeout,
+            stream=StreamOptions(
+                keepalive=options.keepalive_interval,
+                sse_after=options.sse_after,
+                retry_ms=options.retry_ms,
+            ),
+        )
+        self.endpoint = Endpoint(
+            server,
+            config,
+            self.spawn,
+            lambda: MemorySessionStore(
+                max_sessions=options.max_sessions, idle_timeout=options.session_idle_timeout
+            ),
+        )
+        self._legacy_sse: Any = None
+        if options.legacy_sse:
+            from mcpkit.transports.http.legacy_sse import LegacySseEndpoint
+
+            self._legacy_sse = LegacySseEndpoint(self.endpoint, options.messages_path, self.spawn)
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        return self._stack is not None
+
+    @property
+    def session_count(self) -> int:
+        """Legacy sessions held by this process."""
+        sessions = self.endpoint.sessions
+        return len(sessions) if sessions is not None else 0
+
+    @property
+    def task_count(self) -> int:
+        """Handler and stream tasks alive right now (a leak check for tests and metrics)."""
+        return len(self._tasks)
+
+    async def aclose(self) -> None:
+        """Release what the app owns (run by :func:`~mcpkit.transports.http.serve` at exit)."""
+        closers, self.owned_closers = self.owned_closers, []
+        for close in closers:
+            try:
+                await close()
+            except Exception:
+                logger.exception("closing %r failed", close)
+
+    def spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]:
+        """Run ``coro`` as a task owned by the app: cancelled at shutdown, never lost."""
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, _app: Any = None) -> AsyncIterator[None]:
+        """The app's lifespan (usable as Starlette's ``lifespan=``; see the module docstring)."""
+        if self._stack is not None:
+            raise RuntimeError("the MCP app's lifespan is already running")
+        stack = contextlib.AsyncExitStack()
+        await stack.enter_async_context(self.server.running())
+        self._stack = stack
+        sessions = self.endpoint.sessions
+        reaper = self.spawn(sessions.reap_forever(self.options.reap_interval)) if sessions else None
+        try:
+            yield
+        finally:
+            if reaper is not None:
+                reaper.cancel()
+            await self._shutdown()
+            self._stack = None
+            await stack.aclose()
+
+    async def _shutdown(self) -> None:
+        sessions = self.endpoint.sessions
+        if sessions is not None:
+            await sessions.close_all()
+        if self._tasks:
+            _, late = await asyncio.wait(list(self._tasks), timeout=SHUTDOWN_GRACE_SECONDS)
+            for task in late:
+                task.cancel()
+            if late:
+                await asyncio.wait(late, timeout=SHUTDOWN_GRACE_SECONDS)
+
+    # -- ASGI ----------------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "lifespan":
+            await self._run_lifespan(receive, send)
+        elif kind == "websocket":
+            await send({"type": "websocket.close", "code": 1000})
+
+    async def _run_lifespan(self, receive: Receive, send: Send) -> None:
+        message = await receive()
+        if message["type"] != "lifespan.startup":
+            return
+        cm = self.lifespan()
+        try:
+            await cm.__aenter__()
+        except Exception as exc:
+            logger.exception("the MCP app failed to start")
+            await send({"type": "lifespan.startup.failed", "message": repr(exc)})
+            return
+        await send({"type": "lifespan.startup.complete"})
+        while (await receive())["type"] != "lifespan.shutdown":
+            pass
+        try:
+            await cm.__aexit__(None, None, None)
+        except Exception as exc:
+            logger.exception("the MCP app failed to shut down cleanly")
+            await send({"type": "lifespan.shutdown.failed", "message": repr(exc)})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = HttpResponse(send)
+        path = _route_path(scope)
+        method = scope["method"]
+        options = self.options
+        if options.health_path is not None and path == options.health_path:
+            await self._health(method, response)
+            return
+        headers = dict(scope["headers"])
+        host = headers.get(b"host")
+        origin = headers.get(b"origin")
+        rejection = self.host_policy.check(
+            host.decode("latin-1") if host is not None else None,
+            origin.decode("latin-1") if origin is not None else None,
+        )
+        if rejection is not None:
+            logger.warning("refused a request: %s", rejection.error.message)
+            await response.error(rejection.status, rejection.response())
+            return
+        if not self.started:
+            self._lifespan_missing()
+            error = InternalError(f"Server misconfigured: {LIFESPAN_HINT}")
+            await response.error(500, ErrorResponse(None, error.to_error_object()))
+            return
+        if path.rstrip("/") == options.path.rstrip("/"):
+            if method == "POST":
+                await self.endpoint.post(scope, receive, response)
+            elif method == "GET":
+                await self.endpoint.get(scope, receive, response)
+            elif method == "DELETE":
+                await self.endpoint.delete(scope, receive, response)
+            else:
+                allow = "GET, POST, DELETE" if self.endpoint.legacy_ok else "POST"
+                await response.text(
+                    405, f"Method Not Allowed: use {allow}", ((b"allow", allow.encode()),)
+                )
+            return
+        if self._legacy_sse is not None and path in (options.sse_path, options.messages_path):
+            await self._legacy_sse(path == options.sse_path, scope, receive, response)
+            return
+        await response.text(404, f"Not Found: the MCP endpoint is {options.path}")
+
+    def _lifespan_missing(self) -> None:
+        if not self._warned:
+            self._warned = True
+            logger.error("refusing requests: %s", LIFESPAN_HINT)
+
+    async def _health(self, method: str, response: HttpResponse) -> None:
+        if method not in ("GET", "HEAD"):
+            await response.text(405, "Method Not Allowed: use GET", ((b"allow", b"GET, HEAD"),))
+        elif not self.started:
+            await response.json(503, {"status": "starting"})
+        else:
+            await response.json(200, {"status": "ok"})

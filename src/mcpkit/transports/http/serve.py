@@ -1,0 +1,96 @@
+"""Run an ASGI app (usually :class:`~mcpkit.transports.http.asgi.McpHttpApp`) on uvicorn.
+
+httptools and uvloop are used when installed (``mcpkit[speed]``): they roughly halve the server's
+per-request cost. The defaults are for a local server: loopback only, and a bounded graceful
+shutdown, because long-lived SSE streams would otherwise hold a shutdown forever.
+
+Several workers: uvicorn needs an import string for that (``uvicorn pkg.mod:app --workers 4``),
+see ``docs/http.md`` — legacy sessions live in one process, so use ``stateless=True`` or sticky
+sessions in front of several workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+from typing import Any, Final
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "GRACEFUL_SHUTDOWN_SECONDS",
+    "KEEP_ALIVE_SECONDS",
+    "serve",
+    "serve_async",
+    "uvicorn_config",
+]
+
+logger = logging.getLogger("mcpkit.http")
+
+DEFAULT_HOST: Final = "127.0.0.1"
+"""Loopback only: a local MCP server must not be reachable from the network by accident."""
+DEFAULT_PORT: Final = 8000
+GRACEFUL_SHUTDOWN_SECONDS: Final = 5.0
+"""On shutdown, open requests and streams get this long before they are cancelled."""
+KEEP_ALIVE_SECONDS: Final = 30
+"""Idle keep-alive connections are closed after this long."""
+DEFAULT_LIMIT_CONCURRENCY: Final = 1000
+"""Connections served at once; beyond this uvicorn answers 503 (a bound on memory and tasks)."""
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def uvicorn_config(
+    app: Any,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    log_level: str = "info",
+    limit_concurrency: int | None = DEFAULT_LIMIT_CONCURRENCY,
+    **uvicorn_options: Any,
+) -> Any:
+    """A ``uvicorn.Config`` with mcpkit's defaults (any uvicorn option can be overridden)."""
+    import uvicorn
+
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": log_level,
+        "lifespan": "on",
+        "http": "httptools" if _installed("httptools") else "h11",
+        "loop": "uvloop" if _installed("uvloop") else "asyncio",
+        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
+        "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_SECONDS,
+        "limit_concurrency": limit_concurrency,
+    }
+    options.update(uvicorn_options)
+    return uvicorn.Config(app, **options)
+
+
+async def _serve(config: Any, app: Any) -> None:
+    import uvicorn
+
+    try:
+        await uvicorn.Server(config).serve()
+    finally:
+        close = getattr(app, "aclose", None)
+        if close is not None:
+            await close()  # resources the app owns (an event store it opened from a path)
+
+
+async def serve_async(app: Any, **options: Any) -> None:
+    """Serve ``app`` in the running event loop until uvicorn is told to stop (signals)."""
+    await _serve(uvicorn_config(app, **options), app)
+
+
+def serve(app: Any, **options: Any) -> None:
+    """Serve ``app`` until interrupted (blocking), on uvloop when it is installed.
+
+    Options: see :func:`uvicorn_config`. The app's ``aclose()`` (if any) runs at the end.
+    """
+    config = uvicorn_config(app, **options)
+    with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
+        runner.run(_serve(config, app))
