@@ -130,7 +130,7 @@ class VirtualDeadlock(RuntimeError):
     """Nothing was ready, no timer was due, and nothing could ever wake the loop."""
 
 
-class _JumpingSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-type]
+class _JumpingSelector(selectors.DefaultSelector):
     """Polls without blocking; a wait for a timer advances the virtual clock instead."""
 
     def __init__(self) -> None:

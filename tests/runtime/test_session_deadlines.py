@@ -194,15 +194,14 @@ async def test_the_default_timeout_applies_when_a_call_gives_none() -> None:
 
 @in_virtual_time
 async def test_a_send_stuck_on_a_peer_that_stopped_reading_still_times_out() -> None:
-    async with session_with_raw_peer(name="client", max_buffer=1) as (session, _peer):
+    async with session_with_raw_peer(name="client", max_buffer=1) as (session, peer):
         loop = asyncio.get_running_loop()
-        first = asyncio.create_task(session.send_request("test/fills-the-pipe"))
+        await session.send_notification("test/fills-the-pipe")  # the peer never reads it
         start = loop.time()
         with pytest.raises(RequestTimeout):
             await session.send_request("test/stuck", timeout=2.0)  # the pipe is full: send waits
         assert loop.time() - start == pytest.approx(2.0)
-        assert not first.done()
-        first.cancel()
+        assert (await peer.receive_notification()).method == "test/fills-the-pipe"
 
 
 @in_virtual_time
@@ -246,3 +245,21 @@ async def test_drain_handlers_waits_for_handlers_but_never_longer_than_its_bound
         start = loop.time()
         await session.drain_handlers(timeout=2.0)
         assert loop.time() - start == pytest.approx(2.0)  # bounded: the stuck one is left
+
+
+async def test_a_deadline_on_the_real_clock_expires_and_cancels_the_peer_handler() -> None:
+    """The same path on a normal event loop (a short real deadline; waits are bounded)."""
+    cancelled = asyncio.Event()
+
+    async def handler(ctx: RequestContext) -> dict[str, Any]:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return {}
+
+    async with session_pair(handler) as (client, _):
+        with pytest.raises(RequestTimeout):
+            await client.send_request("test/forever", timeout=0.05)
+        await wait_for(cancelled)

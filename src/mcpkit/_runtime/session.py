@@ -179,6 +179,7 @@ class Session:
         finally:
             await tasks.aclose()
             self._inbound.clear()
+            self._input_ended.set()  # nothing more will be received: release any waiter
 
     @property
     def input_ended(self) -> bool:
@@ -228,13 +229,13 @@ class Session:
         ``on_request_id`` is called with the request's id before it is sent: a 2026 client needs
         it to claim the notifications the server tags with the id of a ``subscriptions/listen``.
         """
+        loop = self._loop
+        if self._closing or loop is None:
+            raise ConnectionClosed(f"{self.name} is closed")
         if self._failure is not None:
             raise self._failure
         if self._input_failure is not None:
             raise self._input_failure
-        loop = self._loop
-        if self._closing or loop is None:
-            raise ConnectionClosed(f"{self.name} is closed")
         pending = PendingRequest(loop.create_future(), method, progress_callback)
         request_id = self._outbound.add(method, pending)  # TooManyInFlight when full
         version = protocol_version or self.protocol_version
@@ -527,6 +528,9 @@ class Session:
             logger.debug("%s: could not send %s: %s", self.name, method, exc)
 
     def _on_input_ended(self, exc: TransportError) -> None:
+        if self._closing:  # our own close ended the input: not the peer's doing
+            self._input_ended.set()
+            return
         if self._input_failure is None:
             self._input_failure = exc
         self._input_ended.set()
