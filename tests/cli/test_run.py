@@ -5,12 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 from ._process import Running, free_port, modern_request, wait_for_port
-from ._run import EXAMPLES, MCPKIT, ROOT, mcpkit
-
-HTTP_AVAILABLE = (ROOT / "src" / "mcpkit" / "server" / "_http_entry.py").exists()
+from ._run import EXAMPLES, MCPKIT, mcpkit
 
 SERVER_V1 = """
 from mcpkit.server import Server
@@ -96,20 +95,34 @@ def test_host_and_port_need_http() -> None:
     assert "--host and --port apply to --http" in ran.err
 
 
+def _http_client_available() -> bool:
+    import mcpkit.transports.http as http
+
+    return hasattr(http, "connect_http_client")
+
+
 def test_run_http_serves_streamable_http() -> None:
-    """Until the HTTP server lands, --http must say so clearly; after, it must serve."""
+    """--http serves Streamable HTTP (and, once the HTTP client transport exports
+    ``connect_http_client``, the client commands reach it by URL)."""
     port = free_port()
-    if not HTTP_AVAILABLE:
-        ran = mcpkit("run", "examples/shop_server.py", "--http", "--port", str(port))
-        assert ran.code == 3, ran
-        assert "no Streamable HTTP server yet" in ran.err
-        return
     server = Running([*MCPKIT, "run", "examples/docs_server.py", "--http", "--port", str(port)])
+    url = f"http://127.0.0.1:{port}/mcp"
     try:
         wait_for_port(port, server.process)
-        ran = mcpkit("read", f"http://127.0.0.1:{port}/mcp", "file:///docs/api-guide.md")
-        assert ran.code == 0, ran
-        assert ran.out.startswith("# API guide")
+        answer = httpx.post(
+            url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "cli-tests", "version": "0"}}},
+            headers={"Accept": "application/json, text/event-stream"},
+            timeout=30,
+        )  # fmt: skip
+        assert answer.status_code == 200, answer.text
+        assert '"serverInfo":{"name":"docs"' in answer.text.replace(" ", "")
+        if _http_client_available():
+            ran = mcpkit("read", url, "file:///docs/api-guide.md")
+            assert ran.code == 0, ran
+            assert ran.out.startswith("# API guide")
     finally:
         server.process.terminate()
         server.process.wait(30)

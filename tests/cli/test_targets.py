@@ -32,8 +32,6 @@ def test_each_form_is_recognised() -> None:
         "command": sys.executable, "args": ["-m", "mcpkit.cli", "run", "examples/shop_server.py"]
     }  # fmt: skip
     assert resolve("examples/shop_server.py:server").kind == "file"
-    assert resolve("examples.shop_server").kind == "module"
-    assert resolve("examples.shop_server:server").kind == "module"
     command = resolve("python -m http.server 'a b'")
     assert command.kind == "command"
     assert command.client_target == {"command": "python", "args": ["-m", "http.server", "a b"]}
@@ -59,6 +57,20 @@ def test_unknown_targets_are_usage_errors(text: str, message: str) -> None:
     assert caught.value.code == 2
     assert message in caught.value.message
     assert caught.value.hint
+
+
+def test_modules_are_found_from_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "team_tools").mkdir()
+    (tmp_path / "team_tools" / "__init__.py").write_text("")
+    (tmp_path / "team_tools" / "mcp_server.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = resolve("team_tools.mcp_server")
+    assert module.kind == "module"
+    assert module.client_target["args"] == ["-m", "mcpkit.cli", "run", "team_tools.mcp_server"]
+    assert resolve("team_tools.mcp_server:build").kind == "module"
 
 
 def test_config_targets_name_one_server(tmp_path: Path) -> None:

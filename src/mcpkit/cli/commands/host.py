@@ -11,9 +11,9 @@ the host routes by (``server__tool`` when two servers offer the same name).
 With TOOL the call goes through the host's routing to the server offering it — arguments typed
 by that tool's schema, progress drawn on stderr, questions answered at the terminal — and its
 result is printed after the catalogue. ``--server NAME`` (repeatable) connects only those
-servers; ``--json`` prints everything as one JSON document. A server that fails does not stop
-the others; the exit code is 3 only when none could be reached (or the called tool's server is
-down).
+servers; ``--output-json`` prints everything as one JSON document. A server that fails does not
+stop the others; the exit code is 3 only when none could be reached, the called tool's server is
+down, or — with ``--strict`` — any server is not ready.
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--no-input", action="store_true",
                         help="decline the servers' questions instead of asking")  # fmt: skip
     parser.add_argument("--output-json", action="store_true", help="print one JSON document")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 3 unless every server is ready")  # fmt: skip
 
 
 def _ask_input(declaration: Any) -> str:
@@ -172,9 +174,12 @@ async def _main(args: argparse.Namespace) -> int:
             if resources:
                 write(f"\nresources ({len(resources)})")
                 render_table(("URI", "SERVER"), [(r.resource.uri, r.server) for r in resources])
-        if all(row["state"] != "ready" for row in status.values()):
+        down = [name for name, row in status.items() if row["state"] != "ready"]
+        if len(down) == len(status) or (args.strict and down):
             raise CliError(
-                "no server of the config could be reached",
+                "no server of the config could be reached"
+                if len(down) == len(status)
+                else f"not every server is ready: {', '.join(down)}",
                 hint="the ERROR column says why; try each with `mcpkit inspect CONFIG:NAME`",
                 code=EXIT_CONNECTION,
             )

@@ -55,21 +55,7 @@ def execute(args: argparse.Namespace) -> int:
 
     server = load_server(args.target)
     if args.http:
-        _check_http_available()
         server.run("http", host=args.host, port=args.port)
     else:
         server.run()
     return 0
-
-
-def _check_http_available() -> None:
-    import importlib.util
-
-    from mcpkit.cli.errors import EXIT_CONNECTION, CliError
-
-    if importlib.util.find_spec("mcpkit.server._http_entry") is None:
-        raise CliError(
-            "this mcpkit has no Streamable HTTP server yet",
-            hint="serve stdio (drop --http) or update mcpkit",
-            code=EXIT_CONNECTION,
-        )
