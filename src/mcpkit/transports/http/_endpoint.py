@@ -31,6 +31,7 @@ from mcpkit.protocol.errors import (
     InvalidRequest,
     JSONRPCError,
     MessageDecodeError,
+    MethodNotFound,
     ParseError,
     UsageError,
 )
@@ -220,6 +221,21 @@ class Endpoint:
             await self._error(response, 400, exc.error, exc.request_id)
             return
         auth = scope.get(AUTH_SCOPE_KEY)
+        if route.kind is RouteKind.LEGACY_INITIALIZE and is_modern(
+            headers.get(MCP_PROTOCOL_VERSION_HEADER.lower(), "").strip()
+        ):
+            # A 2026-07-28 request for initialize: the method does not exist in that revision.
+            await self._error(
+                response,
+                404,
+                MethodNotFound(
+                    "Method not found: initialize does not exist in protocol 2026-07-28 (send "
+                    "server/discover; initialize is for the legacy handshake, sent without a "
+                    f"2026 {MCP_PROTOCOL_VERSION_HEADER} header)"
+                ),
+                _id_of(obj),
+            )
+            return
         if route.kind is RouteKind.MODERN:
             await self._modern(message, route, auth, receive, response)
         elif route.kind is RouteKind.LEGACY_INITIALIZE:

@@ -130,6 +130,7 @@ class McpHttpApp:
             os.environ, options.allowed_hosts, options.allowed_origins
         )
         self._tasks: set[asyncio.Task[None]] = set()
+        self._idle: asyncio.Event | None = None
         self.owned_closers: list[Callable[[], Awaitable[None]]] = []
         """Closed by :meth:`aclose`: resources the app was handed to own (a SQLite store)."""
         self._stack: contextlib.AsyncExitStack | None = None
@@ -191,8 +192,24 @@ class McpHttpApp:
         """Run ``coro`` as a task owned by the app: cancelled at shutdown, never lost."""
         task: asyncio.Task[None] = asyncio.ensure_future(coro)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._task_done)
+        if self._idle is not None:
+            self._idle.clear()
         return task
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not self._tasks and self._idle is not None:
+            self._idle.set()
+
+    async def wait_idle(self) -> None:
+        """Return once no handler or stream task is running (tests, graceful drains)."""
+        if not self._tasks:
+            return
+        if self._idle is None:
+            self._idle = asyncio.Event()
+        self._idle.clear()
+        await self._idle.wait()
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _app: Any = None) -> AsyncIterator[None]:
