@@ -6,10 +6,14 @@ left behind.
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from ._run import MCPKIT, ROOT, mcpkit, pid_alive
 
@@ -43,7 +47,7 @@ def test_a_server_that_exits_at_once_exits_3_and_says_so() -> None:
     assert "no API key configured" in ran.err
 
 
-def test_a_file_without_a_server_is_a_usage_error(tmp_path: object) -> None:
+def test_a_file_without_a_server_is_a_usage_error() -> None:
     ran = mcpkit("run", "tests/cli/_run.py")
     assert ran.code == 2, ran
     assert "defines no mcpkit Server at module level" in ran.err
@@ -56,9 +60,30 @@ def test_a_server_that_stops_answering_hits_the_timeout_and_exits_3() -> None:
     assert "hint: raise the limit with --timeout SECONDS" in ran.err
 
 
-def test_ctrl_c_mid_call_exits_130_and_leaves_no_server_behind() -> None:
+def _hanging_config(folder: Path) -> Path:
+    config = folder / "hanging.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "hanging": {
+                        "command": sys.executable,
+                        "args": ["-m", "mcpkit.cli", "run", str(ROOT / HANGING)],
+                    }
+                }
+            }
+        )
+    )
+    return config
+
+
+@pytest.mark.parametrize("command", ["call", "host"])
+def test_ctrl_c_mid_call_exits_130_and_leaves_no_server_behind(
+    command: str, tmp_path: Path
+) -> None:
+    target = HANGING if command == "call" else str(_hanging_config(tmp_path))
     process = subprocess.Popen(
-        [*MCPKIT, "call", HANGING, "wait_forever"],
+        [*MCPKIT, command, target, "wait_forever"],
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -80,5 +105,7 @@ def test_ctrl_c_mid_call_exits_130_and_leaves_no_server_behind() -> None:
             process.wait()
     assert process.returncode == 130, err
     assert err.strip().endswith("mcpkit: interrupted")
-    assert out == ""
+    assert "Traceback" not in err
+    if command == "call":
+        assert out == ""
     assert not pid_alive(server_pid), "the server outlived the command"
