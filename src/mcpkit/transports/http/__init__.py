@@ -7,6 +7,8 @@
 * :class:`EventStore` (:class:`MemoryEventStore`, durable :class:`SQLiteEventStore`) keeps the
   SSE events of legacy streams so clients can resume with ``Last-Event-ID``;
 * :class:`SessionStore` (:class:`MemorySessionStore`) keeps legacy ``Mcp-Session-Id`` sessions.
+* :func:`connect_http_client` (:class:`HttpClientTransport`, :class:`HttpClientConnector`) is the
+  client side, both eras and the 2024-11-05 HTTP+SSE fallback (``mcpkit.client`` uses it for URLs).
 
 The wire rules themselves (headers, routing, Host/Origin checks) are sans-IO, in
 :mod:`mcpkit.protocol.http_headers`, :mod:`mcpkit.protocol.http_routing` and
@@ -17,6 +19,13 @@ from __future__ import annotations
 
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http.asgi import HttpOptions, LifespanNotRun, McpHttpApp
+from mcpkit.transports.http.client import (
+    HttpClientConnector,
+    HttpClientOptions,
+    HttpClientTransport,
+    SessionExpired,
+    connect_http_client,
+)
 from mcpkit.transports.http.event_store import (
     MAX_BYTES_PER_STREAM,
     MAX_EVENTS_PER_STREAM,
@@ -50,6 +59,9 @@ __all__ = [
     "SESSION_IDLE_TIMEOUT_SECONDS",
     "STREAM_TTL_SECONDS",
     "EventStore",
+    "HttpClientConnector",
+    "HttpClientOptions",
+    "HttpClientTransport",
     "HttpOptions",
     "HttpServable",
     "LifespanNotRun",
@@ -60,9 +72,11 @@ __all__ = [
     "ReplayGap",
     "SQLiteEventStore",
     "Session",
+    "SessionExpired",
     "SessionLimitReached",
     "SessionStore",
     "UnknownEventId",
+    "connect_http_client",
     "serve",
     "serve_async",
 ]
