@@ -112,6 +112,8 @@ async def open_client(
         )
         async with client:
             yield client
+    except CliError:
+        raise
     except Exception as exc:  # every failure becomes one line
         raise _unwrap(exc, target.label) from exc
 

@@ -64,6 +64,8 @@ def print_result(result: Any, args: argparse.Namespace) -> int:
         dump_json(data.get("structuredContent"))
     elif data.get("isError"):
         render_content(result.content, stream=sys.stderr)
+    elif not data.get("content") and "structuredContent" in data:
+        dump_json(data["structuredContent"])
     else:
         render_content(result.content)
     if data.get("isError"):

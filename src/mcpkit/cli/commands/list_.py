@@ -7,6 +7,7 @@ not an error). ``--json`` prints the exact list results instead.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, Final
 
 KINDS: Final = ("tools", "resources", "templates", "prompts")
@@ -97,6 +98,9 @@ async def _main(args: argparse.Namespace) -> int:
     kinds = (args.kind,) if args.kind else KINDS
     async with open_client(args) as client:
         found = await gather(client, kinds)
+    if args.kind and args.kind not in found:
+        declared = "resources" if args.kind == "templates" else args.kind
+        sys.stderr.write(f"mcpkit: the server does not declare the {declared} capability\n")
     if args.json:
         dump_json(found)
     else:
