@@ -253,7 +253,11 @@ async def _stream_answer(
     generation = pipe.generation
     if not await response.start_sse(headers):
         return
-    if prime is not None and not await response.event(b"", event_id=prime, retry=options.retry_ms):
+    retry = options.retry_ms
+    if pipe.close_requested and pipe.close_retry is not None:
+        retry = pipe.close_retry  # the close comes right away: announce its delay here
+        pipe.close_retry = None
+    if prime is not None and not await response.event(b"", event_id=prime, retry=retry):
         return
     await pump(response, pipe, generation, disconnected, options, first=items)
 

@@ -24,6 +24,7 @@ import contextlib
 import itertools
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, Final
 
 from mcpkit.protocol.codec import encode_message
@@ -196,6 +197,8 @@ class LegacySessions:
         self._event_store = event_store
         self._local: dict[str, LegacySessionState] = {}
         """Sessions created by this process (their state cannot leave it)."""
+        self.clock: Callable[[], float] = time.time
+        """Wall-clock seconds (shared stores compare times across processes); tests replace it."""
 
     def __len__(self) -> int:
         return len(self._local)
@@ -206,7 +209,7 @@ class LegacySessions:
 
     async def create(self, protocol_version: str) -> LegacySessionState:
         """A new session (raises ``SessionLimitReached`` when the store is full)."""
-        session = await self._store.create(protocol_version=protocol_version, now=time.time())
+        session = await self._store.create(protocol_version=protocol_version, now=self.clock())
         state = LegacySessionState(
             session.id, self._server.new_connection(session.id), self._event_store
         )
@@ -216,7 +219,7 @@ class LegacySessions:
 
     async def find(self, session_id: str) -> LegacySessionState | None:
         """The live session with this id (marking it used), or ``None`` (→ 404)."""
-        session = await self._store.touch(session_id, time.time())
+        session = await self._store.touch(session_id, self.clock())
         if session is None:
             return None
         state = _state_of(session) or self._local.get(session_id)
@@ -242,7 +245,7 @@ class LegacySessions:
 
     async def reap(self) -> int:
         """End every idle session; returns how many."""
-        reaped = await self._store.reap(time.time())
+        reaped = await self._store.reap(self.clock())
         for session in reaped:
             state = _state_of(session) or self._local.get(session.id)
             self._local.pop(session.id, None)
