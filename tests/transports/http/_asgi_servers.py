@@ -119,7 +119,7 @@ def main() -> None:
     options: dict[str, Any] = {}
     if args.event_store:
         options["event_store"] = args.event_store
-    _process_server().run("http", port=args.port, log_level="warning", **options)
+    _process_server().run("http", port=args.port, log_level="info", **options)
 
 
 if __name__ == "__main__":
