@@ -257,7 +257,9 @@ class Endpoint:
             return
         assert isinstance(message, Request)  # responses were refused by the router
         pipe = EventPipe(f"modern-{message.id}")
-        outbound = RequestOutbound(pipe, None, route.protocol_version)
+        outbound = RequestOutbound(
+            pipe, None, route.protocol_version, json_only=self._config.json_response
+        )
         server = self._server
 
         def run() -> Awaitable[Any]:
