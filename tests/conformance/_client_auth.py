@@ -1,23 +1,22 @@
 """The target for ``auth/*`` scenarios: the server URL with an :class:`OAuthClient` attached.
 
-``Client(url)`` resolves a URL to a plain :class:`~mcpkit.client.UrlConnector`; the OAuth
-client has to ride in the Streamable HTTP transport's ``httpx`` client instead, so this is a
-connector (the ``HttpConnector`` protocol) that opens the transport with ``auth=``. The
-OAuth client itself comes from ``client_auth_from_context``: the suite's context (pre-registered
-credentials, client-credentials keys) decides how it registers and which grant it uses.
+``Client(url)`` resolves a bare URL to a transport without credentials; the OAuth client has to
+ride in the Streamable HTTP transport's ``httpx`` client, so ``auth/*`` scenarios connect
+through an :class:`~mcpkit.transports.http.client.HttpClientConnector` with ``auth=``. The
+OAuth client itself comes from ``client_auth_from_context``: the suite's context
+(pre-registered credentials, client-credentials keys) decides how it registers and which grant
+it uses.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from mcpkit.client import ExchangeTransport
-from mcpkit.contrib.auth import OAuthClient
 from mcpkit.contrib.auth.conformance import UNSUPPORTED_SCENARIOS, client_auth_from_context
+from mcpkit.transports.http.client import HttpClientConnector
 
-__all__ = ["AuthorizedUrl", "unsupported_reason"]
+__all__ = ["authorized_target", "unsupported_reason"]
 
 
 def unsupported_reason(scenario: str) -> str | None:
@@ -27,22 +26,8 @@ def unsupported_reason(scenario: str) -> str | None:
     return None
 
 
-class AuthorizedUrl:
-    """An ``HttpConnector``: the Streamable HTTP transport to ``url``, authorized by OAuth."""
-
-    def __init__(self, url: str, scenario: str, context: Mapping[str, Any]) -> None:
-        self.url = url
-        # The suite adds "name" only to scenarios that have a context; the grant depends on it.
-        self.auth: OAuthClient = client_auth_from_context(
-            {"name": scenario, **context}, server_url=url
-        )
-
-    def describe(self) -> str:
-        return f"{self.url} (OAuth)"
-
-    @contextlib.asynccontextmanager
-    async def connect_http(self) -> AsyncIterator[ExchangeTransport]:
-        from mcpkit.transports.http import connect_http_client  # type: ignore[attr-defined]
-
-        async with connect_http_client(self.url, auth=self.auth) as transport:
-            yield transport
+def authorized_target(url: str, scenario: str, context: Mapping[str, Any]) -> HttpClientConnector:
+    """The ``Client`` target for ``url`` with the OAuth client this scenario calls for."""
+    # The suite adds "name" only to scenarios that have a context; the grant depends on it.
+    auth = client_auth_from_context({"name": scenario, **context}, server_url=url)
+    return HttpClientConnector(url, auth=auth)

@@ -205,10 +205,8 @@ async def custom_headers(client: Client, launch: Launch) -> None:
     """SEP-2243 ``x-mcp-header``: make exactly the calls the context lists; the transport
     mirrors annotated parameters into ``Mcp-Param-*`` headers."""
     calls = launch.context.get("toolCalls")
-    expect(
-        isinstance(calls, list) and bool(calls),
-        "MCP_CONFORMANCE_CONTEXT has no toolCalls list for http-custom-headers",
-    )
+    if not isinstance(calls, list) or not calls:
+        raise ScenarioFailed("http-custom-headers needs toolCalls in MCP_CONFORMANCE_CONTEXT")
     tools = tools_by_name(await client.list_tools())
     for call in calls:
         name, arguments = call.get("name"), call.get("arguments") or {}
@@ -238,8 +236,8 @@ async def schema_echo(client: Client, launch: Launch) -> None:
     """Not scored: send ``json_schema_2020_12_tool``'s inputSchema back verbatim."""
     tools = tools_by_name(await client.list_tools())
     source = tools.get("json_schema_2020_12_tool")
-    expect(source is not None, f"tools/list has no json_schema_2020_12_tool: {sorted(tools)}")
-    assert source is not None
+    if source is None:
+        raise ScenarioFailed(f"tools/list has no json_schema_2020_12_tool: {sorted(tools)}")
     result = await client.call_tool("json_schema_echo", {"schema": source.input_schema})
     expect(not result.is_error, f"json_schema_echo failed: {text_of(result)!r}")
 

@@ -49,9 +49,9 @@ logger = logging.getLogger("mcpkit.conformance.client")
 def _target(launch: Launch) -> Any:
     if not launch.scenario.startswith("auth/"):
         return launch.url
-    from _client_auth import AuthorizedUrl
+    from _client_auth import authorized_target
 
-    return AuthorizedUrl(launch.url, launch.scenario, launch.context)
+    return authorized_target(launch.url, launch.scenario, launch.context)
 
 
 def build_client(launch: Launch, scenario: Scenario) -> Client:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -169,13 +170,14 @@ def test_unknown_scenario_is_not_guessed() -> None:
 
 def test_auth_scenarios_get_the_scenario_name_in_their_oauth_context() -> None:
     # The suite adds "name" only where it sends a context; the grant depends on the name.
-    from _client_auth import AuthorizedUrl
+    from _client_auth import authorized_target
 
-    connector = AuthorizedUrl(
+    target = authorized_target(
         URL, "auth/client-credentials-basic", {"client_id": "c", "client_secret": "s"}
     )
-    assert connector.auth.grant == "client_credentials"
-    assert AuthorizedUrl(URL, "auth/metadata-default", {}).auth.grant == "authorization_code"
+    assert getattr(target.auth, "grant", None) == "client_credentials"
+    default = authorized_target(URL, "auth/metadata-default", {})
+    assert getattr(default.auth, "grant", None) == "authorization_code"
 
 
 # -- headless answers --------------------------------------------------------------------------
@@ -257,8 +259,17 @@ def test_unsupported_auth_extension_fails_with_the_reason() -> None:
     assert code == conformance_client.EXIT_FAILED
 
 
-def test_unreachable_server_is_a_scenario_failure_not_a_hang() -> None:
-    # Port 9 (discard) on loopback refuses connections: the run fails fast with exit 1.
-    done = _run(["http://127.0.0.1:9/mcp"], env(scenario="tools_call", version="2026-07-28"))
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+def test_unreachable_server_is_a_scenario_failure_not_a_hang(version: str) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/mcp"
+    done = _run([url], env(scenario="tools_call", version=version))
     assert done.returncode == conformance_client.EXIT_FAILED, done.stderr
-    assert "client.py: tools_call:" in done.stderr
+    assert "client.py: tools_call: ConnectionBroken" in done.stderr.splitlines()[-1]
