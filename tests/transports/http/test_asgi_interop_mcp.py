@@ -25,7 +25,7 @@ PEER_TIMEOUT_S: Final = 60.0
 pytestmark = pytest.mark.peers
 
 
-async def _run_peer(url: str, mode: str) -> dict[str, Any]:
+async def _run_peer(url: str, mode: str, path: str = "/mcp") -> dict[str, Any]:
     if not PEER_PYTHON.exists():  # a missing peer is a failure, never a skip
         pytest.fail(
             f"the official MCP SDK peer is missing ({PEER_PYTHON}); run scripts/install-peers"
@@ -33,7 +33,7 @@ async def _run_peer(url: str, mode: str) -> dict[str, Any]:
     process = await asyncio.create_subprocess_exec(
         str(PEER_PYTHON),
         str(CLIENT),
-        f"{url}/mcp",
+        f"{url}{path}",
         mode,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -64,3 +64,11 @@ async def test_official_client_against_mcpkit_server(mode: str, json_response: b
     assert summary["region"] == "eu-west/2"  # 2026: Mcp-Param-Region was mirrored and checked
     assert summary["resource"] == "static text"
     assert {"add", "ask", "progress", "region"} <= set(summary["tools"])
+
+
+async def test_official_http_sse_client_against_the_2024_11_05_endpoint() -> None:
+    app = build_server().http_app(legacy_sse=True)
+    async with running(app) as url:
+        summary = await _run_peer(url, "sse", path="/sse")
+    assert summary["add"] == "42" and summary["ask"] == "hello Grace"
+    assert summary["progress"] == [1.0, 2.0, 3.0]

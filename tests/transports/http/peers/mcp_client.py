@@ -1,6 +1,7 @@
 """The official SDK's client (``mcp`` 2.3.0) driving an mcpkit HTTP server; run with the peer venv.
 
-``python mcp_client.py URL MODE`` (MODE: ``legacy``, ``2026-07-28`` or ``auto``) exercises tools,
+``python mcp_client.py URL MODE`` (MODE: ``legacy``, ``2026-07-28`` or ``auto`` over Streamable
+HTTP; ``sse`` for the 2024-11-05 HTTP+SSE transport, URL being the SSE endpoint) exercises tools,
 progress, a question to the user (a server→client request in legacy, MRTR in 2026), resources and
 an ``x-mcp-header`` tool, then prints one JSON object summarising what it saw, for the test.
 """
@@ -26,7 +27,12 @@ async def main(url: str, mode: str) -> None:
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         progress.append(value)
 
-    async with Client(url, mode=mode, elicitation_callback=answer) as client:  # type: ignore[arg-type]
+    target: Any = url
+    if mode == "sse":
+        from mcp.client.sse import sse_client
+
+        target, mode = sse_client(url), "legacy"
+    async with Client(target, mode=mode, elicitation_callback=answer) as client:
         tools = await client.list_tools()
         added = await client.call_tool("add", {"a": 20, "b": 22})
         stepped = await client.call_tool("progress", {"steps": 3}, progress_callback=on_progress)
