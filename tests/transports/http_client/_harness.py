@@ -141,14 +141,14 @@ def kit_argv(*flags: str) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def running(app: Any) -> AsyncIterator[str]:
+async def running(app: Any, *, lifespan: str = "off") -> AsyncIterator[str]:
     """Serve ``app`` on 127.0.0.1 (a free port) in this loop; yields ``http://127.0.0.1:N``."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan=lifespan))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         yield f"http://127.0.0.1:{port}"

@@ -2,7 +2,8 @@
 
 Run with the project's interpreter. It binds its socket before uvicorn starts, prints
 ``PORT <n>``, and prints ``STREAM-CLOSED`` each time the event store records the end of a
-stream (the final response is stored by then), so a test can kill it at exactly that point::
+stream (the final response is stored by then), so a test can kill it at exactly that point
+(tools print ``SLOW-STARTED`` and ``DETACHED-DONE`` too)::
 
     python kit_http_server.py [--port N] [--event-store PATH] [--legacy-only] [--stateless]
         [--json] [--retry-ms MS] [--legacy-sse]
@@ -47,8 +48,11 @@ def build(**options: Any) -> Server:
         return f"{steps} steps"
 
     @server.tool
-    async def slow(seconds: float) -> str:
-        """Sleep."""
+    async def slow(ctx: Context, seconds: float) -> str:
+        """Say so on stdout and in a progress notification (so the answer is an SSE stream),
+        then sleep."""
+        print("SLOW-STARTED", flush=True)
+        await ctx.report_progress(0, None, "sleeping")
         await asyncio.sleep(seconds)
         return "slept"
 
@@ -63,6 +67,7 @@ def build(**options: Any) -> Server:
         closed = await ctx.close_stream(retry_ms=retry_ms)
         for step in range(1, steps + 1):
             await ctx.report_progress(step, steps, f"detached {step}")
+        print("DETACHED-DONE", flush=True)  # the answer is stored next (then STREAM-CLOSED)
         return f"closed={closed}"
 
     @server.tool
