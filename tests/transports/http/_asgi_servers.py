@@ -108,6 +108,15 @@ def _process_server() -> Server:
             await ctx.report_progress(step, count, f"event {step}")
         return f"burst of {count}"
 
+    @server.tool
+    async def polled_burst(ctx: Context, count: int = 20, retry_ms: int = 1500) -> str:
+        """Close the connection (the client waits ``retry_ms``), then send ``count`` progress
+        events and answer while nobody is connected: all of it goes to the event store."""
+        await ctx.close_stream(retry_ms=retry_ms)
+        for step in range(1, count + 1):
+            await ctx.report_progress(step, count, f"event {step}")
+        return f"polled burst of {count}"
+
     return server
 
 

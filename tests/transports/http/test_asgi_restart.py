@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import socket
+import sqlite3
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any, Final
 import httpx
 from _asgi_harness import LegacyPeer, bound, collect_sse, sse_messages
 
+from mcpkit.client import Client
 from mcpkit.protocol.codec import decode_json
 from mcpkit.protocol.sse import SSEDecoder
 from mcpkit.transports.http import SQLiteEventStore
@@ -141,3 +143,53 @@ async def test_server_killed_mid_stream_resumes_from_sqlite_after_restart(tmp_pa
     assert progress == list(range(1, EVENTS + 1))  # none lost, none twice, in order
     final = everything[-1]
     assert final["id"] == 7 and final["result"]["content"][0]["text"] == f"burst of {EVENTS}"
+
+
+def _closed_post_streams(db: Path, session_id: str) -> list[str]:
+    """Keys of the session's finished POST streams. The store has no listing API, so this reads
+    its documented schema (``event_store_sqlite._SCHEMA``) read-only."""
+    if not db.exists():  # created by the server on its first event
+        return []
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as db_conn:
+        try:
+            rows = db_conn.execute(
+                "SELECT key FROM mcpkit_streams WHERE session_id = ? AND closed = 1 "
+                "AND stream_id LIKE 'post-%'",
+                (session_id,),
+            ).fetchall()
+        except sqlite3.OperationalError:  # the schema is not there yet
+            return []
+    return [row[0] for row in rows]
+
+
+async def test_mcpkit_client_resumes_across_a_server_restart(tmp_path: Path) -> None:
+    """End to end with mcpkit's own client: the server closes the stream (polling), stores the
+    rest, dies, comes back; the client's reconnect after ``retry`` gets everything."""
+    db = tmp_path / "events.db"
+    port = _free_port()
+    progress: list[float] = []
+    async with (
+        _server(port, db) as first,
+        Client(f"http://127.0.0.1:{port}/mcp", mode="legacy", timeout=60) as client,
+    ):
+        session_id = client.negotiated.session_id
+        assert session_id is not None
+        call = asyncio.create_task(
+            client.call_tool(
+                "polled_burst",
+                {"count": EVENTS, "retry_ms": 1500},
+                progress_callback=lambda p, t, m: progress.append(p),
+            )
+        )
+        async with asyncio.timeout(10):
+            while not _closed_post_streams(db, session_id):  # noqa: ASYNC110  (another process)
+                await asyncio.sleep(STORE_POLL_S)
+        first.send_signal(signal.SIGKILL)  # before the client's reconnect (1.5 s after close)
+        await bound(first.wait())
+        async with _server(port, db):
+            result = await bound(call, 60)
+            assert result.content[0].text == f"polled burst of {EVENTS}"  # type: ignore[union-attr]
+            assert progress == [float(n) for n in range(1, EVENTS + 1)]
+            # the restarted process does not know the session: the client starts a new one
+            tools = await bound(client.list_tools())
+            assert "polled_burst" in {t.name for t in tools}

@@ -110,7 +110,7 @@ class RequestOutbound:
         """End this request's HTTP response but not its stream (SSE polling, SEP-1699)."""
         if self._json_only:
             return False
-        return self._pipe.request_close(retry_ms)
+        return await self._pipe.request_close(retry_ms)
 
 
 class GetStreamOutbound:
@@ -249,15 +249,18 @@ async def _stream_answer(
     options: StreamOptions,
     headers: Headers,
 ) -> None:
+    if pipe.close_prime is not None:
+        # closed before anything was sent: prime, announce the delay, end (polling)
+        retry = pipe.close_retry if pipe.close_retry is not None else options.retry_ms
+        if await response.start_sse(headers):
+            await response.event(b"", event_id=pipe.close_prime, retry=retry)
+        await response.end()
+        return
     prime, items = await pipe.start_sse()
     generation = pipe.generation
     if not await response.start_sse(headers):
         return
-    retry = options.retry_ms
-    if pipe.close_requested and pipe.close_retry is not None:
-        retry = pipe.close_retry  # the close comes right away: announce its delay here
-        pipe.close_retry = None
-    if prime is not None and not await response.event(b"", event_id=prime, retry=retry):
+    if prime is not None and not await response.event(b"", event_id=prime, retry=options.retry_ms):
         return
     await pump(response, pipe, generation, disconnected, options, first=items)
 
@@ -285,10 +288,14 @@ async def pump(
         if pipe.generation != generation:
             await response.end()  # superseded by a resumed connection
             return
-        if pipe.close_requested and not pipe.has_items:
+        if pipe.close_requested:
+            # SSE polling: from here on the handler's messages only go to the store; what was
+            # already queued (stored, numbered) is still sent, then the reconnection delay.
+            for event_id, data in pipe.detach(generation):
+                if not await response.event(data, event_id=event_id):
+                    return
             if pipe.close_retry is not None:
                 await response.raw(b"retry: %d\n\n" % pipe.close_retry)
-            pipe.detach(generation)
             await response.end()
             return
         if pipe.ended and not pipe.has_items:

@@ -59,6 +59,7 @@ class EventPipe:
         "_lock",
         "_room",
         "_wake",
+        "close_prime",
         "close_requested",
         "close_retry",
         "ended",
@@ -91,6 +92,8 @@ class EventPipe:
         self._finishing = False
         self.close_requested = False
         self.close_retry: int | None = None
+        self.close_prime: str | None = None
+        """Set when the stream was closed before its first byte: the id to prime it with."""
         self.generation = 0
         """Bumped when a new writer attaches; an older writer sees it and steps aside."""
         self._items: deque[Item] = deque()
@@ -180,20 +183,26 @@ class EventPipe:
         self.ended = True
         self.wake()
 
-    def request_close(self, retry_ms: int | None) -> bool:
-        """Ask the writer to end the HTTP response but keep the stream (SSE polling)."""
-        if (
-            self.store is None
-            or self._finishing
-            or self.state
-            not in (
-                PipeState.PENDING,
-                PipeState.SSE,
-            )
-        ):
+    async def request_close(self, retry_ms: int | None) -> bool:
+        """End the HTTP response *now* but keep the stream (SSE polling, SEP-1699).
+
+        From this call on, the handler's messages go to the store only; the client comes back
+        after ``retry_ms`` with ``Last-Event-ID``. Before any byte was sent the stream is primed
+        first (:attr:`close_prime`), so the client has an id to resume from. ``False`` when the
+        stream cannot be resumed (no event store), so closing it would lose messages.
+        """
+        if self.store is None or self.session_id is None or self._finishing:
             return False
-        self.close_requested = True
-        self.close_retry = retry_ms
+        async with self._lock:
+            if self.state is PipeState.PENDING:
+                self.close_prime = await self.store.prime(self.session_id, self.stream_id)
+                for _, data in self.take():
+                    await self._append(data)
+            elif self.state is not PipeState.SSE:
+                return False
+            self.state = PipeState.DETACHED  # queued items, already stored, are still flushed
+            self.close_requested = True
+            self.close_retry = retry_ms
         self.wake()
         return True
 
@@ -225,23 +234,28 @@ class EventPipe:
             return True
         return False
 
-    def detach(self, generation: int) -> None:
-        """The writer of ``generation`` lost its connection (or closed it on purpose)."""
+    def detach(self, generation: int) -> list[Item]:
+        """The writer of ``generation`` lost its connection (or closes it on purpose).
+
+        From now on emitted messages only go to the store. Returns what was queued but not
+        written (already stored, with ids): a writer closing on purpose may still send it.
+        """
         if generation != self.generation:
-            return  # a newer writer already took over
+            return []  # a newer writer already took over
+        leftover = self.take()
         if self.state is PipeState.SSE:
             self.state = PipeState.DETACHED
-            self._items.clear()  # already appended to the store (or undeliverable)
         elif self.state is PipeState.PENDING:
             self.state = PipeState.GONE
-            self._items.clear()
+            leftover = []  # never numbered: nobody can resume them
         self.close_requested = False
         self._room.set()
+        return leftover
 
     async def attach(self, replay: list[Item] | None = None) -> tuple[int, list[Item]]:
         """A new writer takes the stream (a resumed ``GET``). Returns its generation and what to
         write first: ``replay`` (already read from the store by the caller, under our lock via
-        :meth:`locked_replay`) followed by anything queued."""
+        :attr:`lock`) followed by anything queued."""
         self.state = PipeState.SSE
         self.generation += 1
         self.close_requested = False
