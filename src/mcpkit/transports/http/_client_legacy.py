@@ -48,6 +48,7 @@ from mcpkit.protocol.errors import (
     RemoteProtocolError,
 )
 from mcpkit.protocol.http_headers import MCP_PROTOCOL_VERSION_HEADER
+from mcpkit.protocol.observe import notify_outbound
 from mcpkit.protocol.http_routing import (
     LAST_EVENT_ID_HEADER,
     MCP_SESSION_ID_HEADER,
@@ -523,7 +524,9 @@ class LegacySessionStream:
                         "%s: the new session speaks %s (was %s)", self._url, version, old_version
                     )
                 self.protocol_version = version
-            await self._post(Notification("notifications/initialized"))
+            initialized = Notification("notifications/initialized")
+            notify_outbound(initialized, self.protocol_version, initialized.method)
+            await self._post(initialized)
             self._generation += 1
             self.session_restarts += 1
             self._start_listening()
@@ -535,6 +538,7 @@ class LegacySessionStream:
         doing = f"POST {self._url} (initialize, new session)"
         headers = self._headers(accept=POST_ACCEPT, initialize=True)
         headers["Content-Type"] = JSON_MEDIA
+        notify_outbound(request, None, request.method)
         try:
             async with self._http.stream(
                 "POST", self._url, content=encode_message(request), headers=headers
