@@ -297,3 +297,24 @@ async def test_idle_sessions_are_reaped_and_their_work_cancelled() -> None:
         gone = await idle.post({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})
         assert gone.status_code == 404
         assert (await busy.call(5, "tools/list"))["result"]["tools"]
+
+
+async def test_a_second_get_stream_supersedes_the_first() -> None:
+    """Each message goes to exactly one stream: a reconnecting GET takes over, the old one ends."""
+    async with running(_app()) as url, httpx.AsyncClient(base_url=url) as http:
+        peer = LegacyPeer(http)
+        await peer.initialize()
+        headers = peer.headers(accept="text/event-stream")
+        async with http.stream("GET", "/mcp", headers=headers) as old:
+            assert old.status_code == 200
+            async with http.stream("GET", "/mcp", headers=headers) as new:
+                assert new.status_code == 200
+                assert await bound(old.aread()) == b""  # the old stream ended, empty
+                await peer.call(2, "tools/call", {"name": "change", "arguments": {}})
+                decoder = SSEDecoder()
+                got: list[dict[str, Any]] = []
+                async for chunk in new.aiter_bytes():
+                    got += sse_messages(decoder.feed(chunk))
+                    if got:
+                        break
+        assert got[0]["method"] == "notifications/tools/list_changed"

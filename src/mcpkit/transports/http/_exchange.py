@@ -310,6 +310,9 @@ async def pump(
                 return
             if on_keepalive is not None:
                 await on_keepalive()
+        if pipe.generation != generation:
+            await response.end()  # superseded: the queued items are the new writer's
+            return
         pending = pipe.take()
 
 

@@ -259,6 +259,7 @@ class EventPipe:
         self.state = PipeState.SSE
         self.generation += 1
         self.close_requested = False
+        self._wake.set()  # an older writer wakes up, sees it is superseded and steps aside
         return self.generation, [*(replay or []), *self.take()]
 
     @property
