@@ -1,27 +1,39 @@
 """The raw floor: a bare stdlib JSON-RPC loop on stdio, with no MCP library at all.
 
 It answers just enough of MCP for the benchmark driver (initialize, server/discover, ping,
-tools/list, tools/call for `echo` and `add`) so that every other server's numbers can be read as
-a multiple of "the least any Python process could do here": one json.loads and one json.dumps per
-message, line-buffered I/O. It validates nothing, which is exactly why it is a floor and not a
-server.
+tools/list, tools/call for the tools of toolset.py) so that every other server's numbers can be
+read as a multiple of "the least any Python process could do here": one json.loads and one
+json.dumps per message, line-buffered I/O. It validates nothing, which is exactly why it is a
+floor and not a server.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from httpserve import ServerArgs
+from toolset import (
+    ADD_DESCRIPTION,
+    BLOB_CHAR,
+    BLOB_DESCRIPTION,
+    ECHO_DESCRIPTION,
+    raw_definition,
+)
 
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 LEGACY_VERSION = "2025-11-25"
 MODERN_VERSION = "2026-07-28"
 SERVER_INFO = {"name": "raw-stdio-floor", "version": "0.0.0"}
 
-TOOLS = [
+TOOLS: list[dict[str, Any]] = [
     {
         "name": "echo",
-        "description": "Return the given text unchanged.",
+        "description": ECHO_DESCRIPTION,
         "inputSchema": {
             "type": "object",
             "properties": {"text": {"type": "string"}},
@@ -30,11 +42,29 @@ TOOLS = [
     },
     {
         "name": "add",
-        "description": "Add two integers.",
+        "description": ADD_DESCRIPTION,
         "inputSchema": {
             "type": "object",
             "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
             "required": ["a", "b"],
+        },
+    },
+    {
+        "name": "blob",
+        "description": BLOB_DESCRIPTION,
+        "inputSchema": {
+            "type": "object",
+            "properties": {"size": {"type": "integer"}},
+            "required": ["size"],
+        },
+    },
+    {
+        "name": "sync_echo",
+        "description": "Echo on a worker thread.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
         },
     },
 ]
@@ -48,8 +78,10 @@ def _is_modern(params: dict[str, Any]) -> bool:
 def _call_tool(params: dict[str, Any]) -> dict[str, Any]:
     name = params.get("name")
     args = params.get("arguments") or {}
-    if name == "echo":
+    if name == "echo" or name == "sync_echo":
         return {"content": [{"type": "text", "text": str(args.get("text", ""))}]}
+    if name == "blob":
+        return {"content": [{"type": "text", "text": BLOB_CHAR * int(args["size"])}]}
     if name == "add":
         return {"content": [{"type": "text", "text": str(args["a"] + args["b"])}]}
     return {"content": [{"type": "text", "text": f"unknown tool {name!r}"}], "isError": True}
@@ -97,6 +129,7 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def main() -> None:
+    TOOLS.extend(raw_definition(i) for i in range(ServerArgs(sys.argv).tools))
     out = sys.stdout
     for line in sys.stdin:
         if not line.strip():

@@ -1,14 +1,19 @@
-"""Run the stdio benchmarks for every server in SERVERS, interleaved, and write a report.
+"""Run every benchmark, interleaved, against every implementation; write a markdown report.
 
-    python benchmarks/run.py --quick        # ~2 minutes on 2 cores
-    python benchmarks/run.py                # more calls, more repeats
+    python benchmarks/run.py --quick        # ~3 minutes on 2 cores
+    python benchmarks/run.py                # the full run (≤ 10 minutes on 2 cores)
+    python benchmarks/run.py --only stdio --only http   # some sections only
 
-Each repeat runs every (server, era) pair once, in an order rotated between repeats, so slow
-drift of the machine (other work on the 2 shared cores, thermal state) spreads over all servers
-instead of landing on one. The report gives the median of each metric over the repeats and its
-ratio to the raw floor of the same era. Peers come from scripts/install-peers.
+Sections (see README.md): ``stdio`` (start → first answer, sequential, pipelined, sync tool;
+both eras), ``http`` (sequential and 32 concurrent clients; legacy SSE, legacy JSON, 2026
+stateless), ``list`` (`tools/list` with 1,000 tools), ``large`` (1 MB and 10 MB results),
+``sessions`` (idle legacy HTTP session memory), ``client`` (client-side CPU per call).
 
-Output: benchmarks/results/report.md (human) and benchmarks/results/raw.json (every run).
+Each repeat runs every section once, and within a section every implementation in an order
+rotated between repeats, so slow drift of the shared machine spreads over all of them instead of
+landing on one. The report gives medians over repeats and ratios against each anchor.
+
+Output: benchmarks/results/report.md and benchmarks/results/raw.json (every run).
 """
 
 from __future__ import annotations
@@ -16,37 +21,79 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import statistics
+import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from driver import ERAS, Measurement, PeerError, measure
+from driver import ERAS, PeerError, measure, measure_large, measure_list
+from http_driver import MODES, measure_http, measure_sessions
+from report import Results, render
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "benchmarks" / "results"
 PEERS_DIR = ROOT / os.environ.get("PEERS_DIR", ".peers")
 PROJECT_PYTHON = ROOT / ".venv" / "bin" / "python"
-RAW_FLOOR = "raw"
+CLIENT_TIMEOUT_S = 120.0
+"""One client_cpu.py run (spawn, connect, calls, close) must end within this."""
 
-# name → server command (argv). Add a server by adding a line; a missing interpreter or script
-# makes that server "not available" in the report instead of an error.
-SERVERS: dict[str, list[str]] = {
-    RAW_FLOOR: [str(PROJECT_PYTHON), "benchmarks/raw_stdio_server.py"],
-    # mcpkit's own benchmark server: the same echo/add tools on mcpkit's server layer. The script
-    # is written when the server layer exists; until then this row reads "not available".
-    "mcpkit": [str(PROJECT_PYTHON), "benchmarks/mcpkit_server.py"],
-    "mcp 2.3.0": [
-        str(PEERS_DIR / "mcp-venv" / "bin" / "python"),
+
+@dataclass(frozen=True)
+class Impl:
+    """One implementation: its interpreter, its stdio and HTTP servers, its client library."""
+
+    name: str
+    python: Path
+    stdio: str | None
+    http: str | None
+    client: str | None
+    requires: str | None = None
+    """A file (relative to the repository) that must exist before this one can be measured."""
+    http_requires: str | None = None
+
+    def command(self, script: str, *extra: str) -> list[str]:
+        return [str(self.python), script, *extra]
+
+
+RAW = "raw"
+ASYNCIO_REFERENCE = "raw asyncio"
+MCPKIT = "mcpkit"
+IMPLS: list[Impl] = [
+    Impl(
+        RAW,
+        PROJECT_PYTHON,
+        "benchmarks/raw_stdio_server.py",
+        "benchmarks/raw_asgi_server.py",
+        "raw",
+    ),
+    Impl(ASYNCIO_REFERENCE, PROJECT_PYTHON, "benchmarks/raw_asyncio_server.py", None, None),
+    Impl(
+        MCPKIT,
+        PROJECT_PYTHON,
+        "benchmarks/mcpkit_server.py",
+        "benchmarks/mcpkit_server.py",
+        "mcpkit",
+        http_requires="src/mcpkit/server/_http_entry.py",
+    ),
+    Impl(
+        "mcp 2.3.0",
+        PEERS_DIR / "mcp-venv" / "bin" / "python",
         "benchmarks/peer_servers/mcp_server.py",
-    ],
-    "fastmcp 4.2.3": [
-        str(PEERS_DIR / "fastmcp-venv" / "bin" / "python"),
+        "benchmarks/peer_servers/mcp_server.py",
+        "mcp",
+    ),
+    Impl(
+        "fastmcp 4.2.3",
+        PEERS_DIR / "fastmcp-venv" / "bin" / "python",
         "benchmarks/peer_servers/fastmcp_server.py",
-    ],
-}
+        "benchmarks/peer_servers/fastmcp_server.py",
+        "fastmcp",
+    ),
+]
+SECTIONS = ("stdio", "http", "list", "large", "sessions", "client")
 
 
 @dataclass(frozen=True)
@@ -55,177 +102,273 @@ class Settings:
     calls: int
     pipelined: int
     warmup: int
+    max_seconds: float
+    """Each timed phase stops after this long (slow servers), with a minimum number of calls."""
+    list_calls: int
+    list_tools: int
+    large_sizes: tuple[int, ...]
+    large_repeats: int
+    http_calls: int
+    http_max_seconds: float
+    sessions: int
+    client_calls: int
+    light_repeats: int
+    """Repeats for list, large and client (each already a median over many calls)."""
 
 
-QUICK = Settings(repeats=3, calls=1000, pipelined=2000, warmup=50)
-FULL = Settings(repeats=5, calls=5000, pipelined=10000, warmup=200)
+QUICK = Settings(
+    repeats=2,
+    calls=1500,
+    pipelined=3000,
+    warmup=50,
+    max_seconds=1.0,
+    list_calls=10,
+    list_tools=1000,
+    large_sizes=(1_000_000, 10_000_000),
+    large_repeats=1,
+    http_calls=300,
+    http_max_seconds=0.6,
+    sessions=300,
+    client_calls=300,
+    light_repeats=1,
+)
+FULL = Settings(
+    repeats=3,
+    calls=5000,
+    pipelined=10000,
+    warmup=200,
+    max_seconds=2.0,
+    list_calls=20,
+    list_tools=1000,
+    large_sizes=(1_000_000, 10_000_000),
+    large_repeats=3,
+    http_calls=1500,
+    http_max_seconds=1.5,
+    sessions=1000,
+    client_calls=1000,
+    light_repeats=2,
+)
 
-# (field, column title, unit, higher is better)
-METRICS: list[tuple[str, str, str, bool]] = [
-    ("start_to_first_answer_ms", "start → first answer", "ms", False),
-    ("sequential_calls_per_s", "sequential", "calls/s", True),
-    ("sequential_p50_us", "p50", "µs", False),
-    ("sequential_p99_us", "p99", "µs", False),
-    ("sequential_server_cpu_us_per_call", "server CPU/call", "µs", False),
-    ("pipelined_calls_per_s", "pipelined", "calls/s", True),
-    ("pipelined_server_cpu_us_per_call", "pipelined CPU/call", "µs", False),
-]
 
-
-def available(command: list[str]) -> str | None:
-    """Why `command` cannot run here, or None when it can."""
-    interpreter, script = Path(command[0]), ROOT / command[1]
-    if not interpreter.exists():
-        shown = interpreter.relative_to(ROOT) if interpreter.is_relative_to(ROOT) else interpreter
-        return f"{shown} missing"
-    if not script.exists():
-        return f"{command[1]} not written yet"
+def unavailable(impl: Impl, script: str | None, http: bool = False) -> str | None:
+    """Why `impl` cannot run `script` here, or None when it can."""
+    if script is None:
+        return "not applicable"
+    if not impl.python.exists():
+        shown = impl.python.relative_to(ROOT) if impl.python.is_relative_to(ROOT) else impl.python
+        return f"{shown} missing (run scripts/install-peers)"
+    for needed in (impl.requires, impl.http_requires if http else None, script):
+        if needed is not None and not (ROOT / needed).exists():
+            return f"{needed} does not exist yet"
     return None
 
 
-def run_all(
-    settings: Settings, only: list[str]
-) -> tuple[dict[str, dict[str, list[Measurement]]], dict[str, str]]:
-    names = [n for n in SERVERS if not only or n in only or n == RAW_FLOOR]
-    skipped = {n: why for n in names if (why := available(SERVERS[n])) is not None}
-    runnable = [n for n in names if n not in skipped]
-    runs: dict[str, dict[str, list[Measurement]]] = {n: {era: [] for era in ERAS} for n in runnable}
-    for repeat in range(settings.repeats):
-        shift = repeat % len(runnable)
-        order = runnable[shift:] + runnable[:shift]
-        for name in order:
-            for era in ERAS:
-                label = f"[{repeat + 1}/{settings.repeats}] {name} ({era})"
-                print(f"{label} …", end=" ", flush=True, file=sys.stderr)
-                try:
-                    result = measure(
-                        SERVERS[name], era, settings.calls, settings.pipelined, settings.warmup
-                    )
-                except PeerError as exc:
-                    print(f"failed: {exc}", file=sys.stderr)
-                    skipped.setdefault(f"{name} ({era})", str(exc))
-                    continue
-                runs[name][era].append(result)
-                print(f"{result.sequential_calls_per_s:,.0f} calls/s", file=sys.stderr)
-    return runs, skipped
+class Runner:
+    """Runs jobs, records results and failures, prints progress."""
 
+    def __init__(self, settings: Settings, impls: list[Impl], sections: list[str]) -> None:
+        self.settings = settings
+        self.impls = impls
+        self.sections = sections
+        self.results = Results()
 
-def median_of(results: list[Measurement], field: str) -> float:
-    values: list[float] = [getattr(r, field) for r in results]
-    return statistics.median(values)
+    def job(self, section: str, impl: str, variant: str, work: Callable[[], Any]) -> None:
+        label = f"{section} · {impl} · {variant}"
+        print(f"  {label} …", end=" ", flush=True, file=sys.stderr)
+        began = time.perf_counter()
+        try:
+            value = work()
+        except (PeerError, subprocess.SubprocessError, OSError, ValueError) as exc:
+            print(f"failed: {exc}", file=sys.stderr)
+            self.results.fail(section, impl, variant, str(exc))
+            return
+        print(f"{time.perf_counter() - began:.1f} s", file=sys.stderr)
+        if isinstance(value, list):
+            for item in value:
+                row = asdict(item)
+                self.results.add(section, impl, f"{variant} {row['size'] // 1_000_000} MB", row)
+        else:
+            self.results.add(
+                section, impl, variant, value if isinstance(value, dict) else asdict(value)
+            )
 
+    def rotated(self, repeat: int, names: list[Impl]) -> list[Impl]:
+        shift = repeat % len(names) if names else 0
+        return names[shift:] + names[:shift]
 
-def fmt(value: float) -> str:
-    if value >= 100:
-        return f"{value:,.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    return f"{value:.2f}"
+    def available(self, section: str, impl: Impl, script: str | None, http: bool = False) -> bool:
+        why = unavailable(impl, script, http)
+        if why is None:
+            return True
+        if why != "not applicable":
+            self.results.skip(section, impl.name, why)
+        return False
 
+    def run(self) -> None:
+        s = self.settings
+        for repeat in range(s.repeats):
+            print(f"repeat {repeat + 1}/{s.repeats}", file=sys.stderr)
+            order = self.rotated(repeat, self.impls)
+            light = repeat < s.light_repeats
+            if "stdio" in self.sections:
+                self.stdio(order)
+            if "http" in self.sections:
+                self.http(order)
+            if "list" in self.sections and light:
+                self.tools_list(order)
+            if "large" in self.sections and light:
+                self.large(order)
+            if "sessions" in self.sections and repeat == 0:
+                self.sessions(order)
+            if "client" in self.sections and light:
+                self.client(order)
 
-def ratio(value: float, floor: float, higher_is_better: bool) -> str:
-    """How many times worse than the floor (1.0x = as good as the floor)."""
-    if value <= 0 or floor <= 0:
-        return "-"
-    times = floor / value if higher_is_better else value / floor
-    return f"{times:.1f}x"
-
-
-def environment(settings: Settings) -> list[str]:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    clk = os.sysconf("SC_CLK_TCK")
-    return [
-        f"- date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
-        f"- machine: {os.cpu_count()} cores, {cpu}; {platform.system()} {platform.release()}",
-        f"- driver Python {platform.python_version()}; servers run on their own venvs' Python",
-        f"- {settings.repeats} interleaved repeats; per run {settings.warmup} warm-up calls, "
-        f"{settings.calls} sequential and {settings.pipelined} pipelined `tools/call echo`",
-        f"- server CPU comes from /proc/<pid>/stat in ticks of {1000 / clk:.0f} ms: resolution "
-        f"{1e6 / clk / settings.calls:.0f} µs/call sequential, "
-        f"{1e6 / clk / settings.pipelined:.0f} µs/call pipelined",
-    ]
-
-
-def report(
-    runs: dict[str, dict[str, list[Measurement]]], skipped: dict[str, str], settings: Settings
-) -> str:
-    lines = ["# Benchmark report: stdio", "", *environment(settings), ""]
-    lines += [
-        "Medians over the repeats. `x` = times worse than the raw floor in the same era "
-        "(a stdlib JSON-RPC loop: the least any Python server can cost).",
-        "",
-    ]
-    for era in ERAS:
-        title = (
-            "legacy (2025-11-25, initialize handshake)"
-            if era == "legacy"
-            else "2026-07-28 (stateless, per-request _meta)"
-        )
-        lines += [f"## {title}", ""]
-        header = "| server | " + " | ".join(f"{t} ({u})" for _, t, u, _ in METRICS) + " |"
-        lines += [header, "|---|" + "---:|" * len(METRICS)]
-        floor = runs.get(RAW_FLOOR, {}).get(era, [])
-        for name, by_era in runs.items():
-            results = by_era[era]
-            if not results:
+    def stdio(self, order: list[Impl]) -> None:
+        s = self.settings
+        for impl in order:
+            if not self.available("stdio", impl, impl.stdio):
                 continue
-            cells = []
-            for field, _, _, higher in METRICS:
-                value = median_of(results, field)
-                cell = fmt(value)
-                if floor and name != RAW_FLOOR:
-                    cell += f" ({ratio(value, median_of(floor, field), higher)})"
-                cells.append(cell)
-            lines.append(f"| {name} | " + " | ".join(cells) + " |")
-        lines.append("")
-    if skipped:
-        lines += ["## Not measured", ""]
-        lines += [f"- {name}: {why}" for name, why in skipped.items()]
-        lines.append("")
-    lines += [
-        "Not yet measured (see benchmarks/README.md): HTTP, sessions, large lists and results, "
-        "client CPU.",
-        "",
+            for era in ERAS:
+                command = impl.command(impl.stdio)  # type: ignore[arg-type]
+                self.job(
+                    "stdio",
+                    impl.name,
+                    era,
+                    lambda c=command, e=era: measure(  # type: ignore[misc]
+                        c, e, s.calls, s.pipelined, s.warmup, s.max_seconds
+                    ),
+                )
+
+    def http(self, order: list[Impl]) -> None:
+        s = self.settings
+        for impl in order:
+            if not self.available("http", impl, impl.http, http=True):
+                continue
+            for mode in MODES:
+                command = impl.command(impl.http)  # type: ignore[arg-type]
+                self.job(
+                    "http",
+                    impl.name,
+                    mode,
+                    lambda c=command, m=mode: measure_http(  # type: ignore[misc]
+                        c, m, s.http_calls, s.warmup // 4, s.http_max_seconds
+                    ),
+                )
+
+    def tools_list(self, order: list[Impl]) -> None:
+        s = self.settings
+        for impl in order:
+            if impl.name == ASYNCIO_REFERENCE or not self.available("list", impl, impl.stdio):
+                continue
+            for era in ERAS:
+                command = impl.command(impl.stdio, "--tools", str(s.list_tools))  # type: ignore[arg-type]
+                self.job(
+                    "list",
+                    impl.name,
+                    era,
+                    lambda c=command, e=era: measure_list(  # type: ignore[misc]
+                        c, e, s.list_calls, s.list_tools
+                    ),
+                )
+
+    def large(self, order: list[Impl]) -> None:
+        s = self.settings
+        for impl in order:
+            if impl.name == ASYNCIO_REFERENCE or not self.available("large", impl, impl.stdio):
+                continue
+            command = impl.command(impl.stdio)  # type: ignore[arg-type]
+            self.job(
+                "large",
+                impl.name,
+                "stdio",
+                lambda c=command: measure_large(c, "legacy", s.large_sizes, s.large_repeats),  # type: ignore[misc]
+            )
+
+    def sessions(self, order: list[Impl]) -> None:
+        s = self.settings
+        for impl in order:
+            if not self.available("sessions", impl, impl.http, http=True):
+                continue
+            command = impl.command(impl.http)  # type: ignore[arg-type]
+            self.job(
+                "sessions",
+                impl.name,
+                "legacy-json",
+                lambda c=command: measure_sessions(c, s.sessions),  # type: ignore[misc]
+            )
+
+    def client(self, order: list[Impl]) -> None:
+        """mcpkit's client against every server; every client against the raw floor."""
+        servers = [i for i in order if i.client is not None and i.stdio is not None]
+        clients = [i for i in order if i.client is not None]
+        raw = next(i for i in self.impls if i.name == RAW)
+        pairs = [(c, raw) for c in clients] + [
+            (c, srv) for c in clients if c.name == MCPKIT for srv in servers if srv.name != RAW
+        ]
+        for client, server in pairs:
+            if not self.available("client", client, "benchmarks/client_cpu.py"):
+                continue
+            if not self.available("client", server, server.stdio):
+                continue
+            eras = ERAS if client.client != "fastmcp" else ("auto",)
+            for era in eras:
+                self.job(
+                    "client",
+                    f"{client.name} client",
+                    f"{server.name} server · {era}",
+                    lambda c=client, srv=server, e=era: run_client(c, srv, e, self.settings),  # type: ignore[misc]
+                )
+
+
+def run_client(client: Impl, server: Impl, era: str, settings: Settings) -> dict[str, float]:
+    command = [
+        str(client.python),
+        "benchmarks/client_cpu.py",
+        "--client",
+        str(client.client),
+        "--era",
+        era if era != "auto" else "legacy",
+        "--calls",
+        str(settings.client_calls),
+        "--warmup",
+        str(settings.warmup // 4),
+        "--",
+        *server.command(server.stdio),  # type: ignore[arg-type]
     ]
-    return "\n".join(lines)
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=CLIENT_TIMEOUT_S, check=False
+    )
+    if done.returncode != 0:
+        raise PeerError(f"client exited {done.returncode}: …{done.stderr.strip()[-400:]}")
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--quick", action="store_true", help="fewer calls and repeats (~2 minutes)")
+    parser.add_argument("--quick", action="store_true", help="fewer calls and repeats")
+    parser.add_argument("--only", action="append", choices=SECTIONS, default=[], help="section")
     parser.add_argument(
-        "--server",
-        action="append",
-        default=[],
-        help="only this server (repeatable; the raw floor always runs)",
+        "--server", action="append", default=[], help="only this implementation (raw always runs)"
     )
+    parser.add_argument("--output", type=Path, default=RESULTS_DIR, help="report directory")
     args = parser.parse_args()
     settings = QUICK if args.quick else FULL
     os.chdir(ROOT)
-    runs, skipped = run_all(settings, args.server)
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    text = report(runs, skipped, settings)
-    (RESULTS_DIR / "report.md").write_text(text)
-    raw = {
-        "settings": asdict(settings),
-        "runs": {
-            n: {era: [asdict(m) for m in ms] for era, ms in by.items()} for n, by in runs.items()
-        },
-        "skipped": skipped,
-        "fields": [f.name for f in fields(Measurement)],
-    }
-    (RESULTS_DIR / "raw.json").write_text(json.dumps(raw, indent=2))
+    impls = [i for i in IMPLS if not args.server or i.name in args.server or i.name == RAW]
+    runner = Runner(settings, impls, args.only or list(SECTIONS))
+    began = time.perf_counter()
+    runner.run()
+    elapsed = time.perf_counter() - began
+    args.output.mkdir(parents=True, exist_ok=True)
+    text = render(runner.results, asdict(settings), elapsed, quick=args.quick)
+    (args.output / "report.md").write_text(text)
+    raw = {"settings": asdict(settings), "elapsed_s": elapsed, **runner.results.to_json()}
+    (args.output / "raw.json").write_text(json.dumps(raw, indent=2))
     print(text)
-    print(f"written: {(RESULTS_DIR / 'report.md').relative_to(ROOT)}", file=sys.stderr)
+    print(f"written: {args.output / 'report.md'} ({elapsed:.0f} s)", file=sys.stderr)
     return 0
 
 

@@ -1,38 +1,31 @@
 """Benchmark peer: the official Python SDK (mcp==2.3.0, run from .peers/mcp-venv).
 
-Exposes the same two tools as the raw floor and mcpkit's benchmark server: `echo(text)` and
-`add(a, b)`. stdio by default; `--http --port N` serves Streamable HTTP on 127.0.0.1:N/mcp.
+The tools of benchmarks/toolset.py; the command line of benchmarks/httpserve.ServerArgs.
 """
 
 from __future__ import annotations
 
-import argparse
+import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from httpserve import ServerArgs, run_uvicorn
 from mcp.server.mcpserver import MCPServer
+from toolset import BASIC_TOOLS, many_tools, sync_echo
 
+args = ServerArgs(sys.argv)
 app = MCPServer("bench-mcp", version="2.3.0")
-
-
-@app.tool(description="Return the given text unchanged.")
-def echo(text: str) -> str:
-    return text
-
-
-@app.tool(description="Add two integers.")
-def add(a: int, b: int) -> int:
-    return a + b
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--http", action="store_true", help="serve Streamable HTTP, not stdio")
-    parser.add_argument("--port", type=int, default=8000)
-    args = parser.parse_args()
-    if args.http:
-        app.run("streamable-http", host="127.0.0.1", port=args.port)
-    else:
-        app.run("stdio")
-
+for fn, description in [
+    *BASIC_TOOLS,
+    (sync_echo, "Echo on a worker thread."),
+    *many_tools(args.tools),
+]:
+    app.add_tool(fn, description=description)
 
 if __name__ == "__main__":
-    main()
+    if args.http:
+        asgi = app.streamable_http_app(json_response=args.json, stateless_http=args.stateless)
+        run_uvicorn(asgi, args.port)
+    else:
+        app.run("stdio")

@@ -136,16 +136,19 @@ def parse_request_meta(params: Any) -> RequestMeta:
     if token is not None and (isinstance(token, bool) or not isinstance(token, str | int)):
         raise InvalidParams('"_meta.progressToken" must be a string or an integer')
 
-    trace = [value if isinstance(value := meta.get(key), str) else None for key in TRACE_KEYS]
+    # Three direct lookups rather than a loop over TRACE_KEYS: this runs on every request.
+    traceparent = meta.get("traceparent")
+    tracestate = meta.get("tracestate")
+    baggage = meta.get("baggage")
     return RequestMeta(
         protocol_version=version,
         client_capabilities=capabilities,
         client_info=client_info,
         log_level=log_level,
         progress_token=token,
-        traceparent=trace[0],
-        tracestate=trace[1],
-        baggage=trace[2],
+        traceparent=traceparent if isinstance(traceparent, str) else None,
+        tracestate=tracestate if isinstance(tracestate, str) else None,
+        baggage=baggage if isinstance(baggage, str) else None,
         raw=meta,
     )
 

@@ -8,7 +8,6 @@ runs the middleware chain around the method handler, and shapes the result for t
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -78,6 +77,8 @@ def is_modern_request(request: Request) -> bool:
 
 def state_binding(method: str, params: JSONObject) -> str:
     """A digest of what a ``requestState`` may be replayed onto: the method and its target."""
+    import hashlib  # only MRTR rounds get here: kept off a stdio server's startup
+
     target = {
         k: v for k, v in params.items() if k not in ("_meta", "inputResponses", "requestState")
     }
@@ -100,17 +101,23 @@ class Dispatcher:
         connection: LegacyConnection | None = None,
         auth: Any = None,
     ) -> JSONObject:
-        if is_modern_request(request):  # even `initialize` with modern _meta: -32601 there
+        params = request.params
+        meta = params.get("_meta") if params else None
+        if isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta:
+            # Modern (even `initialize` with modern _meta: -32601 there).
             info = self._modern_info(request, outbound, auth)
         else:
             info = self._legacy_info(request, outbound, connection, auth)
         outbound.protocol_version = info.protocol_version
-        ctx = Context(self._server, info)
         handler = self._handlers.get(request.method)
         if handler is None:
             raise MethodNotFound(f"Method not found: {request.method}")
+        ctx = Context(self._server, info)
         try:
-            result = await self._run_middleware(info, lambda: handler(info, ctx))
+            if self._server.middleware:
+                result = await self._run_middleware(info, lambda: handler(info, ctx))
+            else:  # the common case: no closure chain to build per request
+                result = await handler(info, ctx)
         except InputRequired as needed:
             if info.era != "modern" or request.method not in MRTR_METHODS:
                 raise
@@ -179,13 +186,14 @@ class Dispatcher:
         responses = params.get("inputResponses")
         if responses is not None and not isinstance(responses, dict):
             raise InvalidParams("inputResponses must be an object")
-        info.input_responses = responses or {}
-        info.state_binding = state_binding(info.request.method, params)
+        if responses:
+            info.input_responses = responses
         token = params.get("requestState")
         if token is None:
-            return
+            return  # the binding digest is computed only if this round ends up sealing state
         if not isinstance(token, str):
             raise InvalidParams("requestState must be a string")
+        info.state_binding = state_binding(info.request.method, params)
         payload = self._server.state_sealer.unseal(token, bind=info.state_binding)
         answers = payload.get("answers") if isinstance(payload, dict) else None
         info.answers = dict(answers) if isinstance(answers, dict) else {}
@@ -193,6 +201,8 @@ class Dispatcher:
     # -- result shaping ------------------------------------------------------------------------
 
     def _input_required(self, info: RequestInfo, needed: InputRequired) -> JSONObject:
+        if not info.state_binding:
+            info.state_binding = state_binding(info.request.method, info.params)
         state = self._server.state_sealer.seal({"answers": needed.answers}, bind=info.state_binding)
         return {
             "resultType": "input_required",

@@ -8,7 +8,7 @@ import inspect
 import logging
 import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from mcpkit.protocol.errors import InvalidParams, MethodNotFound, UsageError
 from mcpkit.protocol.meta import LOG_LEVELS
@@ -18,11 +18,13 @@ from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server.context import Context
 from mcpkit.server.pagination import paginate
 from mcpkit.server.prompts import RegisteredPrompt
-from mcpkit.server.request_state import RequestStateSealer
 from mcpkit.server.resources import RegisteredResource, file_resource_reader
 from mcpkit.server.tools import RegisteredTool
 from mcpkit.types.jsonrpc import JSONObject, Notification, Request, Response
 from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
+
+if TYPE_CHECKING:
+    from mcpkit.server.request_state import RequestStateSealer
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -89,7 +91,9 @@ class Server:
         self.extensions = dict(extensions or {})
         self.ref_free_schemas = ref_free_schemas
         self.middleware: list[Middleware] = []
-        self.state_sealer = RequestStateSealer(list(state_keys) if state_keys else None)
+        self._state_sealer: RequestStateSealer | None = None
+        if state_keys:  # given keys are checked now; the default ring is made on first use
+            self.state_sealer = _make_sealer(list(state_keys))
         self._lifespan = lifespan
         self._lifespan_users = 0
         self._lifespan_stack: contextlib.AsyncExitStack | None = None
@@ -104,6 +108,18 @@ class Server:
         self._connections: weakref.WeakSet[LegacyConnection] = weakref.WeakSet()
         self.listen_hub = ListenHub()
         self._dispatcher = Dispatcher(self, self._handlers())
+
+    @property
+    def state_sealer(self) -> RequestStateSealer:
+        """Seals 2026 ``requestState`` tokens; made on first use (most servers never need it,
+        and its key generation and hashing imports would cost every server's startup)."""
+        if self._state_sealer is None:
+            self._state_sealer = _make_sealer(None)
+        return self._state_sealer
+
+    @state_sealer.setter
+    def state_sealer(self, sealer: RequestStateSealer) -> None:
+        self._state_sealer = sealer
 
     # -- declaring things ----------------------------------------------------------------------
 
@@ -623,3 +639,9 @@ class Server:
 
     def _unknown(self, method: str) -> MethodNotFound:
         return MethodNotFound(f"Method not found: {method}")
+
+
+def _make_sealer(keys: list[bytes] | None) -> RequestStateSealer:
+    from mcpkit.server.request_state import RequestStateSealer
+
+    return RequestStateSealer(keys)

@@ -14,11 +14,12 @@ from __future__ import annotations
 import base64
 import os
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from mcpkit.protocol.errors import UsageError
+
+if TYPE_CHECKING:  # imported where used: pathlib and datetime cost a stdio server's startup
+    from datetime import datetime
 
 __all__ = [
     "MAX_INLINE_FILE_BYTES",
@@ -70,7 +71,7 @@ _OCTET_STREAM: Final = "application/octet-stream"
 
 def guess_mime_type(path: str | os.PathLike[str], default: str = _OCTET_STREAM) -> str:
     """The MIME type for ``path``'s suffix (a fixed table first, then :mod:`mimetypes`)."""
-    suffix = Path(path).suffix.lower()
+    suffix = os.path.splitext(os.fspath(path))[1].lower()
     known = _SUFFIX_TYPES.get(suffix)
     if known:
         return known
@@ -100,6 +101,8 @@ def make_annotations(
             raise UsageError(f"priority must be a number from 0 to 1, got {priority!r}")
         out["priority"] = priority
     if last_modified is not None:
+        from datetime import UTC, datetime
+
         if isinstance(last_modified, datetime):
             if last_modified.tzinfo is None:
                 last_modified = last_modified.replace(tzinfo=UTC)
@@ -130,6 +133,8 @@ def _load(
         if mime_type is None:
             raise UsageError(f"{what}: pass mime_type= with in-memory data")
         return data, mime_type
+    from pathlib import Path
+
     path = Path(data)
     try:
         size = path.stat().st_size

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 from collections.abc import Sequence
 from typing import Final, Generic, NamedTuple, TypeVar
 
@@ -60,6 +59,8 @@ class Page(NamedTuple, Generic[T]):
 
 
 def _checksum(body: bytes) -> bytes:
+    import hashlib  # only paginated lists get here: kept off a stdio server's startup
+
     return hashlib.blake2b(body, digest_size=_CHECKSUM_BYTES, person=_CHECKSUM_PERSON).digest()
 
 

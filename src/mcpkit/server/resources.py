@@ -10,18 +10,18 @@ from __future__ import annotations
 import asyncio
 import base64
 import inspect
-import mimetypes
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from mcpkit.protocol.errors import UsageError
 from mcpkit.server.context import Context
-from mcpkit.server.uri_template import UriTemplate, safe_join
 from mcpkit.types.jsonrpc import JSONObject
+
+if TYPE_CHECKING:  # imported where used: a server without resources never pays for them
+    from pathlib import Path
 
 __all__ = ["RegisteredResource", "ResourceContents", "file_resource_reader"]
 
@@ -65,6 +65,8 @@ class RegisteredResource:
     ) -> None:
         self.uri = uri
         self.fn = fn
+        from mcpkit.server.uri_template import UriTemplate
+
         self.template = UriTemplate(uri)
         self.is_template = bool(self.template.variables)
         self._ctx_param = _context_param(fn)
@@ -161,6 +163,11 @@ def file_resource_reader(root: Path | str) -> Callable[[str], Any]:
 
     Traversal (``..``, absolute paths, symlinks leaving the root, encoded tricks) is refused.
     """
+    import mimetypes
+    from pathlib import Path
+
+    from mcpkit.server.uri_template import safe_join
+
     base = Path(root).resolve()
 
     def read_file(path: str) -> ResourceContents:

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from mcpkit.protocol.errors import JSONRPCError, UsageError
-from mcpkit.protocol.http_headers import tool_header_problem
 from mcpkit.server._signature import ArgumentError, analyze_function
 from mcpkit.server.context import Context, InputRequired
 from mcpkit.server.names import validate_tool_name
@@ -35,7 +34,6 @@ from mcpkit.types.jsonrpc import JSONObject
 logger = logging.getLogger("mcpkit.server")
 
 __all__ = ["Header", "RegisteredTool", "ToolError", "ToolResult"]
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +163,7 @@ class RegisteredTool:
         if input_schema is None:
             input_schema = dict(self.signature.input_schema)
             _apply_headers(fn, input_schema)
-        problem = tool_header_problem(input_schema)
+        problem = _header_problem(input_schema)
         if problem is not None:  # HTTP clients would drop the tool: refuse it here instead
             raise UsageError(f"tool {self.name!r}: invalid x-mcp-header annotation: {problem}")
         definition["inputSchema"] = input_schema
@@ -245,6 +243,17 @@ class RegisteredTool:
             return {"content": list(value)}
         _, text = self.signature.serialize_output(value)
         return {"content": [{"type": "text", "text": text}]}
+
+
+def _header_problem(input_schema: JSONObject) -> str | None:
+    """The x-mcp-header lint, run (and its module imported) only for schemas that use it."""
+    import msgspec
+
+    if b'"x-mcp-header"' not in msgspec.json.encode(input_schema):
+        return None
+    from mcpkit.protocol.http_headers import tool_header_problem
+
+    return tool_header_problem(input_schema)
 
 
 def _compile_schema(name: str, schema: JSONObject) -> Any:

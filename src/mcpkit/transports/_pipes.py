@@ -13,7 +13,7 @@ import stat
 from collections import deque
 from typing import Final
 
-from mcpkit.transports._lines import READ_CHUNK_BYTES, ByteSink, ByteSource
+from mcpkit.transports._lines import PIPE_READ_BYTES, READ_CHUNK_BYTES, ByteSink, ByteSource
 
 CLOSE_FLUSH_TIMEOUT: Final = 5.0
 """Seconds ``aclose`` waits for unsent output to reach a slow reader before dropping it."""
@@ -178,7 +178,18 @@ async def open_read_fd(fd: int) -> ReadPipe:
     transport, _ = await loop.connect_read_pipe(
         lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe
     )
+    limit_pipe_reads(transport)
     return ReadPipe(reader, transport)
+
+
+def limit_pipe_reads(transport: asyncio.BaseTransport | None) -> None:
+    """Make a pipe transport read :data:`PIPE_READ_BYTES` at a time (see there for why).
+
+    ``max_size`` is an attribute of asyncio's Unix pipe transport, not public API: transports
+    without it (another event loop) are left as they are.
+    """
+    if transport is not None and isinstance(getattr(transport, "max_size", None), int):
+        transport.max_size = PIPE_READ_BYTES  # type: ignore[attr-defined]
 
 
 async def open_write_fd(fd: int) -> PipeSink | FileSink:
@@ -199,5 +210,6 @@ __all__ = [
     "PipeSink",
     "ReadPipe",
     "open_read_fd",
+    "limit_pipe_reads",
     "open_write_fd",
 ]

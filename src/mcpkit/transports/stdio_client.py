@@ -34,6 +34,7 @@ from typing import Final
 from mcpkit.protocol.errors import ConnectionBroken
 from mcpkit.protocol.framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer
 from mcpkit.transports._lines import READ_CHUNK_BYTES, LineStream
+from mcpkit.transports._pipes import limit_pipe_reads
 from mcpkit.transports._process import (
     DEFAULT_ALLOWED_ENV,
     KILL_SIGNAL,
@@ -191,6 +192,8 @@ class StdioClientStream(LineStream):
             if cwd is not None and exc.filename is not None and os.fspath(exc.filename) == cwd:
                 reason = f"working directory {cwd!r}: {reason}"
             raise ServerStartError(f"could not start {params.command!r}: {reason}") from exc
+        for fd in (1, 2):
+            limit_pipe_reads(transport.get_pipe_transport(fd))
         return cls(
             transport,
             protocol,

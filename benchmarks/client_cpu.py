@@ -1,0 +1,159 @@
+"""Client-side CPU per `tools/call`: one client library calling one server over stdio.
+
+Runs inside the venv of the client being measured (mcpkit: the project's .venv; mcp and
+fastmcp: their .peers venvs) and prints JSON: the client process's CPU time per call
+(``time.process_time()``: every thread of this process, not the server's) and calls/s, over
+sequential `echo` calls after a warm-up. The server is the command after ``--``.
+
+    python benchmarks/client_cpu.py --client mcpkit [--era legacy|modern] --calls N -- CMD...
+
+``--client raw`` is the floor: a blocking newline-JSON loop with the stdlib, no library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+ECHO = {"text": "hello, benchmark"}
+MODERN_VERSION = "2026-07-28"
+LEGACY_VERSION = "2025-11-25"
+
+
+def _report(calls: int, cpu: float, wall: float) -> dict[str, float]:
+    return {"client_cpu_us_per_call": cpu / calls * 1e6, "calls_per_s": calls / wall}
+
+
+async def _timed(call: Callable[[], Awaitable[Any]], calls: int, warmup: int) -> dict[str, float]:
+    for _ in range(warmup):
+        await call()
+    cpu, wall = time.process_time(), time.perf_counter()
+    for _ in range(calls):
+        await call()
+    return _report(calls, time.process_time() - cpu, time.perf_counter() - wall)
+
+
+async def run_mcpkit(command: list[str], era: str, calls: int, warmup: int) -> dict[str, float]:
+    from mcpkit.client import Client
+
+    mode = "2026-07-28" if era == "modern" else "legacy"
+    async with Client(command, mode=mode) as client:  # type: ignore[arg-type]
+
+        async def call() -> Any:
+            result = await client.call_tool("echo", ECHO)
+            if result.is_error:  # pragma: no cover - a broken server fails the run
+                raise RuntimeError(f"echo failed: {result}")
+            return result
+
+        return await _timed(call, calls, warmup)
+
+
+async def run_mcp(command: list[str], era: str, calls: int, warmup: int) -> dict[str, float]:
+    from mcp import Client, StdioServerParameters  # type: ignore[import-not-found]
+
+    mode = MODERN_VERSION if era == "modern" else "legacy"
+    params = StdioServerParameters(command=command[0], args=command[1:])
+    async with Client(params, mode=mode) as client:
+
+        async def call() -> Any:
+            return await client.call_tool("echo", ECHO)
+
+        return await _timed(call, calls, warmup)
+
+
+async def run_fastmcp(command: list[str], era: str, calls: int, warmup: int) -> dict[str, float]:
+    from fastmcp import Client  # type: ignore[import-not-found]
+    from fastmcp.client.transports import StdioTransport  # type: ignore[import-not-found]
+
+    async with Client(StdioTransport(command[0], command[1:])) as client:
+
+        async def call() -> Any:
+            return await client.call_tool("echo", ECHO)
+
+        return await _timed(call, calls, warmup)
+
+
+def run_raw(command: list[str], era: str, calls: int, warmup: int) -> dict[str, float]:
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    meta: dict[str, Any] = {}
+    if era == "modern":
+        meta = {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        }
+
+    def send(message: dict[str, Any]) -> dict[str, Any] | None:
+        proc.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        if "id" not in message:
+            return None
+        while True:
+            answer: dict[str, Any] = json.loads(proc.stdout.readline())  # type: ignore[union-attr]
+            if answer.get("id") == message["id"]:
+                return answer
+
+    try:
+        if era == "legacy":
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": LEGACY_VERSION,
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "0"},
+                    },
+                }
+            )
+            send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        ids = iter(range(1, 1 << 30))
+
+        def call() -> None:
+            params = {"name": "echo", "arguments": ECHO, **meta}
+            send({"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": params})
+
+        for _ in range(warmup):
+            call()
+        cpu, wall = time.process_time(), time.perf_counter()
+        for _ in range(calls):
+            call()
+        return _report(calls, time.process_time() - cpu, time.perf_counter() - wall)
+    finally:
+        proc.stdin.close()
+        proc.wait()
+
+
+CLIENTS = {"mcpkit": run_mcpkit, "mcp": run_mcp, "fastmcp": run_fastmcp}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--client", choices=[*CLIENTS, "raw"], required=True)
+    parser.add_argument("--era", choices=("legacy", "modern"), default="legacy")
+    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--warmup", type=int, default=50)
+    parser.add_argument("command", nargs="+", help="server command (after --)")
+    args = parser.parse_args(argv)
+    if args.client == "raw":
+        result = run_raw(args.command, args.era, args.calls, args.warmup)
+    else:
+        runner = CLIENTS[args.client]
+        result = asyncio.run(runner(args.command, args.era, args.calls, args.warmup))
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
