@@ -162,9 +162,9 @@ class Endpoint:
     async def _reject(
         response: HttpResponse, rejection: HttpRejection, request_id: RequestId | None = None
     ) -> None:
-        await response.error(
-            rejection.status, rejection.response(request_id), encode_headers(rejection.headers)
-        )
+        message = rejection.response(request_id)
+        notify_outbound(message, None, None)
+        await response.error(rejection.status, message, encode_headers(rejection.headers))
 
     @staticmethod
     async def _error(
@@ -174,7 +174,9 @@ class Endpoint:
         request_id: RequestId | None = None,
         headers: tuple[tuple[bytes, bytes], ...] = (),
     ) -> None:
-        await response.error(status, ErrorResponse(request_id, error.to_error_object()), headers)
+        message = ErrorResponse(request_id, error.to_error_object())
+        notify_outbound(message, None, None)  # observers (wire logs, schema checks) see it too
+        await response.error(status, message, headers)
 
     # -- POST ----------------------------------------------------------------------------------
 
