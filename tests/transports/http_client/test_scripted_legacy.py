@@ -262,3 +262,32 @@ async def test_an_unreachable_server_ends_an_idle_session() -> None:
         assert not client.connected
     finally:
         await client.aclose()
+
+
+async def test_an_answer_on_the_get_stream_ends_the_resumption() -> None:
+    """The call's own stream ends early, and the server sends the answer on the GET stream
+    instead: the call completes as soon as it arrives, without waiting out ``retry``."""
+    call_seen = asyncio.Event()
+
+    async def call(seen: Seen, receive: Receive, send: Send) -> None:
+        await start_sse(send)
+        await event(send, b"", event_id="p1", retry=30_000)
+        call_seen.set()
+        await end_body(send)
+
+    async def get(seen: Seen, receive: Receive, send: Send) -> None:
+        if seen.headers.get("last-event-id"):
+            await respond(send, 404, b"", None)  # a resume attempt would fail the call
+            return
+        await start_sse(send)
+        await call_seen.wait()
+        (called,) = app.of("tools/call")
+        await event(send, result(called, TEXT), event_id="g1")
+        await wait_disconnect(receive, asyncio.Event())
+
+    app = Scripted(legacy_routes(**{"tools/call": call, "GET": get}))
+    async with running(app) as base, Client(base + "/mcp", mode="legacy") as client:
+        async with asyncio.timeout(WAIT):
+            outcome = await client.call_tool("t", {})
+        assert outcome.content[0].text == "ok"  # type: ignore[union-attr]
+    assert not [s for s in app.of("GET") if s.headers.get("last-event-id")]

@@ -31,6 +31,7 @@ A :class:`~mcpkit._runtime.stream.MessageStream` the client's session runs over,
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import itertools
 import logging
@@ -48,12 +49,12 @@ from mcpkit.protocol.errors import (
     RemoteProtocolError,
 )
 from mcpkit.protocol.http_headers import MCP_PROTOCOL_VERSION_HEADER
-from mcpkit.protocol.observe import notify_outbound
 from mcpkit.protocol.http_routing import (
     LAST_EVENT_ID_HEADER,
     MCP_SESSION_ID_HEADER,
     is_valid_session_id,
 )
+from mcpkit.protocol.observe import notify_outbound
 from mcpkit.protocol.sse import SSEDecoder
 from mcpkit.transports.http._client_inbox import Inbox
 from mcpkit.transports.http._client_options import (
@@ -156,6 +157,9 @@ class LegacySessionStream:
         self._listener: asyncio.Task[None] | None = None
         self._fallback: LegacySSEStream | None = None
         self._reinit_ids = itertools.count(1)
+        self._answered: dict[RequestId, asyncio.Event] = {}
+        """Requests whose SSE stream is being followed: set when their answer arrives on any
+        stream (a server may send it on the GET stream while we are resuming the POST's)."""
         self._closed = False
 
     @property
@@ -312,7 +316,11 @@ class LegacySessionStream:
             await self._deliver(answer)
             return
         if media == SSE_MEDIA:
-            await self._follow(response, message, doing)
+            self._answered[message.id] = asyncio.Event()
+            try:
+                await self._follow(response, message, doing)
+            finally:
+                self._answered.pop(message.id, None)
             return
         body = await error_response_body(response, doing)
         raise RemoteProtocolError(
@@ -333,6 +341,10 @@ class LegacySessionStream:
         self.session_id = session_id
 
     async def _deliver(self, message: Message | MessageDecodeError) -> None:
+        if isinstance(message, Response | ErrorResponse) and message.id is not None:
+            answered = self._answered.get(message.id)
+            if answered is not None:
+                answered.set()
         initialize = self._initialize
         if isinstance(message, Response) and initialize is not None and message.id == initialize.id:
             version = message.result.get("protocolVersion")
@@ -380,8 +392,9 @@ class LegacySessionStream:
         doing: str,
         *,
         keep_answer: bool = False,
-    ) -> Response | ErrorResponse:
-        """Read a request's SSE stream to its answer, resuming it if it breaks first."""
+    ) -> Response | ErrorResponse | None:
+        """Read a request's SSE stream to its answer, resuming it if it breaks first (``None``:
+        the answer arrived on another stream meanwhile)."""
         decoder = SSEDecoder(self._options.max_event_bytes)
         failure: ConnectionBroken | RemoteProtocolError
         try:
@@ -403,15 +416,26 @@ class LegacySessionStream:
         failure: ConnectionBroken | RemoteProtocolError,
         *,
         keep_answer: bool,
-    ) -> Response | ErrorResponse:
+    ) -> Response | ErrorResponse | None:
         attempts = self._options.reconnect_attempts
         failures = 0
+        answered = self._answered.get(request.id)
         while True:
+            if answered is not None and answered.is_set():
+                return None
             if not decoder.last_event_id:
                 raise _explain(failure, "the server gave no event id to resume from")
             if failures >= attempts:
                 raise _explain(failure, f"gave up resuming after {attempts} attempt(s)")
-            await asyncio.sleep(self._options.backoff(decoder.retry, failures))
+            delay = self._options.backoff(decoder.retry, failures)
+            if answered is None:
+                await asyncio.sleep(delay)
+            else:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(delay):
+                        await answered.wait()
+                if answered.is_set():
+                    return None
             failures += 1
             last = decoder.last_event_id
             doing = f"GET {self._url} (resuming {request.method} after event {last!r})"
@@ -548,7 +572,9 @@ class LegacySessionStream:
                     raise status_error(response, body, doing)
                 self._adopt_session_id(response, doing)
                 if media_type(response) == SSE_MEDIA:
-                    return await self._follow(response, request, doing, keep_answer=True)
+                    kept = await self._follow(response, request, doing, keep_answer=True)
+                    assert kept is not None  # kept answers are never delivered elsewhere
+                    return kept
                 data = await read_limited(response, self._options.max_event_bytes, doing)
                 answer = decode_body(data, doing)
                 if not isinstance(answer, Response | ErrorResponse):
