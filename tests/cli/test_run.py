@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -95,15 +96,9 @@ def test_host_and_port_need_http() -> None:
     assert "--host and --port apply to --http" in ran.err
 
 
-def _http_client_available() -> bool:
-    import mcpkit.transports.http as http
-
-    return hasattr(http, "connect_http_client")
-
-
 def test_run_http_serves_streamable_http() -> None:
-    """--http serves Streamable HTTP (and, once the HTTP client transport exports
-    ``connect_http_client``, the client commands reach it by URL)."""
+    """--http serves Streamable HTTP: a raw POST gets its answer, and the client commands reach
+    it by URL (``inspect --wire`` records the HTTP exchanges too)."""
     port = free_port()
     server = Running([*MCPKIT, "run", "examples/docs_server.py", "--http", "--port", str(port)])
     url = f"http://127.0.0.1:{port}/mcp"
@@ -119,10 +114,16 @@ def test_run_http_serves_streamable_http() -> None:
         )  # fmt: skip
         assert answer.status_code == 200, answer.text
         assert '"serverInfo":{"name":"docs"' in answer.text.replace(" ", "")
-        if _http_client_available():
-            ran = mcpkit("read", url, "file:///docs/api-guide.md")
-            assert ran.code == 0, ran
-            assert ran.out.startswith("# API guide")
+        ran = mcpkit("read", url, "file:///docs/api-guide.md")
+        assert ran.code == 0, ran
+        assert ran.out.startswith("# API guide")
+        ran = mcpkit("inspect", url, "--wire")
+        assert ran.code == 0, ran
+        sent = [json.loads(line[2:]) for line in ran.out.splitlines() if line.startswith("→")]
+        assert [m["method"] for m in sent][:2] == ["server/discover", "tools/list"]
+        ran = mcpkit("call", url, "search_docs", "query=token", "--era", "legacy")
+        assert ran.code == 0, ran
+        assert "file:///docs/api-guide.md" in ran.out
     finally:
         server.process.terminate()
         server.process.wait(30)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +14,9 @@ import pytest
 from mcpkit.client import Client
 from mcpkit.types.notifications import ResourceListChangedNotification, ResourceUpdatedNotification
 
-from ._servers import NOTIFY_TIMEOUT, example
+from ._servers import EXAMPLES, NOTIFY_TIMEOUT, example
+
+CONNECT_RETRY_SECONDS = 0.05
 
 GUIDE = "file:///docs/api-guide.md"
 
@@ -64,3 +69,48 @@ async def test_the_default_folder_is_created_with_sample_pages(tmp_path: Path) -
     assert uris == {GUIDE, "file:///docs/getting-started.md", "file:///docs/errors.md"}
     assert guide.contents[0].text.startswith("# API guide")
     assert (tmp_path / "docs" / "api-guide.md").is_file()
+
+
+async def test_over_streamable_http_an_edit_reaches_the_listener(tmp_path: Path) -> None:
+    """Server B of the demo: the docs server served by ``mcpkit run --http``."""
+    folder, entry = _docs(tmp_path)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "mcpkit.cli", "run", str(EXAMPLES / "docs_server.py"),
+        "--http", "--port", str(port),
+        env={**os.environ, **entry["env"]}, stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await _wait_for_port(port, server)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            assert client.era == "modern"
+            async with client.listen(resource_uris=[GUIDE]) as changes:
+                notes = aiter(changes)
+                await asyncio.wait_for(anext(notes), NOTIFY_TIMEOUT)
+                (folder / "api-guide.md").write_text("# API guide\n\nRotated.\n")
+                note = await asyncio.wait_for(anext(notes), NOTIFY_TIMEOUT)
+            assert isinstance(note, ResourceUpdatedNotification)
+            assert note.params.uri == GUIDE
+    finally:
+        server.terminate()
+        await asyncio.wait_for(server.wait(), NOTIFY_TIMEOUT)
+
+
+async def _wait_for_port(port: int, process: asyncio.subprocess.Process) -> None:
+    """Bounded wait until the server accepts connections (fails at once if it exits)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + NOTIFY_TIMEOUT
+    while loop.time() < deadline:
+        assert process.returncode is None, f"the docs server exited with {process.returncode}"
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(CONNECT_RETRY_SECONDS)
+            continue
+        writer.close()
+        await writer.wait_closed()
+        return
+    raise AssertionError(f"the docs server did not listen on {port} in {NOTIFY_TIMEOUT} s")
