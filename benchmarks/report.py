@@ -289,7 +289,8 @@ def environment(settings: dict[str, Any], elapsed: float, quick: bool) -> list[s
         f"load average at the end {load} (the cores are shared: read ratios, not absolutes)",
         f"- Python {platform.python_version()} everywhere; each implementation in its own venv",
         f"- settings: {', '.join(f'{k}={v}' for k, v in settings.items())}",
-        "- server CPU: /proc/<pid>/task/*/schedstat (ns); memory: VmRSS / VmHWM "
+        "- bytecode compiled before the run (as installed packages are); server CPU: "
+        "/proc/<pid>/task/*/schedstat (ns); memory: VmRSS / VmHWM "
         "(peak reset through /proc/<pid>/clear_refs)",
         "- `(n)` after a name: runs the median is taken over; `(2.0)` after a value: times the "
         "raw floor's cost in the same table",
