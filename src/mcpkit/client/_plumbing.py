@@ -10,6 +10,7 @@ marked cacheable (2026 ``ttlMs``) come from the client's cache while fresh.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -33,10 +34,11 @@ MAX_PAGES: Final = 1000
 """Pages followed for one list before the server is considered to be looping."""
 
 
-class ClientPlumbing:
-    """Attributes and hooks :class:`~mcpkit.client.Client` provides, plus listing helpers."""
+class ClientPlumbing(abc.ABC):
+    """Attributes and hooks :class:`~mcpkit.client.Client` provides, plus listing helpers.
 
-    """Mixin with the MCP methods; :class:`~mcpkit.client.Client` provides the plumbing."""
+    The hooks are abstract: the mixins call them, :class:`~mcpkit.client.Client` implements them.
+    """
 
     name: str
     output_validation: ValidationMode
@@ -51,17 +53,18 @@ class ClientPlumbing:
 
     # provided by Client
     @property
-    def negotiated(self) -> Negotiated:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def negotiated(self) -> Negotiated: ...
 
     @property
-    def era(self) -> Era:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def era(self) -> Era: ...
 
     @property
-    def server_capabilities(self) -> JSONObject:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def server_capabilities(self) -> JSONObject: ...
 
+    @abc.abstractmethod
     async def _request(
         self,
         method: str,
@@ -71,9 +74,9 @@ class ClientPlumbing:
         progress_callback: ProgressCallback | None = None,
         on_notification: Callable[[Notification], Awaitable[None]] | None = None,
         tool: Mapping[str, Any] | None = None,
-    ) -> JSONObject:
-        raise NotImplementedError
+    ) -> JSONObject: ...
 
+    @abc.abstractmethod
     async def _request_with_input(
         self,
         method: str,
@@ -82,15 +85,14 @@ class ClientPlumbing:
         timeout: TimeoutArg = DEFAULT,
         progress_callback: ProgressCallback | None = None,
         tool: Mapping[str, Any] | None = None,
-    ) -> tuple[JSONObject, int]:
-        raise NotImplementedError
+    ) -> tuple[JSONObject, int]: ...
 
-    def _require_channel(self) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _require_channel(self) -> Any: ...
 
     @staticmethod
-    def _resource_error(exc: JSONRPCError, uri: str) -> JSONRPCError:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _resource_error(exc: JSONRPCError, uri: str) -> JSONRPCError: ...
 
     # -- lists ---------------------------------------------------------------------------------
 

@@ -211,7 +211,7 @@ class UrlConnector:
 
     def connect_http(self) -> contextlib.AbstractAsyncContextManager[ExchangeTransport]:
         try:
-            from mcpkit.transports import http  # type: ignore[attr-defined]
+            from mcpkit.transports import http
         except ImportError as exc:
             raise UsageError(
                 f"cannot connect to {self.url}: the Streamable HTTP client transport "
