@@ -4,6 +4,7 @@ wrong media types, huge and slow bodies, hostile Host/Origin, clients vanishing 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import httpx
@@ -297,3 +298,44 @@ async def test_shutdown_ends_sessions_and_streams() -> None:
     # leaving `running` stopped uvicorn, which ran the app's shutdown
     assert app.session_count == 0 and app.task_count == 0
     assert probe.hold_cancelled.is_set()
+
+
+async def test_shutdown_with_open_streams_is_bounded() -> None:
+    """A listen stream and a legacy GET stream stay open forever; stopping the server must still
+    finish (the harness bounds the stop), cancelling the listen handler and ending the session."""
+    app = _app()
+    opened = [asyncio.Event(), asyncio.Event()]
+    http = httpx.AsyncClient(timeout=30)
+
+    async def hold_open(which: int, method: str, url: str, **kwargs: Any) -> None:
+        with contextlib.suppress(httpx.HTTPError):
+            async with http.stream(method, url, **kwargs) as response:
+                assert response.status_code == 200
+                opened[which].set()
+                async for _ in response.aiter_bytes():
+                    pass  # until the server goes away
+
+    try:
+        async with running(app) as url:
+            peer = LegacyPeer(httpx.AsyncClient(base_url=url))
+            await peer.initialize()
+            listen = modern_body(
+                1, "subscriptions/listen", {"notifications": {"toolsListChanged": True}}
+            )
+            streams = [
+                asyncio.create_task(
+                    hold_open(0, "POST", f"{url}/mcp", json=listen, headers=modern_headers(listen))
+                ),
+                asyncio.create_task(
+                    hold_open(
+                        1, "GET", f"{url}/mcp", headers=peer.headers(accept="text/event-stream")
+                    )
+                ),
+            ]
+            await bound(asyncio.gather(*(event.wait() for event in opened)))
+            await peer.http.aclose()
+        # `running` returned: uvicorn stopped with both streams open
+        assert app.task_count == 0 and app.session_count == 0
+        await bound(asyncio.gather(*streams))
+    finally:
+        await http.aclose()

@@ -214,6 +214,14 @@ async def serve_exchange(
         ):
             pipe.detach(pipe.generation)
             await _client_gone(task, outbound, era, session)
+    except asyncio.CancelledError:
+        # The HTTP server gave up on this request (shutdown, or its own disconnect handling):
+        # the same as the client leaving, except there is no time to wait for the handler.
+        pipe.detach(pipe.generation)
+        if era == "modern" or session is None:
+            outbound.cancel_reason = "the server is closing the connection"
+            task.cancel()
+        raise
     finally:
         watch.stop()
 
