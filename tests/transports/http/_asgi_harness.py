@@ -4,7 +4,8 @@
 is already listening (port 0, so no races for a free port): a request made right away waits in
 the kernel's backlog until uvicorn has run the app's lifespan and starts accepting. The server
 is stopped at the end with a bounded wait. In-process on purpose: tests can look at the app's
-sessions and tasks (leak checks), and the wire is still real HTTP through uvicorn.
+sessions and tasks (leak checks), and the wire is still real HTTP through uvicorn (h11; set
+``MCPKIT_TEST_HTTP_IMPL=httptools`` to run everything on httptools instead).
 
 The helpers speak the wire by hand with httpx (never mcpkit's own client), so a test states
 exactly which headers and bodies go out and what must come back.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
@@ -67,7 +69,7 @@ async def running(app: Any, **uvicorn_options: Any) -> AsyncIterator[str]:
         "lifespan": "on",
         "log_level": "warning",
         "timeout_graceful_shutdown": 2,
-        "http": "h11",
+        "http": os.environ.get("MCPKIT_TEST_HTTP_IMPL", "h11"),  # or httptools
     }
     options.update(uvicorn_options)
     server = uvicorn.Server(uvicorn.Config(app, **options))
