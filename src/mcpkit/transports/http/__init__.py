@@ -18,7 +18,7 @@ The wire rules themselves (headers, routing, Host/Origin checks) are sans-IO, in
 from __future__ import annotations
 
 from mcpkit.transports.http._servable import HttpServable
-from mcpkit.transports.http.asgi import HttpOptions, LifespanNotRun, McpHttpApp
+from mcpkit.transports.http.asgi import HttpOptions, McpHttpApp
 from mcpkit.transports.http.client import (
     HttpClientConnector,
     HttpClientOptions,
@@ -64,7 +64,6 @@ __all__ = [
     "HttpClientTransport",
     "HttpOptions",
     "HttpServable",
-    "LifespanNotRun",
     "McpHttpApp",
     "MemoryEventStore",
     "MemorySessionStore",

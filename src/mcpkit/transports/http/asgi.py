@@ -50,7 +50,7 @@ from mcpkit.transports.http.session_store import (
 )
 from mcpkit.types.jsonrpc import ErrorResponse
 
-__all__ = ["HttpOptions", "LifespanNotRun", "McpHttpApp"]
+__all__ = ["LIFESPAN_HINT", "HttpOptions", "McpHttpApp"]
 
 logger = logging.getLogger("mcpkit.http")
 
@@ -61,10 +61,6 @@ LIFESPAN_HINT: Final = (
     "lifespan=mcp_app.lifespan to the outer app (or enter `async with mcp_app.lifespan():` in "
     "your own lifespan); ASGI servers run it by themselves when the MCP app is the top-level app"
 )
-
-
-class LifespanNotRun(RuntimeError):
-    """A request reached the app before its lifespan started (see :data:`LIFESPAN_HINT`)."""
 
 
 @dataclass(frozen=True, slots=True)
