@@ -15,7 +15,6 @@ route_request`, which picks the era and path (and answers 400/-32020/-32022/-326
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -24,7 +23,7 @@ from typing import Any, Final
 
 import msgspec
 
-from mcpkit.protocol.codec import decode_json, encode_message, message_from_obj
+from mcpkit.protocol.codec import decode_json, message_from_obj
 from mcpkit.protocol.errors import (
     HeaderMismatch,
     InternalError,
@@ -48,7 +47,6 @@ from mcpkit.protocol.http_routing import (
     RouteKind,
     check_media,
     route_request,
-    status_for_error,
 )
 from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
 from mcpkit.protocol.observe import notify_outbound
@@ -56,7 +54,9 @@ from mcpkit.transports.http._body import BodyError, read_body
 from mcpkit.transports.http._exchange import (
     GetStreamOutbound,
     RequestOutbound,
+    Spawn,
     StreamOptions,
+    answer,
     serve_exchange,
     serve_stream,
 )
@@ -84,8 +84,6 @@ SESSION_NOT_FOUND: Final = -32001
 MAX_CACHED_TOOL_HEADERS: Final = 4096
 """Compiled ``x-mcp-header`` annotations kept (one entry per tool name)."""
 _CLOSE: Final = ((b"connection", b"close"),)
-
-Spawn = Callable[[Awaitable[None]], asyncio.Task[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +252,7 @@ class Endpoint:
         response: HttpResponse,
     ) -> None:
         if isinstance(message, Notification):
-            await self._notify(message, None)
+            await self.notify(message, None)
             await response.empty(202)
             return
         assert isinstance(message, Request)  # responses were refused by the router
@@ -307,27 +305,20 @@ class Endpoint:
             connection = state.connection
             connection.notify = GetStreamOutbound(state)
         outbound = RequestOutbound(EventPipe("initialize"), None, None, json_only=True)
-        status = 200
-        try:
-            result = await self._server.handle_request(
-                message, outbound, connection=connection, auth=auth
-            )
-            reply: Response | ErrorResponse = Response(message.id, result)
-        except JSONRPCError as exc:
-            reply = ErrorResponse(message.id, exc.to_error_object())
-            status = status_for_error(exc.code, "legacy")
-        except Exception:
-            logger.exception("initialize failed inside the server")
-            reply = ErrorResponse(message.id, InternalError("initialize failed").to_error_object())
+        server = self._server
+
+        def run() -> Awaitable[Any]:
+            return server.handle_request(message, outbound, connection=connection, auth=auth)
+
+        reply = await answer(run, message, None, "legacy")
         headers: tuple[tuple[bytes, bytes], ...] = ()
         if state is not None:
-            if isinstance(reply, Response):
+            if reply.ok:
                 headers = ((MCP_SESSION_ID_HEADER.lower().encode(), state.id.encode()),)
             else:
                 assert self.sessions is not None
                 await self.sessions.discard(state)
-        notify_outbound(reply, outbound.protocol_version, "initialize")
-        await response.json_bytes(status, encode_message(reply), headers)
+        await response.json_bytes(reply.status, reply.data, headers)
 
     async def _find_session(
         self, session_id: str | None, response: HttpResponse, request_id: RequestId | None
@@ -401,7 +392,7 @@ class Endpoint:
             if state is not None and message.method == "notifications/cancelled":
                 state.cancel((message.params or {}).get("requestId"))
             else:
-                await self._notify(message, connection)
+                await self.notify(message, connection)
             await response.empty(202)
             return
         assert isinstance(message, Request)
@@ -442,7 +433,8 @@ class Endpoint:
             json_only=self._config.json_response,
         )
 
-    async def _notify(self, note: Notification, connection: Any) -> None:
+    async def notify(self, note: Notification, connection: Any) -> None:
+        """Hand a client notification to the server; a failure is logged, never fatal."""
         try:
             outcome = self._server.handle_notification(note.method, note.params, connection)
             if inspect.isawaitable(outcome):

@@ -20,7 +20,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgspec
 
@@ -41,7 +41,10 @@ __all__ = [
     "SSE_AFTER_SECONDS",
     "GetStreamOutbound",
     "RequestOutbound",
+    "Answer",
+    "Spawn",
     "StreamOptions",
+    "answer",
     "pump",
     "serve_exchange",
     "serve_stream",
@@ -142,10 +145,22 @@ Run = Callable[[], Awaitable[JSONObject]]
 Spawn = Callable[[Awaitable[None]], asyncio.Task[None]]
 
 
-async def _handle(
-    run: Run, request: Request, pipe: EventPipe, outbound: RequestOutbound, era: Era
-) -> None:
-    """The handler task: run the request and hand its response to the pipe."""
+class Answer(NamedTuple):
+    """A request's JSON-RPC response, encoded, with the HTTP status to send it with."""
+
+    data: bytes
+    status: int
+    ok: bool
+    """A result (not an error)."""
+
+
+async def answer(run: Run, request: Request, version: str | None, era: Era) -> Answer:
+    """Run a request to its JSON-RPC response (see :class:`Answer`).
+
+    A handler's ``JSONRPCError`` becomes that error (with the era's status), anything else an
+    internal error that is logged; a result that cannot be encoded is an internal error too.
+    Cancellation propagates: a cancelled request has no response.
+    """
     status = 200
     try:
         result = await run()
@@ -153,23 +168,33 @@ async def _handle(
     except JSONRPCError as exc:
         message = ErrorResponse(request.id, exc.to_error_object())
         status = status_for_error(exc.code, era)
-    except asyncio.CancelledError:
-        pipe.abandon()  # no response for a cancelled request
-        raise
     except Exception:
         logger.exception("%s failed inside the server", request.method)
         message = ErrorResponse(
             request.id,
             InternalError(f"Internal error while handling {request.method}").to_error_object(),
         )
-    notify_outbound(message, outbound.protocol_version, request.method)
+    notify_outbound(message, version, request.method)
     try:
-        data = encode_message(message)
+        return Answer(encode_message(message), status, isinstance(message, Response))
     except (TypeError, ValueError, msgspec.EncodeError) as exc:
         logger.error("the result of %s cannot be encoded as JSON: %s", request.method, exc)
         error = InternalError(f"the result of {request.method} could not be encoded as JSON")
-        data = encode_message(ErrorResponse(request.id, error.to_error_object()))
-    await pipe.finish(data, status)
+        return Answer(
+            encode_message(ErrorResponse(request.id, error.to_error_object())), 200, False
+        )
+
+
+async def _handle(
+    run: Run, request: Request, pipe: EventPipe, outbound: RequestOutbound, era: Era
+) -> None:
+    """The handler task: run the request and hand its response to the pipe."""
+    try:
+        reply = await answer(run, request, outbound.protocol_version, era)
+    except asyncio.CancelledError:
+        pipe.abandon()  # no response for a cancelled request
+        raise
+    await pipe.finish(reply.data, reply.status)
 
 
 async def serve_exchange(
@@ -182,7 +207,7 @@ async def serve_exchange(
     outbound: RequestOutbound,
     era: Era,
     session: LegacySessionState | None,
-    spawn: Callable[[Awaitable[None]], asyncio.Task[None]],
+    spawn: Spawn,
     options: StreamOptions,
     json_only: bool = False,
     headers: Headers = (),
@@ -387,7 +412,7 @@ async def serve_stream(
     receive: Receive,
     pipe: EventPipe,
     *,
-    spawn: Callable[[Awaitable[None]], asyncio.Task[None]],
+    spawn: Spawn,
     options: StreamOptions,
     load_replay: Callable[[], Awaitable[list[Item]]] | None = None,
     prime: bool = True,

@@ -12,12 +12,13 @@ the sessions, the bounds and the Host/Origin checks of the Streamable HTTP endpo
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qs
 
 import msgspec
 
-from mcpkit.protocol.codec import decode_json, encode_message, message_from_obj
+from mcpkit.protocol.codec import decode_json, message_from_obj
 from mcpkit.protocol.errors import (
     InternalError,
     InvalidRequest,
@@ -27,11 +28,16 @@ from mcpkit.protocol.errors import (
 )
 from mcpkit.protocol.http_headers import normalize_headers
 from mcpkit.protocol.http_routing import check_media
-from mcpkit.protocol.observe import notify_outbound
 from mcpkit.protocol.sse import encode_event
 from mcpkit.transports.http._body import BodyError, read_body
-from mcpkit.transports.http._endpoint import AUTH_SCOPE_KEY, SESSION_NOT_FOUND, Spawn
-from mcpkit.transports.http._exchange import GetStreamOutbound, RequestOutbound, serve_stream
+from mcpkit.transports.http._endpoint import AUTH_SCOPE_KEY, SESSION_NOT_FOUND
+from mcpkit.transports.http._exchange import (
+    GetStreamOutbound,
+    RequestOutbound,
+    Spawn,
+    answer,
+    serve_stream,
+)
 from mcpkit.transports.http._legacy_sessions import LegacySessionState
 from mcpkit.transports.http._pipe import EventPipe, PipeState
 from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope
@@ -132,11 +138,7 @@ class LegacySseEndpoint:
             if message.method == "notifications/cancelled":
                 state.cancel((message.params or {}).get("requestId"))
             else:
-                outcome = self._endpoint.server.handle_notification(
-                    message.method, message.params, state.connection
-                )
-                if hasattr(outcome, "__await__"):
-                    await outcome
+                await self._endpoint.notify(message, state.connection)
         else:
             task = self._spawn(self._serve(state, message, scope.get(AUTH_SCOPE_KEY)))
             state.inflight[message.id] = task
@@ -147,18 +149,13 @@ class LegacySseEndpoint:
         pipe = state.get_pipe
         assert pipe is not None
         outbound = RequestOutbound(pipe, state, state.protocol_version)
-        try:
-            result = await self._endpoint.server.handle_request(
-                request, outbound, connection=state.connection, auth=auth
-            )
-            reply: Response | ErrorResponse = Response(request.id, result)
-        except JSONRPCError as exc:
-            reply = ErrorResponse(request.id, exc.to_error_object())
-        except Exception:
-            logger.exception("%s failed inside the server", request.method)
-            reply = ErrorResponse(request.id, InternalError("Internal error").to_error_object())
-        notify_outbound(reply, state.protocol_version or LEGACY_SSE_VERSION, request.method)
-        await pipe.emit(encode_message(reply))
+        server = self._endpoint.server
+
+        def run() -> Awaitable[Any]:
+            return server.handle_request(request, outbound, connection=state.connection, auth=auth)
+
+        reply = await answer(run, request, state.protocol_version or LEGACY_SSE_VERSION, "legacy")
+        await pipe.emit(reply.data)  # the answer travels on the one stream, like the rest
 
 
 def _error(error: JSONRPCError) -> ErrorResponse:
