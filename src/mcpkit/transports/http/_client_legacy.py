@@ -122,6 +122,13 @@ class _SessionGone(Exception):
     """Internal: a message got 404 for our session id."""
 
 
+class _Count:
+    __slots__ = ("events",)
+
+    def __init__(self) -> None:
+        self.events = 0
+
+
 def _describe(message: Message) -> str:
     if isinstance(message, Request | Notification):
         return message.method
@@ -362,12 +369,16 @@ class LegacySessionStream:
         doing: str,
         *,
         keep_answer: bool = False,
+        seen: _Count | None = None,
     ) -> tuple[Response | ErrorResponse | None, int]:
         """Deliver the stream's messages; stop at the answer to ``answer_to`` (returned, and
-        not delivered if ``keep_answer``). Also returns how many events arrived."""
+        not delivered if ``keep_answer``). Also returns how many events arrived (and counts
+        them in ``seen``, which survives the stream breaking)."""
         events = 0
         async for event in iter_events(response, decoder, doing):
             events += 1
+            if seen is not None:
+                seen.events += 1
             if event.event != "message" or not event.data.strip():
                 continue  # priming events, keep-alives and foreign event types
             try:
@@ -441,6 +452,7 @@ class LegacySessionStream:
             doing = f"GET {self._url} (resuming {request.method} after event {last!r})"
             headers = self._headers(accept=GET_ACCEPT)
             headers[LAST_EVENT_ID_HEADER] = last
+            seen = _Count()
             try:
                 async with self._http.stream("GET", self._url, headers=headers) as response:
                     if response.status_code != 200 or media_type(response) != SSE_MEDIA:
@@ -449,18 +461,18 @@ class LegacySessionStream:
                         if 400 <= response.status_code < 500:
                             raise _explain(failure, "the server cannot resume this stream")
                         continue
-                    answer, events = await self._read(
-                        response, decoder, request.id, doing, keep_answer=keep_answer
+                    answer, _ = await self._read(
+                        response, decoder, request.id, doing, keep_answer=keep_answer, seen=seen
                     )
                     if answer is not None:
                         return answer
-                    if events:
-                        failures = 0
                     failure = RemoteProtocolError(f"{doing}: the stream ended before the response")
             except httpx.HTTPError as exc:
                 failure = translate(exc, doing)
             except ConnectionBroken as exc:
                 failure = exc
+            if seen.events:
+                failures = 0  # it moved on: a server that polls is followed for as long as it takes
 
     # -- the GET stream ------------------------------------------------------------------------
 
@@ -486,6 +498,7 @@ class LegacySessionStream:
             if decoder.last_event_id:
                 headers[LAST_EVENT_ID_HEADER] = decoder.last_event_id
             failure: ConnectionBroken | RemoteProtocolError | None = None
+            seen = _Count()
             try:
                 async with self._http.stream("GET", self._url, headers=headers) as response:
                     status = response.status_code
@@ -496,14 +509,13 @@ class LegacySessionStream:
                         body = await error_response_body(response, doing)
                         failure = status_error(response, body, doing)
                     else:
-                        _, events = await self._read(response, decoder, None, doing)
-                        failures = 0 if events else failures + 1
+                        await self._read(response, decoder, None, doing, seen=seen)
             except httpx.HTTPError as exc:
                 failure = translate(exc, doing)
             except (ConnectionBroken, RemoteProtocolError) as exc:
                 failure = exc
-            if failure is not None:
-                failures += 1
+            # Anything received counts as progress (a polling server closes after each event).
+            failures = 0 if seen.events else failures + 1
             if failures > self._options.reconnect_attempts:
                 if isinstance(failure, ConnectionBroken):
                     # The server is unreachable: fail the session so pending and idle clients
@@ -512,7 +524,11 @@ class LegacySessionStream:
                         ConnectionBroken(f"{failure} (the GET stream could not be re-opened)")
                     )
                 else:
-                    logger.warning("%s: giving up the GET stream: %s", self._url, failure)
+                    logger.warning(
+                        "%s: giving up the GET stream: %s",
+                        self._url,
+                        failure or "the server keeps ending it without sending anything",
+                    )
                 return
             await asyncio.sleep(self._options.backoff(decoder.retry, max(failures - 1, 0)))
 
