@@ -37,6 +37,7 @@ __all__ = [
     "STOP_TIMEOUT_S",
     "LegacyPeer",
     "bound",
+    "call_body",
     "collect_sse",
     "initialize_body",
     "modern_body",
@@ -122,6 +123,16 @@ def modern_headers(
     version = body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
     mirrored = request_headers(body, protocol_version=version, tool_input_schema=schema)
     return {**ACCEPT_BOTH, **{name.lower(): value for name, value in mirrored.items()}}
+
+
+def call_body(request_id: int | str, name: str, **arguments: Any) -> dict[str, Any]:
+    """A legacy ``tools/call`` request (no ``_meta``)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
 
 
 def initialize_body(

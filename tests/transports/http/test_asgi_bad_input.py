@@ -13,6 +13,7 @@ from _asgi_harness import (
     ACCEPT_BOTH,
     LegacyPeer,
     bound,
+    call_body,
     initialize_body,
     modern_body,
     modern_headers,
@@ -286,12 +287,7 @@ async def test_shutdown_ends_sessions_and_streams() -> None:
     async with running(app) as url, httpx.AsyncClient(base_url=url) as http:
         peer = LegacyPeer(http)
         await peer.initialize()
-        body = {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "hold", "arguments": {}},
-        }
+        body = call_body(2, "hold")
         async with http.stream("POST", "/mcp", json=body, headers=peer.headers()):
             await bound(probe.hold_started.wait())
         assert app.session_count == 1

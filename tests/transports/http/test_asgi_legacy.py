@@ -11,6 +11,7 @@ from _asgi_harness import (
     ACCEPT_BOTH,
     LegacyPeer,
     bound,
+    call_body,
     collect_sse,
     initialize_body,
     running,
@@ -88,12 +89,7 @@ async def test_server_request_travels_on_the_post_stream_and_the_answer_comes_ba
     async with running(_app(probe)) as url, httpx.AsyncClient(base_url=url) as http:
         peer = LegacyPeer(http)
         await peer.initialize(ELICIT)
-        body = {
-            "jsonrpc": "2.0",
-            "id": 8,
-            "method": "tools/call",
-            "params": {"name": "ask", "arguments": {}},
-        }
+        body = call_body(8, "ask")
         async with http.stream("POST", "/mcp", json=body, headers=peer.headers()) as r:
             assert r.headers["content-type"] == "text/event-stream"
             decoder = SSEDecoder()
@@ -152,12 +148,7 @@ async def test_a_disconnect_is_not_a_cancellation_but_notifications_cancelled_is
     async with running(app) as url, httpx.AsyncClient(base_url=url) as http:
         peer = LegacyPeer(http)
         await peer.initialize()
-        body = {
-            "jsonrpc": "2.0",
-            "id": 21,
-            "method": "tools/call",
-            "params": {"name": "hold", "arguments": {}},
-        }
+        body = call_body(21, "hold")
         async with http.stream("POST", "/mcp", json=body, headers=peer.headers()) as r:
             assert r.status_code == 200
             await bound(probe.hold_started.wait())
@@ -172,12 +163,7 @@ async def test_a_disconnect_is_not_a_cancellation_but_notifications_cancelled_is
         async with running(app2) as url2, httpx.AsyncClient(base_url=url2) as http2:
             peer2 = LegacyPeer(http2)
             await peer2.initialize()
-            body = {
-                "jsonrpc": "2.0",
-                "id": 22,
-                "method": "tools/call",
-                "params": {"name": "hold", "arguments": {}},
-            }
+            body = call_body(22, "hold")
             async with http2.stream("POST", "/mcp", json=body, headers=peer2.headers()) as r:
                 await bound(second.hold_started.wait())
                 cancel = {
@@ -198,12 +184,7 @@ async def test_duplicate_in_flight_id_is_refused() -> None:
     async with running(app) as url, httpx.AsyncClient(base_url=url) as http:
         peer = LegacyPeer(http)
         await peer.initialize()
-        body = {
-            "jsonrpc": "2.0",
-            "id": 30,
-            "method": "tools/call",
-            "params": {"name": "hold", "arguments": {}},
-        }
+        body = call_body(30, "hold")
         async with http.stream("POST", "/mcp", json=body, headers=peer.headers()) as r:
             await bound(probe.hold_started.wait())
             again = await peer.post(body)
@@ -232,12 +213,7 @@ async def test_stateless_mode_has_no_sessions() -> None:
                 method, "/mcp", headers={**headers, "accept": "text/event-stream"}
             )
             assert refused.status_code == 405
-        ask = {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "ask", "arguments": {}},
-        }
+        ask = call_body(3, "ask")
         asked = await http.post("/mcp", json=ask, headers=headers)
         answer = asked.json()
         assert "error" in answer or answer["result"].get("isError") is True  # nobody to ask
@@ -279,12 +255,7 @@ async def test_idle_sessions_are_reaped_and_their_work_cancelled() -> None:
         idle, busy = LegacyPeer(http), LegacyPeer(http)
         await idle.initialize()
         await busy.initialize()
-        body = {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "hold", "arguments": {}},
-        }
+        body = call_body(2, "hold")
         async with http.stream("POST", "/mcp", json=body, headers=idle.headers()) as r:
             await bound(probe.hold_started.wait())
             now[0] += 30

@@ -257,26 +257,44 @@ class Endpoint:
             return
         assert isinstance(message, Request)  # responses were refused by the router
         pipe = EventPipe(f"modern-{message.id}")
-        outbound = RequestOutbound(
-            pipe, None, route.protocol_version, json_only=self._config.json_response
+        await self._exchange(
+            message, pipe, None, None, route.protocol_version, auth, receive, response
         )
+
+    async def _exchange(
+        self,
+        request: Request,
+        pipe: EventPipe,
+        session: LegacySessionState | None,
+        connection: Any,
+        version: str | None,
+        auth: Any,
+        receive: Receive,
+        response: HttpResponse,
+    ) -> None:
+        """Serve one request on this POST: a 2026 one when ``connection`` is ``None``."""
+        json_only = self._config.json_response
+        outbound = RequestOutbound(pipe, session, version, json_only=json_only)
         server = self._server
+        legacy = connection is not None
 
         def run() -> Awaitable[Any]:
-            return server.handle_request(message, outbound, auth=auth)
+            if legacy:
+                return server.handle_request(request, outbound, connection=connection, auth=auth)
+            return server.handle_request(request, outbound, auth=auth)
 
         await serve_exchange(
             response,
             receive,
             run=run,
-            request=message,
+            request=request,
             pipe=pipe,
             outbound=outbound,
-            era="modern",
-            session=None,
+            era="legacy" if legacy else "modern",
+            session=session,
             spawn=self._spawn,
             options=self._config.stream,
-            json_only=self._config.json_response,
+            json_only=json_only,
         )
 
     async def _initialize(
@@ -413,25 +431,7 @@ class Endpoint:
             session_id=state.id if state is not None else None,
             store=store,
         )
-        outbound = RequestOutbound(pipe, state, version, json_only=self._config.json_response)
-        server = self._server
-
-        def run() -> Awaitable[Any]:
-            return server.handle_request(message, outbound, connection=connection, auth=auth)
-
-        await serve_exchange(
-            response,
-            receive,
-            run=run,
-            request=message,
-            pipe=pipe,
-            outbound=outbound,
-            era="legacy",
-            session=state,
-            spawn=self._spawn,
-            options=self._config.stream,
-            json_only=self._config.json_response,
-        )
+        await self._exchange(message, pipe, state, connection, version, auth, receive, response)
 
     async def notify(self, note: Notification, connection: Any) -> None:
         """Hand a client notification to the server; a failure is logged, never fatal."""
