@@ -27,6 +27,7 @@ from typing import Final, Literal
 from mcpkit.client._channel import Channel
 from mcpkit.client.errors import IncompatibleServer
 from mcpkit.protocol.errors import (
+    AuthorizationError,
     HeaderMismatch,
     JSONRPCError,
     MissingRequiredClientCapability,
@@ -236,6 +237,8 @@ async def probe(channel: Channel, config: NegotiationConfig) -> Negotiated | str
         except RequestTimeout:
             reason = f"no answer to server/discover within {config.probe_timeout:g} s"
             break
+        except AuthorizationError:
+            raise  # the server wants credentials: that says nothing about its era
         except RemoteProtocolError as exc:
             # HTTP: a 4xx without a JSON-RPC body (a legacy server rejecting a modern POST).
             reason = f"server/discover was rejected without a JSON-RPC error ({exc})"

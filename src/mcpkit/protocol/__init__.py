@@ -45,6 +45,7 @@ from mcpkit.protocol.errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     URL_ELICITATION_REQUIRED,
     USER_REJECTED,
+    AuthorizationError,
     ConnectionBroken,
     ConnectionClosed,
     HeaderMismatch,
@@ -119,6 +120,7 @@ from mcpkit.protocol.versions import (
 )
 
 __all__ = [
+    "AuthorizationError",
     # cancellation
     "cancel_outbound",
     "cancel_params",

@@ -196,6 +196,18 @@ class RemoteProtocolError(MCPError):
     """The peer broke the protocol in a way that is not an error reply (e.g. a malformed result)."""
 
 
+class AuthorizationError(RemoteProtocolError):
+    """The server refused the request's credentials (HTTP 401) or their scopes (HTTP 403).
+
+    A subclass of :class:`RemoteProtocolError` for transports, but never a sign of the server's
+    protocol era: era detection lets it through instead of falling back.
+    """
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 class TransportError(MCPError):
     """The connection to the peer failed; the subclass says whose doing it was."""
 

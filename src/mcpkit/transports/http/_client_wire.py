@@ -21,6 +21,7 @@ from mcpkit.protocol.errors import (
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
+    AuthorizationError,
     ConnectionBroken,
     MessageDecodeError,
     RemoteProtocolError,
@@ -177,6 +178,8 @@ def status_error(response: httpx.Response, body: bytes, doing: str) -> RemotePro
     hint = _AUTH_HINT.get(response.status_code)
     text = f"{doing}: HTTP {response.status_code} {reason}".rstrip()
     text += f" ({hint})" if hint else ""
+    if response.status_code in _AUTH_HINT:
+        return AuthorizationError(f"{text}: {snippet(body)}", response.status_code)
     return RemoteProtocolError(f"{text}: {snippet(body)}")
 
 
