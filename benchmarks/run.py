@@ -114,6 +114,8 @@ class Settings:
     client_calls: int
     light_repeats: int
     """Repeats for list, large and client (each already a median over many calls)."""
+    extra_starts: int
+    """More spawns per stdio run, so start → first answer is a median of several starts."""
 
 
 QUICK = Settings(
@@ -131,6 +133,7 @@ QUICK = Settings(
     sessions=300,
     client_calls=300,
     light_repeats=1,
+    extra_starts=2,
 )
 FULL = Settings(
     repeats=3,
@@ -147,6 +150,7 @@ FULL = Settings(
     sessions=1000,
     client_calls=1000,
     light_repeats=2,
+    extra_starts=4,
 )
 
 
@@ -235,7 +239,7 @@ class Runner:
                     impl.name,
                     era,
                     lambda c=command, e=era: measure(  # type: ignore[misc]
-                        c, e, s.calls, s.pipelined, s.warmup, s.max_seconds
+                        c, e, s.calls, s.pipelined, s.warmup, s.max_seconds, s.extra_starts
                     ),
                 )
 
