@@ -230,3 +230,23 @@ async def test_cancelling_a_listen_stops_its_notifications() -> None:
         async with asyncio.timeout(5):
             await server.listen_hub.wait_count(0)
         assert server.listen_hub.count == 0
+
+
+async def test_a_sync_tool_in_a_worker_thread_can_change_the_lists() -> None:
+    server = build()
+
+    @server.tool
+    def grow() -> str:  # runs in a worker thread, where there is no event loop
+        server.tool(name="grown")(lambda: "grown")
+        return "grew"
+
+    async with server.running(), connect(server) as peer:
+        listen = asyncio.create_task(
+            peer.modern("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+        )
+        await peer.wait_for("notifications/subscriptions/acknowledged")
+        await peer.modern("tools/call", {"name": "grow"})
+        await peer.wait_for("notifications/tools/list_changed")
+        listen.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await listen

@@ -98,6 +98,8 @@ class Server:
         self._lifespan_users = 0
         self._lifespan_stack: contextlib.AsyncExitStack | None = None
         self._lifespan_lock = asyncio.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._background: set[asyncio.Task[None]] = set()
         self.lifespan_state: Any = None
         self._tools: dict[str, RegisteredTool] = {}
         self._resources: dict[str, RegisteredResource] = {}
@@ -303,15 +305,15 @@ class Server:
     def _changed(self, kind: str) -> None:
         self._list_cache.clear()
         self._list_version += 1  # outstanding cursors of the old lists are now refused
-        if self._running_loop() is not None:
-            asyncio.get_running_loop().create_task(self.notify_list_changed(kind))
-
-    @staticmethod
-    def _running_loop() -> asyncio.AbstractEventLoop | None:
         try:
-            return asyncio.get_running_loop()
-        except RuntimeError:
-            return None
+            task = asyncio.get_running_loop().create_task(self.notify_list_changed(kind))
+        except RuntimeError:  # no loop here: a sync tool in a worker thread, or set-up code
+            loop = self._loop
+            if loop is not None and loop.is_running():
+                asyncio.run_coroutine_threadsafe(self.notify_list_changed(kind), loop)
+        else:
+            self._background.add(task)  # keep a reference until it is done
+            task.add_done_callback(self._background.discard)
 
     async def notify_list_changed(self, kind: str) -> None:
         """Tell clients that the list of ``tools``, ``resources`` or ``prompts`` changed."""
@@ -364,6 +366,7 @@ class Server:
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Server]:
         """Run the lifespan once per process, however many transports use the server."""
+        self._loop = asyncio.get_running_loop()
         async with self._lifespan_lock:
             self._lifespan_users += 1
             if self._lifespan_users == 1 and self._lifespan is not None:
