@@ -14,7 +14,9 @@ import struct
 import zlib
 from typing import Annotated, Any
 
+from mcpkit.protocol.errors import InternalError
 from mcpkit.server import Context, Header, Message, Question, Server, ToolError, content
+from mcpkit.server.tasks import start_task
 
 # A real 1x1 PNG and a real (silent) 8 kHz WAV, built here rather than pasted as opaque base64.
 
@@ -70,6 +72,7 @@ server = Server(
     "1.0.0",
     description="mcpkit's conformance fixture",
     instructions="A server that exercises every MCP feature for the conformance suite.",
+    tasks=True,
 )
 
 # -- tools: content -----------------------------------------------------------------------------
@@ -517,6 +520,75 @@ async def test_input_required_result_prompt(ctx: Context) -> str:
 @server.completion(prompt="test_prompt_with_arguments", argument="arg1")
 def complete_arg1(value: str, arguments: dict[str, str]) -> list[str]:
     return [v for v in ("test1", "test2", "testValue", "other") if v.startswith(value)]
+
+
+# -- tools: Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28; the tasks-* scenarios) --
+
+FAILING_JOB_SECONDS = 1.0
+"""failing_job reports its tool error after about this long (the suite says "~1s")."""
+
+
+@server.tool
+def greet(name: str) -> str:
+    """Greets someone; sync-only (never a task)."""
+    return f"Hello, {name}!"
+
+
+@server.tool(task_support="optional")
+async def slow_compute(seconds: float = 1.0, label: str = "") -> str:
+    """Sleeps `seconds` seconds, then reports; runs as a task when the client allows tasks."""
+    await asyncio.sleep(seconds)
+    return f"Computed {label or 'result'} after {seconds:g}s"
+
+
+@server.tool(task_support="required")
+async def failing_job() -> str:
+    """Always ends with a tool execution error (isError) after about a second; task only."""
+    await asyncio.sleep(FAILING_JOB_SECONDS)
+    raise ToolError("failing_job failed, as it always does")
+
+
+@server.tool(task_support="optional")
+async def protocol_error_job() -> str:
+    """Fails with a JSON-RPC error (a protocol error, so the task ends `failed`)."""
+    await asyncio.sleep(0)
+    raise InternalError("protocol_error_job hit an internal error on purpose")
+
+
+@server.tool(task_support="optional")
+async def confirm_delete(filename: str, ctx: Context) -> str:
+    """Asks for confirmation (one elicitation), then reports the decision."""
+    answer = await ctx.elicit(
+        f"Delete {filename}?",
+        {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]},
+        key="confirm_delete",
+    )
+    confirmed = answer.accepted and bool((answer.content or {}).get("confirm"))
+    return f"{'Deleted' if confirmed else 'Kept'} {filename}"
+
+
+@server.tool(task_support="optional")
+async def multi_input(ctx: Context) -> str:
+    """Asks two questions at once, so two inputRequests are pending together."""
+    name, confirm = await ctx.ask(
+        Question.elicit("What is your name?", NAME_SCHEMA, key="name"),
+        Question.elicit(
+            "Proceed?",
+            {"type": "object", "properties": {"confirm": {"type": "boolean"}}},
+            key="confirm",
+        ),
+    )
+    who = (name.content or {}).get("name", "?")
+    return f"name={who}, confirm={(confirm.content or {}).get('confirm')}"
+
+
+@server.tool(task_support="required", task_start="explicit")
+async def test_tool_with_task(ctx: Context) -> str:
+    """Asks for a name by MRTR, then continues as a task that greets with it."""
+    answer = await ctx.elicit("What is your name?", NAME_SCHEMA, key="user_name")
+    await start_task(ctx)
+    name = (answer.content or {}).get("name", "?")
+    return f"Hello, {name}! (from a task)"
 
 
 def main() -> None:

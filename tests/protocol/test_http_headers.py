@@ -430,10 +430,19 @@ def test_repeated_mcp_headers_are_rejected() -> None:
 
 
 def test_name_header_for_a_method_body_without_the_field() -> None:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/list", "params": {"_meta": META}}
-    validate_request_headers({"MCP-Protocol-Version": V, "Mcp-Method": "tasks/list"}, body)
-    headers = {"MCP-Protocol-Version": V, "Mcp-Method": "tasks/list", "Mcp-Name": "x"}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"_meta": META}}
+    validate_request_headers({"MCP-Protocol-Version": V, "Mcp-Method": "tasks/get"}, body)
+    headers = {"MCP-Protocol-Version": V, "Mcp-Method": "tasks/get", "Mcp-Name": "x"}
     mismatch(headers, body, None)
+
+
+def test_removed_2025_task_methods_need_no_name_header() -> None:
+    # tasks/result and tasks/list are not 2026 methods: the server answers -32601, so a
+    # missing Mcp-Name must not turn that into a -32020 first (conformance tasks-dispatch).
+    for method in ("tasks/result", "tasks/list"):
+        params = {"taskId": "t", "_meta": META}
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+        validate_request_headers({"MCP-Protocol-Version": V, "Mcp-Method": method}, body)
 
 
 def test_notifications_only_compare_headers_that_are_present() -> None:

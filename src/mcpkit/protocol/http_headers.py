@@ -72,8 +72,16 @@ MAX_ECHOED_CHARS: Final = 80
 
 ParamType = Literal["string", "integer", "boolean"]
 
-_NAME_FIELD: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-_TASKS_PREFIX: Final = "tasks/"
+_NAME_FIELD: Final = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    # Tasks extension (SEP-2663): exactly these three; 2025's tasks/result and tasks/list are
+    # not 2026 methods, so a server answers them -32601 without asking for a header.
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 _TCHAR: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _TCHAR_OR_SLASH: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z/]+")
 """What a method name may contain to travel in ``Mcp-Method`` (all MCP methods do)."""
@@ -397,10 +405,7 @@ def _params_of(tool_input_schema: Mapping[str, Any] | ParamHeaders | None) -> Pa
 
 def name_source(method: str) -> str | None:
     """The ``params`` field ``Mcp-Name`` mirrors for ``method``, or ``None`` if it has none."""
-    field = _NAME_FIELD.get(method)
-    if field is None and method.startswith(_TASKS_PREFIX):
-        return "taskId"
-    return field
+    return _NAME_FIELD.get(method)
 
 
 _MISSING: Final = object()

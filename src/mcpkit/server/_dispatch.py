@@ -89,9 +89,17 @@ def state_binding(method: str, params: JSONObject) -> str:
 class Dispatcher:
     """Routes a request to its handler; one per :class:`Server`."""
 
-    def __init__(self, server: Server, handlers: dict[str, Handler]) -> None:
+    def __init__(
+        self,
+        server: Server,
+        handlers: dict[str, Handler],
+        *,
+        modern_methods: frozenset[str] = MODERN_METHODS,
+    ) -> None:
         self._server = server
         self._handlers = handlers
+        self._modern_methods = modern_methods
+        """``MODERN_METHODS`` plus what enabled extensions add (``tasks/*``)."""
 
     async def handle_request(
         self,
@@ -165,7 +173,7 @@ class Dispatcher:
     def _modern_info(self, request: Request, outbound: Outbound, auth: Any) -> RequestInfo:
         meta = parse_request_meta(request.params)
         check_modern_version(meta.protocol_version, self._server.supported_versions)
-        if request.method not in MODERN_METHODS:
+        if request.method not in self._modern_methods:
             raise MethodNotFound(f"Method not found: {request.method}")
         info = RequestInfo(
             request=request,

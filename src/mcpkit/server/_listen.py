@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from mcpkit.protocol.errors import InvalidParams
@@ -20,6 +21,10 @@ SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 MAX_RESOURCE_SUBSCRIPTIONS: Final = 1000
 """URIs one listen request may watch."""
 
+TaskFilter = Callable[[list[str], RequestInfo], Awaitable[list[str]]]
+"""Agrees to a listen request's ``taskIds`` (Tasks extension): the ids this client may follow,
+or -32021 when the request did not declare the extension."""
+
 _FLAG_CAPABILITY: Final = {
     "toolsListChanged": ("tools", "listChanged"),
     "promptsListChanged": ("prompts", "listChanged"),
@@ -28,15 +33,21 @@ _FLAG_CAPABILITY: Final = {
 
 
 class _Listener:
-    __slots__ = ("flags", "outbound", "subscription_id", "uris")
+    __slots__ = ("flags", "outbound", "subscription_id", "task_ids", "uris")
 
     def __init__(
-        self, subscription_id: RequestId, outbound: Outbound, flags: set[str], uris: set[str]
+        self,
+        subscription_id: RequestId,
+        outbound: Outbound,
+        flags: set[str],
+        uris: set[str],
+        task_ids: set[str],
     ) -> None:
         self.subscription_id = subscription_id
         self.outbound = outbound
         self.flags = flags
         self.uris = uris
+        self.task_ids = task_ids
 
     async def send(self, method: str, params: JSONObject | None) -> None:
         body = dict(params or {})
@@ -74,7 +85,13 @@ class ListenHub:
     def count(self) -> int:
         return len(self._listeners)
 
-    async def serve(self, info: RequestInfo, capabilities: JSONObject) -> JSONObject:
+    async def serve(
+        self,
+        info: RequestInfo,
+        capabilities: JSONObject,
+        *,
+        task_filter: TaskFilter | None = None,
+    ) -> JSONObject:
         requested = info.params.get("notifications")
         if not isinstance(requested, dict):
             raise InvalidParams("subscriptions/listen needs params.notifications (an object)")
@@ -96,8 +113,19 @@ class ListenHub:
             if _supports(capabilities, "resources", "subscribe"):
                 uris = set(wanted)
                 agreed["resourceSubscriptions"] = list(wanted)
+        task_ids: set[str] = set()
+        wanted_tasks = requested.get("taskIds")
+        if wanted_tasks is not None:
+            if not isinstance(wanted_tasks, list) or not all(
+                isinstance(t, str) for t in wanted_tasks
+            ):
+                raise InvalidParams("notifications.taskIds must be a list of task ids")
+            if task_filter is not None:  # a server without tasks leaves the field out
+                agreed_tasks = await task_filter(wanted_tasks, info)
+                task_ids = set(agreed_tasks)
+                agreed["taskIds"] = agreed_tasks
         sid = info.request_id
-        listener = _Listener(sid, info.outbound, flags, uris)
+        listener = _Listener(sid, info.outbound, flags, uris, task_ids)
         await info.outbound.send_notification(
             "notifications/subscriptions/acknowledged",
             {"notifications": agreed, "_meta": {SUBSCRIPTION_ID: sid}},
@@ -121,6 +149,12 @@ class ListenHub:
         for listener in list(self._listeners):
             if uri in listener.uris:
                 await listener.send("notifications/resources/updated", {"uri": uri})
+
+    async def publish_task(self, task_id: str, task: JSONObject) -> None:
+        """``notifications/tasks`` (a full ``DetailedTask``) to listeners following ``task_id``."""
+        for listener in list(self._listeners):
+            if task_id in listener.task_ids:
+                await listener.send("notifications/tasks", task)
 
     async def close_all(self) -> None:
         """End every listen stream gracefully (server shutdown)."""

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from mcpkit.protocol.errors import InvalidParams, MethodNotFound, UsageError
 from mcpkit.protocol.meta import LOG_LEVELS
-from mcpkit.server._dispatch import Dispatcher, Handler, Middleware, resource_not_found
+from mcpkit.server._dispatch import (
+    MODERN_METHODS,
+    Dispatcher,
+    Handler,
+    Middleware,
+    resource_not_found,
+)
 from mcpkit.server._listen import ListenHub
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server.context import Context
@@ -25,6 +31,8 @@ from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 if TYPE_CHECKING:
     from mcpkit.server.request_state import RequestStateSealer
+    from mcpkit.server.tasks import TaskManager, TaskStore
+    from mcpkit.server.tools import TaskStart, TaskSupport
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -67,6 +75,7 @@ class Server:
         extensions: dict[str, JSONObject] | None = None,
         supported_versions: Sequence[str] = ALL_VERSIONS,
         ref_free_schemas: bool = False,
+        tasks: bool | TaskStore | TaskManager | None = False,
     ) -> None:
         self.name = name
         self.version = version
@@ -109,7 +118,15 @@ class Server:
         self._list_version = 0
         self._connections: weakref.WeakSet[LegacyConnection] = weakref.WeakSet()
         self.listen_hub = ListenHub()
-        self._dispatcher = Dispatcher(self, self._handlers())
+        self.tasks: TaskManager | None = _make_task_manager(tasks)
+        """The Tasks extension (``mcpkit.server.tasks``), when enabled with ``tasks=``."""
+        modern = MODERN_METHODS
+        if self.tasks is not None:
+            self.tasks.bind(self)
+            from mcpkit.server.tasks import TASK_METHODS
+
+            modern = modern | TASK_METHODS
+        self._dispatcher = Dispatcher(self, self._handlers(), modern_methods=modern)
 
     @property
     def state_sealer(self) -> RequestStateSealer:
@@ -143,11 +160,14 @@ class Server:
         structured_output: bool | None = None,
         required_scopes: Sequence[str] = (),
         input_schema: JSONObject | None = None,
+        task_support: TaskSupport = "forbidden",
+        task_start: TaskStart = "immediate",
     ) -> Any:
         """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=...)``.
 
         ``input_schema`` replaces the schema derived from the signature (contract-first tools);
         the arguments are then validated with JSON Schema and passed as keyword arguments.
+        ``task_support`` / ``task_start``: running calls as tasks, see :mod:`mcpkit.server.tasks`.
         """
         hints = dict(annotations or {})
         for key, value in (
@@ -174,6 +194,8 @@ class Server:
                     ref_free=self.ref_free_schemas,
                     required_scopes=required_scopes,
                     input_schema=input_schema,
+                    task_support=task_support,
+                    task_start=task_start,
                 )
             )
             return func
@@ -183,6 +205,11 @@ class Server:
     def add_tool(self, tool: RegisteredTool) -> None:
         if tool.name in self._tools:
             raise UsageError(f"a tool named {tool.name!r} is already registered")
+        if tool.task_support == "required" and self.tasks is None:
+            raise UsageError(
+                f"tool {tool.name!r} requires tasks, which this server does not run: "
+                "enable them with Server(..., tasks=True)"
+            )
         self._tools[tool.name] = tool
         self._changed("tools")
 
@@ -380,6 +407,8 @@ class Server:
                 self._lifespan_users -= 1
                 if self._lifespan_users == 0:
                     await self.listen_hub.close_all()
+                    if self.tasks is not None:
+                        await self.tasks.shutdown()
                     if self._lifespan_stack is not None:
                         stack, self._lifespan_stack = self._lifespan_stack, None
                         await stack.aclose()
@@ -425,7 +454,7 @@ class Server:
     # -- method handlers -----------------------------------------------------------------------
 
     def _handlers(self) -> dict[str, Handler]:
-        return {
+        handlers: dict[str, Handler] = {
             "initialize": self._initialize,
             "ping": self._ping,
             "server/discover": self._discover,
@@ -442,6 +471,11 @@ class Server:
             "logging/setLevel": self._set_level,
             "subscriptions/listen": self._listen,
         }
+        if self.tasks is not None:
+            handlers["tasks/get"] = self.tasks.handle_get
+            handlers["tasks/update"] = self.tasks.handle_update
+            handlers["tasks/cancel"] = self.tasks.handle_cancel
+        return handlers
 
     def capabilities(self, *, modern: bool) -> JSONObject:
         caps: JSONObject = {
@@ -451,8 +485,13 @@ class Server:
             "completions": {},
             "logging": {},
         }
-        if self.extensions:
-            caps["extensions"] = dict(self.extensions)
+        extensions = dict(self.extensions)
+        if modern and self.tasks is not None:
+            from mcpkit.server.tasks import TASKS_EXTENSION_ID
+
+            extensions.setdefault(TASKS_EXTENSION_ID, {})
+        if extensions:
+            caps["extensions"] = extensions
         return caps
 
     async def _initialize(self, info: RequestInfo, ctx: Context) -> JSONObject:
@@ -524,6 +563,8 @@ class Server:
             from mcpkit.server.auth_hooks import check_tool_scopes
 
             check_tool_scopes(info.auth, tool.required_scopes)
+        if tool.task_support != "forbidden" and self.tasks is not None:
+            return await self.tasks.call_tool(tool, arguments, info, ctx)
         return await tool.call(arguments, ctx)
 
     async def _list_resources(self, info: RequestInfo, ctx: Context) -> JSONObject:
@@ -638,10 +679,25 @@ class Server:
 
     async def _listen(self, info: RequestInfo, ctx: Context) -> JSONObject:
         caps = self.capabilities(modern=True)
-        return await self.listen_hub.serve(info, caps)
+        task_filter = self.tasks.agree_listen if self.tasks is not None else None
+        return await self.listen_hub.serve(info, caps, task_filter=task_filter)
 
     def _unknown(self, method: str) -> MethodNotFound:
         return MethodNotFound(f"Method not found: {method}")
+
+
+def _make_task_manager(tasks: bool | TaskStore | TaskManager | None) -> TaskManager | None:
+    if tasks is False or tasks is None:
+        return None  # the tasks module is not even imported
+    from mcpkit.server.tasks import TaskManager, TaskStore
+
+    if isinstance(tasks, TaskManager):
+        return tasks
+    if isinstance(tasks, TaskStore):
+        return TaskManager(tasks)
+    if tasks is True:
+        return TaskManager()
+    raise UsageError(f"tasks= takes True, a TaskStore or a TaskManager, not {tasks!r}")
 
 
 def _make_sealer(keys: list[bytes] | None) -> RequestStateSealer:

@@ -23,7 +23,7 @@ import logging
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from mcpkit.protocol.errors import JSONRPCError, UsageError
 from mcpkit.server._signature import ArgumentError, analyze_function
@@ -33,7 +33,15 @@ from mcpkit.types.jsonrpc import JSONObject
 
 logger = logging.getLogger("mcpkit.server")
 
-__all__ = ["Header", "RegisteredTool", "ToolError", "ToolResult"]
+__all__ = ["Header", "RegisteredTool", "TaskStart", "TaskSupport", "ToolError", "ToolResult"]
+
+TaskSupport = Literal["forbidden", "optional", "required"]
+"""Whether calls may (``optional``) or must (``required``) run as tasks; see
+:mod:`mcpkit.server.tasks`."""
+TaskStart = Literal["immediate", "explicit"]
+"""When a task call becomes a task: before the body runs, or at its ``start_task(ctx)``."""
+_TASK_SUPPORT_VALUES: Final = ("forbidden", "optional", "required")
+_TASK_START_VALUES: Final = ("immediate", "explicit")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +124,8 @@ class RegisteredTool:
         "name",
         "required_scopes",
         "signature",
+        "task_start",
+        "task_support",
         "timeout",
     )
 
@@ -134,10 +144,22 @@ class RegisteredTool:
         ref_free: bool = False,
         required_scopes: Sequence[str] = (),
         input_schema: JSONObject | None = None,
+        task_support: TaskSupport = "forbidden",
+        task_start: TaskStart = "immediate",
     ) -> None:
         self.fn = fn
         self.name = name or fn.__name__
         validate_tool_name(self.name)
+        if task_support not in _TASK_SUPPORT_VALUES:
+            raise UsageError(
+                f"tool {self.name!r}: task_support must be one of {', '.join(_TASK_SUPPORT_VALUES)}"
+            )
+        if task_start not in _TASK_START_VALUES:
+            raise UsageError(
+                f"tool {self.name!r}: task_start must be one of {', '.join(_TASK_START_VALUES)}"
+            )
+        self.task_support: TaskSupport = task_support
+        self.task_start: TaskStart = task_start
         self.timeout = timeout
         self.required_scopes = tuple(required_scopes)
         self._schema_validator: Any = None
@@ -216,7 +238,10 @@ class RegisteredTool:
             raise
         except ToolError as exc:
             return error_result(str(exc))
-        except TimeoutError:
+        except TimeoutError as exc:
+            if self.timeout is None:  # the body's own timeout, not ours
+                logger.exception("tool %s raised", self.name)
+                return error_result(f"Error executing tool {self.name}: {exc or 'timed out'}")
             return error_result(f"Tool {self.name!r} timed out after {self.timeout:g} s")
         except asyncio.CancelledError:
             raise

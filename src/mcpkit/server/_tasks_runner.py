@@ -1,0 +1,299 @@
+"""Running task bodies in the background, and moving their records through the states.
+
+One :class:`TaskRunner` per :class:`~mcpkit.server.tasks.TaskManager`. Each task gets one asyncio
+task (a *job*) that runs the tool body and writes the outcome to the store:
+
+* the body returns → ``completed`` with the ``CallToolResult`` (a tool error, ``isError: true``,
+  included); it raises a JSON-RPC error → ``failed`` with that error;
+* the body asks the client something (``ctx.elicit``, ``ctx.sample``, ``ctx.ask`` …) → the
+  question ends the run, exactly like a 2026 MRTR round: the task goes ``input_required`` with
+  the questions as ``inputRequests``; once ``tasks/update`` has answered every one of them the task
+  is ``working`` again and the body re-runs from the top, this time getting the answers;
+* ``tasks/cancel`` → the job is cancelled (cooperatively: an ``await`` in the body raises
+  ``CancelledError``; a sync body in a worker thread finishes but its result is dropped), and the
+  record is already ``cancelled``.
+
+Every state change is a compare-and-set on the record (:func:`mutate`), so whichever of a
+completion and a cancel is saved first wins and the other changes nothing. The job never holds
+the request open: the reply to ``tools/call`` has been sent before the body's first line runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from mcpkit.protocol.errors import InternalError, JSONRPCError
+from mcpkit.server._request import RequestInfo
+from mcpkit.server._tasks_store import TaskRecord, TaskStatus, TaskStore
+from mcpkit.server.context import Context, InputRequired
+from mcpkit.types.jsonrpc import JSONObject
+
+if TYPE_CHECKING:
+    from mcpkit.server._server import Server
+    from mcpkit.server.tools import RegisteredTool
+
+logger = logging.getLogger("mcpkit.server.tasks")
+
+__all__ = ["MAX_CAS_RETRIES", "STORE_RECHECK_SECONDS", "TaskOutbound", "TaskRunner", "mutate"]
+
+MAX_CAS_RETRIES: Final = 16
+"""Attempts at a compare-and-set before giving up (only contention on one task can cause more
+than one)."""
+STORE_RECHECK_SECONDS: Final = 1.0
+"""With a shared store, how often a job re-reads its record to notice answers and cancellations
+delivered to another worker. A local store wakes jobs directly and never polls."""
+TASK_SHUTDOWN_GRACE_SECONDS: Final = 5.0
+"""How long :meth:`TaskRunner.close` waits for cancelled jobs to record their end."""
+
+OnChange = Callable[[TaskRecord], Awaitable[None]]
+
+
+async def mutate(
+    store: TaskStore, task_id: str, change: Callable[[TaskRecord], bool]
+) -> tuple[TaskRecord | None, bool]:
+    """Apply ``change`` to the stored record with compare-and-set, retrying on conflicts.
+
+    ``change`` edits the record in place and returns whether it changed anything (``False``
+    saves nothing); it may raise to abort. Returns the record as stored (``None`` if the task is
+    gone) and whether this call changed it.
+    """
+    for _ in range(MAX_CAS_RETRIES):
+        record = await store.get(task_id)
+        if record is None:
+            return None, False
+        if not change(record):
+            return record, False
+        if await store.save(record):
+            return record, True
+    raise InternalError(f"Task {task_id} is being changed concurrently; try again")
+
+
+class TaskOutbound:
+    """Where a task body's progress and log notifications go: nowhere.
+
+    The Tasks extension has no channel for them (``notifications/progress`` and
+    ``notifications/message`` are not supported on tasks), and the request that created the task
+    has been answered. ``cancel_reason`` makes ``ctx.is_cancelled`` true after ``tasks/cancel``.
+    """
+
+    __slots__ = ("cancel_reason", "protocol_version", "task_id")
+
+    def __init__(self, task_id: str, protocol_version: str | None) -> None:
+        self.task_id = task_id
+        self.protocol_version = protocol_version
+        self.cancel_reason: str | None = None
+
+    async def send_notification(self, method: str, params: JSONObject | None = None) -> None:
+        logger.debug("task %s: dropped %s (tasks carry no notifications)", self.task_id, method)
+
+    async def send_request(
+        self, method: str, params: JSONObject | None = None, *, timeout: float | None = None
+    ) -> JSONObject:
+        raise InternalError("a task cannot send requests; questions become inputRequests")
+
+
+class _Job:
+    __slots__ = ("arguments", "info", "outbound", "server", "task", "task_id", "tool", "wake")
+
+    def __init__(
+        self,
+        server: Server,
+        tool: RegisteredTool,
+        arguments: JSONObject | None,
+        info: RequestInfo,
+        outbound: TaskOutbound,
+    ) -> None:
+        self.server = server
+        self.tool = tool
+        self.arguments = arguments
+        self.info = info
+        self.outbound = outbound
+        self.task_id = outbound.task_id
+        self.wake = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self.outbound.cancel_reason is not None
+
+
+class TaskRunner:
+    """The jobs of this process. ``on_change`` is called after every state change it saves."""
+
+    def __init__(self, store: TaskStore, on_change: OnChange) -> None:
+        self._store = store
+        self._on_change = on_change
+        self._jobs: dict[str, _Job] = {}
+
+    @property
+    def running(self) -> int:
+        """Jobs alive in this process (running, or waiting for input)."""
+        return len(self._jobs)
+
+    def spawn(
+        self,
+        server: Server,
+        record: TaskRecord,
+        tool: RegisteredTool,
+        arguments: JSONObject | None,
+        info: RequestInfo,
+    ) -> None:
+        """Start the job of a task that is already in the store."""
+        outbound = TaskOutbound(record.task_id, info.protocol_version)
+        job_info = dataclasses.replace(
+            info, outbound=outbound, log_level=None, input_responses={}, answers={}
+        )
+        job = _Job(server, tool, arguments, job_info, outbound)
+        self._jobs[record.task_id] = job
+        job.task = asyncio.get_running_loop().create_task(
+            self._run(job, record), name=f"mcpkit-task-{record.task_id}"
+        )
+
+    def wake(self, task_id: str) -> None:
+        """The task's record changed (answers arrived): let its job look again."""
+        job = self._jobs.get(task_id)
+        if job is not None:
+            job.wake.set()
+
+    def cancel(self, task_id: str, reason: str) -> None:
+        """Stop the task's job, if it runs here (its record already says ``cancelled``)."""
+        job = self._jobs.get(task_id)
+        if job is not None and job.task is not None:
+            job.outbound.cancel_reason = reason
+            job.task.cancel()
+
+    async def close(self) -> None:
+        """Cancel every job (server shutdown) and wait, bounded, for them to record it."""
+        tasks = [job.task for job in self._jobs.values() if job.task is not None]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=TASK_SHUTDOWN_GRACE_SECONDS)
+
+    # -- one job -------------------------------------------------------------------------------
+
+    async def _run(self, job: _Job, created: TaskRecord) -> None:
+        watcher = None
+        if self._store.shared:
+            watcher = asyncio.get_running_loop().create_task(self._watch(job))
+        try:
+            ttl_left = None
+            if created.ttl_ms is not None:
+                ttl_left = created.created_at + created.ttl_ms / 1000 - time.time()
+            async with asyncio.timeout(ttl_left):
+                await self._drive(job)
+        except TimeoutError:  # the TTL ran out: the record is (about to be) gone anyway
+            await self._settle(job.task_id, "failed", error=_error(InternalError("Task expired")))
+        except asyncio.CancelledError:
+            if not job.cancel_requested:  # not tasks/cancel: the server is stopping
+                stopped = InternalError("The server stopped before the task finished")
+                with contextlib.suppress(Exception):
+                    await self._settle(job.task_id, "failed", error=_error(stopped))
+            raise
+        except Exception as exc:  # a bug (ours or the store's): the task must still end
+            logger.exception("task %s: internal error", job.task_id)
+            internal = InternalError(f"Internal error while running the task: {exc}")
+            with contextlib.suppress(Exception):
+                await self._settle(job.task_id, "failed", error=_error(internal))
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+            self._jobs.pop(job.task_id, None)
+
+    async def _drive(self, job: _Job) -> None:
+        while True:
+            record = await self._store.get(job.task_id)
+            if record is None or record.terminal:
+                return
+            if record.status == "input_required":
+                await self._wait_for_input(job)
+                continue
+            info = dataclasses.replace(job.info, answers=dict(record.answers))
+            try:
+                result = await job.tool.call(job.arguments, Context(job.server, info))
+            except InputRequired as needed:
+                await self._park(job, needed)
+                continue
+            except JSONRPCError as exc:
+                await self._settle(job.task_id, "failed", error=_error(exc))
+                return
+            result = dict(result)
+            result.setdefault("resultType", "complete")
+            await self._settle(job.task_id, "completed", result=result)
+            return
+
+    async def _park(self, job: _Job, needed: InputRequired) -> None:
+        """The body asked questions: publish them as ``inputRequests``."""
+
+        def ask(record: TaskRecord) -> bool:
+            if record.terminal:
+                return False
+            record.answers.update(needed.answers)
+            pending = {k: v for k, v in needed.requests.items() if k not in record.answers}
+            if not pending:
+                raise InternalError("the task asked again for input it already has")
+            record.input_requests = pending
+            record.touch("input_required")
+            return True
+
+        record, changed = await mutate(self._store, job.task_id, ask)
+        if changed and record is not None:
+            await self._on_change(record)
+
+    async def _wait_for_input(self, job: _Job) -> None:
+        """Return once the task left ``input_required`` (answered, cancelled or gone)."""
+        while True:
+            job.wake.clear()  # before reading: an answer saved after the read still wakes us
+            record = await self._store.get(job.task_id)
+            if record is None or record.status != "input_required":
+                return
+            if self._store.shared:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(job.wake.wait(), STORE_RECHECK_SECONDS)
+            else:
+                await job.wake.wait()
+
+    async def _watch(self, job: _Job) -> None:
+        """Shared stores only: notice a cancel (or expiry) saved by another worker."""
+        while True:
+            await asyncio.sleep(STORE_RECHECK_SECONDS)
+            record = await self._store.get(job.task_id)
+            if record is None or record.status == "cancelled":  # the job settles all others
+                self.cancel(job.task_id, "the task was cancelled or expired elsewhere")
+                return
+
+    async def _settle(
+        self,
+        task_id: str,
+        status: TaskStatus,
+        *,
+        result: JSONObject | None = None,
+        error: JSONObject | None = None,
+    ) -> None:
+        def finish(record: TaskRecord) -> bool:
+            if record.terminal:
+                return False  # cancelled first: the late outcome is dropped
+            record.input_requests = {}
+            record.result = result
+            record.error = error
+            if error is not None and record.status_message is None:
+                record.status_message = str(error.get("message", "failed"))
+            record.touch(status)
+            return True
+
+        record, changed = await mutate(self._store, task_id, finish)
+        if changed and record is not None:
+            await self._on_change(record)
+
+
+def _error(exc: JSONRPCError) -> JSONObject:
+    out: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    if exc.data is not None:
+        out["data"] = exc.data
+    return out

@@ -1,0 +1,391 @@
+"""Tasks: long tool calls answered with a handle the client polls (2026-07-28 extension
+``io.modelcontextprotocol/tasks``, SEP-2663).
+
+Enable them with ``Server(tasks=True)`` (an in-memory store), ``Server(tasks=SomeStore())`` or
+``Server(tasks=TaskManager(store, ttl_ms=..., ...))``, and mark tools::
+
+    @server.tool(task_support="optional")          # or "required"
+    async def render(scene: str) -> str: ...
+
+A 2026 ``tools/call`` for such a tool from a client that declared the extension (in the request's
+``clientCapabilities.extensions``) is answered at once with a ``CreateTaskResult``
+(``resultType: "task"``); the body then runs in the background. The client polls ``tasks/get``
+(a ``DetailedTask``: the result, the JSON-RPC error, or the questions the task waits on), answers
+questions with ``tasks/update`` and may ``tasks/cancel``; or it listens for ``notifications/tasks``
+with a ``subscriptions/listen`` filter ``{"taskIds": [...]}``.
+
+* Without the extension an ``optional`` tool runs as a plain call; a ``required`` one is refused
+  with -32021 naming ``requiredCapabilities.extensions``. In a legacy session an ``optional`` tool
+  runs as a plain call and a ``required`` one is -32601.
+* Questions inside a task (``ctx.elicit`` & co.) make the task ``input_required``; when every
+  question is answered the body runs again from the top and gets the answers (the MRTR model:
+  keep code before a question idempotent).
+* ``task_start="explicit"`` runs the body inside the request until it calls
+  ``await start_task(ctx)``: questions before that are ordinary MRTR round trips, so input is
+  gathered *before* the task exists; the task then runs the body again from the top, with those
+  answers. A body that returns without calling it gives a plain result.
+* Inside a task, progress and log notifications are dropped (the extension has none).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import secrets
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from mcpkit.protocol.capabilities import has_capability
+from mcpkit.protocol.errors import (
+    InvalidParams,
+    MethodNotFound,
+    MissingRequiredClientCapability,
+    UsageError,
+)
+from mcpkit.server._request import RequestInfo
+from mcpkit.server._tasks_runner import TaskOutbound, TaskRunner, mutate
+from mcpkit.server._tasks_store import (
+    MAX_STORED_TASKS,
+    TERMINAL_STATUSES,
+    InMemoryTaskStore,
+    TaskLimitReached,
+    TaskRecord,
+    TaskStatus,
+    TaskStore,
+)
+from mcpkit.server.context import Context, InputRequired
+from mcpkit.server.tools import TaskStart, TaskSupport
+from mcpkit.types.jsonrpc import JSONObject
+
+if TYPE_CHECKING:
+    from mcpkit.server._server import Server
+    from mcpkit.server.tools import RegisteredTool
+
+__all__ = [
+    "DEFAULT_POLL_INTERVAL_MS",
+    "DEFAULT_TASK_TTL_MS",
+    "MAX_RUNNING_TASKS",
+    "MAX_STORED_TASKS",
+    "MAX_TASK_SUBSCRIPTIONS",
+    "TASKS_EXTENSION_ID",
+    "TASK_METHODS",
+    "TERMINAL_STATUSES",
+    "InMemoryTaskStore",
+    "TaskLimitReached",
+    "TaskManager",
+    "TaskRecord",
+    "TaskStart",
+    "TaskStatus",
+    "TaskStore",
+    "TaskSupport",
+    "client_declared_tasks",
+    "current_task_id",
+    "default_principal",
+    "set_status_message",
+    "start_task",
+]
+
+TASKS_EXTENSION_ID: Final = "io.modelcontextprotocol/tasks"
+TASK_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+"""What the extension adds; ``tasks/result`` and ``tasks/list`` (2025-11-25) are -32601 in 2026."""
+DEFAULT_TASK_TTL_MS: Final = 3_600_000
+"""How long a task stays readable after it was created (an hour), unless configured."""
+DEFAULT_POLL_INTERVAL_MS: Final = 1_000
+"""The ``pollIntervalMs`` suggested to clients."""
+MAX_RUNNING_TASKS: Final = 100
+"""Task bodies one process runs at once; more are refused with -32603 until some end."""
+MAX_TASK_SUBSCRIPTIONS: Final = 1_000
+"""Task ids one ``subscriptions/listen`` request may name."""
+TASK_ID_BYTES: Final = 16
+"""Entropy of a task id (128 bits): ids are unguessable even where no auth binds them."""
+CANCEL_MESSAGE: Final = "Cancelled at the client's request"
+
+
+def client_declared_tasks(capabilities: JSONObject | None) -> bool:
+    """Whether a request's client capabilities declare the Tasks extension."""
+    return has_capability(capabilities, ("extensions", TASKS_EXTENSION_ID))
+
+
+def _missing_extension(why: str) -> MissingRequiredClientCapability:
+    return MissingRequiredClientCapability(
+        f"{why} needs the client capability extensions[{TASKS_EXTENSION_ID!r}], "
+        "which this request did not declare",
+        {"requiredCapabilities": {"extensions": {TASKS_EXTENSION_ID: {}}}},
+    )
+
+
+def default_principal(auth: Any) -> str | None:
+    """Who owns a task: the verified token's subject and client id (``None`` without auth)."""
+    if auth is None:
+        return None
+
+    def read(key: str) -> Any:
+        return auth.get(key) if isinstance(auth, dict) else getattr(auth, key, None)
+
+    subject = read("subject") or read("sub")
+    client = read("client_id")
+    if subject is None and client is None:
+        return None
+    return f"{subject}\x00{client}"
+
+
+class _StartTask(InputRequired):
+    """Ends the in-request part of a ``task_start="explicit"`` body (see :func:`start_task`)."""
+
+    def __init__(self, answers: JSONObject, status_message: str | None) -> None:
+        super().__init__({}, answers)
+        self.status_message = status_message
+
+
+_task_eligible: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "mcpkit_task_eligible", default=False
+)
+
+
+class TaskManager:
+    """Creates, runs and answers for tasks; ``server.tasks`` when tasks are enabled.
+
+    ``store`` keeps the records (:class:`InMemoryTaskStore` by default). ``ttl_ms`` is how long
+    a task stays readable after creation (``None``: until deleted; a running body is stopped when
+    its TTL ends). ``principal(auth)`` names who owns a task; other principals get -32602 as if
+    it did not exist.
+    """
+
+    def __init__(
+        self,
+        store: TaskStore | None = None,
+        *,
+        ttl_ms: int | None = DEFAULT_TASK_TTL_MS,
+        poll_interval_ms: int | None = DEFAULT_POLL_INTERVAL_MS,
+        max_running: int = MAX_RUNNING_TASKS,
+        principal: Callable[[Any], str | None] = default_principal,
+    ) -> None:
+        if ttl_ms is not None and ttl_ms <= 0:
+            raise UsageError(f"ttl_ms must be a positive number of milliseconds, got {ttl_ms}")
+        if poll_interval_ms is not None and poll_interval_ms <= 0:
+            raise UsageError(f"poll_interval_ms must be positive, got {poll_interval_ms}")
+        if max_running < 1:
+            raise UsageError(f"max_running must be at least 1, got {max_running}")
+        self.store = store if store is not None else InMemoryTaskStore()
+        self.ttl_ms = ttl_ms
+        self.poll_interval_ms = poll_interval_ms
+        self.max_running = max_running
+        self.principal = principal
+        self._server: Server | None = None
+        self._runner = TaskRunner(self.store, self._changed)
+
+    def bind(self, server: Server) -> None:
+        if self._server is not None and self._server is not server:
+            raise UsageError("a TaskManager serves one Server")
+        self._server = server
+
+    @property
+    def running(self) -> int:
+        """Task bodies alive in this process."""
+        return self._runner.running
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        """The stored record (a copy), or ``None`` when unknown or expired."""
+        return await self.store.get(task_id)
+
+    async def shutdown(self) -> None:
+        """Stop every body running in this process (each task records ``failed``). The server
+        calls this when it stops; the store stays open."""
+        await self._runner.close()
+
+    async def aclose(self) -> None:
+        """:meth:`shutdown`, then close the store."""
+        await self.shutdown()
+        await self.store.aclose()
+
+    # -- tools/call ----------------------------------------------------------------------------
+
+    async def call_tool(
+        self, tool: RegisteredTool, arguments: JSONObject | None, info: RequestInfo, ctx: Context
+    ) -> JSONObject:
+        """Serve ``tools/call`` for a tool with task support: a task, or a plain call."""
+        if info.era != "modern":
+            if tool.task_support == "required":
+                raise MethodNotFound(
+                    f"Tool {tool.name} runs only as a task: call it with protocol 2026-07-28 "
+                    f"and the {TASKS_EXTENSION_ID} extension"
+                )
+            return await tool.call(arguments, ctx)
+        if not client_declared_tasks(info.client_capabilities):
+            if tool.task_support == "required":
+                raise _missing_extension(f"Tool {tool.name} runs only as a task; it")
+            return await tool.call(arguments, ctx)
+        if tool.task_start == "immediate":
+            return await self._create(tool, arguments, info, {}, None)
+        token = _task_eligible.set(True)
+        try:
+            return await tool.call(arguments, ctx)
+        except _StartTask as start:
+            return await self._create(tool, arguments, info, start.answers, start.status_message)
+        finally:
+            _task_eligible.reset(token)
+
+    async def _create(
+        self,
+        tool: RegisteredTool,
+        arguments: JSONObject | None,
+        info: RequestInfo,
+        answers: JSONObject,
+        status_message: str | None,
+    ) -> JSONObject:
+        assert self._server is not None, "TaskManager.bind(server) was not called"
+        if self._runner.running >= self.max_running:
+            raise TaskLimitReached(
+                f"This server already runs {self.max_running} tasks; try again when some end"
+            )
+        now = time.time()
+        record = TaskRecord(
+            task_id=secrets.token_urlsafe(TASK_ID_BYTES),
+            status="working",
+            created_at=now,
+            last_updated_at=now,
+            ttl_ms=self.ttl_ms,
+            poll_interval_ms=self.poll_interval_ms,
+            status_message=status_message,
+            answers=dict(answers),
+            owner=self.principal(info.auth),
+        )
+        await self.store.create(record)  # durable before the reply: tasks/get will find it
+        self._runner.spawn(self._server, record, tool, arguments, info)
+        result = record.task_fields()
+        result["resultType"] = "task"
+        return result
+
+    # -- tasks/get, tasks/update, tasks/cancel -------------------------------------------------
+
+    async def handle_get(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        record = await self._visible_record(info)
+        return record.detailed()
+
+    async def handle_update(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        record = await self._visible_record(info)
+        responses = info.params.get("inputResponses")
+        if not isinstance(responses, dict):
+            raise InvalidParams("tasks/update needs params.inputResponses (an object)")
+
+        def answer(current: TaskRecord) -> bool:
+            if current.status != "input_required":
+                return False  # nothing is outstanding: every response is ignored
+            taken = [key for key in responses if key in current.input_requests]
+            for key in taken:
+                if not isinstance(responses[key], dict):
+                    raise InvalidParams(f"inputResponses[{key!r}] must be an object")
+            for key in taken:
+                current.answers[key] = responses[key]
+                del current.input_requests[key]
+            if not taken:
+                return False
+            if not current.input_requests:
+                current.status_message = None
+                current.touch("working")
+            else:
+                current.touch()
+            return True
+
+        updated, changed = await mutate(self.store, record.task_id, answer)
+        if changed and updated is not None:
+            self._runner.wake(updated.task_id)
+            await self._changed(updated)
+        return {}
+
+    async def handle_cancel(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        record = await self._visible_record(info)
+
+        def cancel(current: TaskRecord) -> bool:
+            if current.terminal:
+                return False  # idempotent: the ack is the same
+            current.input_requests = {}
+            current.status_message = CANCEL_MESSAGE
+            current.touch("cancelled")
+            return True
+
+        updated, changed = await mutate(self.store, record.task_id, cancel)
+        if changed and updated is not None:
+            self._runner.cancel(updated.task_id, CANCEL_MESSAGE)
+            await self._changed(updated)
+        return {}
+
+    async def _visible_record(self, info: RequestInfo) -> TaskRecord:
+        if not client_declared_tasks(info.client_capabilities):
+            raise _missing_extension(info.request.method)
+        task_id = info.params.get("taskId")
+        if not isinstance(task_id, str):
+            raise InvalidParams(f"{info.request.method} needs params.taskId (a string)")
+        record = await self.store.get(task_id)
+        if record is None or not self._owns(record, info):
+            raise InvalidParams(f"Failed to retrieve task: unknown or expired taskId {task_id!r}")
+        return record
+
+    def _owns(self, record: TaskRecord, info: RequestInfo) -> bool:
+        return record.owner is None or record.owner == self.principal(info.auth)
+
+    # -- notifications ---------------------------------------------------------------------------
+
+    async def agree_listen(self, task_ids: list[str], info: RequestInfo) -> list[str]:
+        """The ``taskIds`` of a ``subscriptions/listen`` filter this client may follow."""
+        if not client_declared_tasks(info.client_capabilities):
+            raise _missing_extension("Task notifications (notifications.taskIds)")
+        if len(task_ids) > MAX_TASK_SUBSCRIPTIONS:
+            raise InvalidParams(f"at most {MAX_TASK_SUBSCRIPTIONS} taskIds per listen")
+        agreed = []
+        for task_id in dict.fromkeys(task_ids):
+            record = await self.store.get(task_id)
+            if record is not None and self._owns(record, info):
+                agreed.append(task_id)
+        return agreed
+
+    async def _changed(self, record: TaskRecord) -> None:
+        if self._server is not None:
+            await self._server.listen_hub.publish_task(record.task_id, record.detailed())
+
+
+def _task_outbound(ctx: Context) -> TaskOutbound | None:
+    outbound = ctx._info.outbound
+    return outbound if isinstance(outbound, TaskOutbound) else None
+
+
+def current_task_id(ctx: Context) -> str | None:
+    """The id of the task this body runs as, or ``None`` outside a task."""
+    outbound = _task_outbound(ctx)
+    return outbound.task_id if outbound is not None else None
+
+
+async def start_task(ctx: Context, status_message: str | None = None) -> None:
+    """Become a task here (tools registered with ``task_start="explicit"``).
+
+    Inside the request, when the call may become a task (the tool supports tasks and the client
+    declared the extension), this ends the request with a ``CreateTaskResult``; the task then
+    runs the body again from the top with the answers gathered so far, and there this call
+    returns at once (setting ``status_message`` if given). Anywhere else it does nothing and the
+    body simply continues.
+    """
+    if _task_outbound(ctx) is not None:
+        if status_message is not None:
+            await set_status_message(ctx, status_message)
+        return
+    if _task_eligible.get():
+        raise _StartTask(dict(ctx._info.answers), status_message)
+
+
+async def set_status_message(ctx: Context, message: str | None) -> None:
+    """Set the task's ``statusMessage`` (shown by ``tasks/get``); nothing outside a task."""
+    outbound = _task_outbound(ctx)
+    manager = ctx.server.tasks
+    if outbound is None or manager is None:
+        return
+
+    def describe(record: TaskRecord) -> bool:
+        if record.terminal or record.status_message == message:
+            return False
+        record.status_message = message
+        record.touch()
+        return True
+
+    updated, changed = await mutate(manager.store, outbound.task_id, describe)
+    if changed and updated is not None:
+        await manager._changed(updated)
