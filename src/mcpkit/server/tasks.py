@@ -29,6 +29,8 @@ with a ``subscriptions/listen`` filter ``{"taskIds": [...]}``.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import contextvars
 import secrets
 import time
@@ -43,7 +45,7 @@ from mcpkit.protocol.errors import (
     UsageError,
 )
 from mcpkit.server._request import RequestInfo
-from mcpkit.server._tasks_runner import TaskOutbound, TaskRunner, mutate
+from mcpkit.server._tasks_runner import STORE_RECHECK_SECONDS, TaskOutbound, TaskRunner, mutate
 from mcpkit.server._tasks_store import (
     MAX_STORED_TASKS,
     TERMINAL_STATUSES,
@@ -173,6 +175,9 @@ class TaskManager:
         self.principal = principal
         self._server: Server | None = None
         self._runner = TaskRunner(self.store, self._changed)
+        self._change: asyncio.Event | None = None
+        """Set (then dropped) on every state change made by this process; see wait_for. Made
+        on demand, so the manager is not tied to the event loop it was created under."""
 
     def bind(self, server: Server) -> None:
         if self._server is not None and self._server is not server:
@@ -187,6 +192,32 @@ class TaskManager:
     async def get(self, task_id: str) -> TaskRecord | None:
         """The stored record (a copy), or ``None`` when unknown or expired."""
         return await self.store.get(task_id)
+
+    async def wait_for(
+        self, task_id: str, *statuses: TaskStatus, timeout: float | None = None
+    ) -> TaskRecord:
+        """Wait until the task has one of ``statuses`` (default: any terminal one).
+
+        Woken by every change this process makes (no polling); with a shared store it also
+        re-reads every ``STORE_RECHECK_SECONDS``. Raises :class:`LookupError` if the task is
+        unknown or expired, :class:`TimeoutError` after ``timeout`` seconds.
+        """
+        wanted = frozenset(statuses) or TERMINAL_STATUSES
+        async with asyncio.timeout(timeout):
+            while True:
+                if self._change is None:
+                    self._change = asyncio.Event()
+                changed = self._change  # taken before reading: a later change still wakes us
+                record = await self.store.get(task_id)
+                if record is None:
+                    raise LookupError(f"unknown or expired task {task_id!r}")
+                if record.status in wanted:
+                    return record
+                if self.store.shared:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(changed.wait(), STORE_RECHECK_SECONDS)
+                else:
+                    await changed.wait()
 
     async def shutdown(self) -> None:
         """Stop every body running in this process (each task records ``failed``). The server
@@ -340,6 +371,9 @@ class TaskManager:
         return agreed
 
     async def _changed(self, record: TaskRecord) -> None:
+        if self._change is not None:
+            self._change.set()
+            self._change = None
         if self._server is not None:
             await self._server.listen_hub.publish_task(record.task_id, record.detailed())
 
