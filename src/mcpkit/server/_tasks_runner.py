@@ -182,14 +182,20 @@ class TaskRunner:
         watcher = None
         if self._store.shared:
             watcher = asyncio.get_running_loop().create_task(self._watch(job))
+        ttl_left = None
+        if created.ttl_ms is not None:
+            ttl_left = created.created_at + created.ttl_ms / 1000 - time.time()
+        deadline = asyncio.timeout(ttl_left)
         try:
-            ttl_left = None
-            if created.ttl_ms is not None:
-                ttl_left = created.created_at + created.ttl_ms / 1000 - time.time()
-            async with asyncio.timeout(ttl_left):
-                await self._drive(job)
-        except TimeoutError:  # the TTL ran out: the record is (about to be) gone anyway
-            await self._settle(job.task_id, "failed", error=_error(InternalError("Task expired")))
+            try:
+                async with deadline:
+                    await self._drive(job)
+            except TimeoutError:
+                if not deadline.expired():
+                    raise  # not the TTL: a failure like any other (below)
+                # the TTL ran out: the record is (about to be) gone; say so if it is still there
+                expired = InternalError("Task expired")
+                await self._settle(job.task_id, "failed", error=_error(expired))
         except asyncio.CancelledError:
             if not job.cancel_requested:  # not tasks/cancel: the server is stopping
                 stopped = InternalError("The server stopped before the task finished")
