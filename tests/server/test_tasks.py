@@ -24,7 +24,7 @@ from mcpkit.protocol.errors import (
     UsageError,
 )
 from mcpkit.server import Context, Server, ToolError
-from mcpkit.server.tasks import TASKS_EXTENSION_ID, TaskManager
+from mcpkit.server.tasks import TASKS_EXTENSION_ID, InMemoryTaskStore, TaskManager
 
 PLAIN: dict[str, Any] = {"elicitation": {}}
 ENVELOPE = ("taskId", "status", "result", "error", "inputRequests", "requestState")
@@ -245,6 +245,10 @@ def test_registration_checks() -> None:
         TaskManager(poll_interval_ms=-1)
     with pytest.raises(UsageError):
         TaskManager(max_running=0)
+    store = InMemoryTaskStore()
+    with_store = Server("stored", tasks=store)
+    assert with_store.tasks is not None and with_store.tasks.store is store
+    assert Server("off", tasks=False).tasks is None
     manager = TaskManager()
     Server("one", tasks=manager)
     with pytest.raises(UsageError, match="one Server"):

@@ -16,7 +16,7 @@ records dropped lazily.
 from __future__ import annotations
 
 import abc
-import copy
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -112,16 +112,24 @@ class TaskRecord:
         """The ``DetailedTask``: the task plus the payload its status carries."""
         out = self.task_fields()
         if self.status == "input_required":
-            out["inputRequests"] = copy.deepcopy(self.input_requests)
+            out["inputRequests"] = dict(self.input_requests)
         elif self.status == "completed":
-            out["result"] = copy.deepcopy(self.result) if self.result is not None else {}
+            out["result"] = self.result if self.result is not None else {}
         elif self.status == "failed":
-            out["error"] = copy.deepcopy(self.error) or {"code": -32603, "message": "failed"}
+            out["error"] = self.error or {"code": -32603, "message": "failed"}
         return out
 
     def copy(self) -> TaskRecord:
-        """A deep copy: stores hand out copies so nobody changes a record without saving it."""
-        return copy.deepcopy(self)
+        """A copy whose own fields and maps can be changed without touching the original.
+
+        Stores hand out copies so nobody changes a stored record without saving it. The JSON
+        values inside (``result``, ``error``, each question and answer) are shared, not copied:
+        they are replaced, never edited in place, so polling a task with a 10 MB result does not
+        copy 10 MB each time.
+        """
+        return dataclasses.replace(
+            self, input_requests=dict(self.input_requests), answers=dict(self.answers)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-compatible data, for stores that serialise records."""
