@@ -63,6 +63,14 @@ class Results:
     def to_json(self) -> dict[str, Any]:
         return {"runs": self.runs, "failures": self.failures, "skipped": self.skipped}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Results:
+        results = cls()
+        results.runs = data["runs"]
+        results.failures = data.get("failures", {})
+        results.skipped = data.get("skipped", {})
+        return results
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -203,7 +211,8 @@ class Budget:
     limit: float
     kind: str
     """``raw``: at most `limit` × the raw floor; ``raw-rate``: at least `limit` × the floor's
-    rate; ``absolute``: at most `limit` in the field's own unit (after `scale`)."""
+    rate; ``absolute``: at most `limit` in the field's own unit (after `scale`); ``better``: at
+    least `limit` times cheaper than mcp 2.3.0."""
     scale: float = 1.0
     unit: str = ""
 
@@ -212,6 +221,11 @@ BUDGETS = [
     *(
         Budget(f"stdio server CPU/call, {era}", "stdio", era,
                "sequential_server_cpu_us_per_call", 2.0, "raw", unit="µs")
+        for era in ("legacy", "modern")
+    ),
+    *(
+        Budget(f"stdio server CPU/call vs mcp, {era}", "stdio", era,
+               "sequential_server_cpu_us_per_call", 15.0, "better", unit="µs")
         for era in ("legacy", "modern")
     ),
     *(
@@ -254,6 +268,11 @@ def budget_lines(results: Results) -> list[str]:
             limit = f"≤ {b.limit:g}× raw"
             ok = measured is not None and measured <= b.limit
             shown = ratio_text(measured, " raw")
+        elif b.kind == "better":
+            measured = times_better(mine, peers[0], False)
+            limit = f"≥ {b.limit:g}× better than mcp"
+            ok = measured is not None and measured >= b.limit
+            shown = ratio_text(measured, " better")
         elif b.kind == "raw-rate":
             measured = None if mine is None or not raw else mine / raw
             limit = f"≥ {b.limit:.0%} of raw"
@@ -272,7 +291,9 @@ def budget_lines(results: Results) -> list[str]:
     return [*lines, ""]
 
 
-def environment(settings: dict[str, Any], elapsed: float, quick: bool) -> list[str]:
+def environment(
+    settings: dict[str, Any], elapsed: float, quick: bool, when: float | None = None
+) -> list[str]:
     cpu = "unknown CPU"
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -283,7 +304,8 @@ def environment(settings: dict[str, Any], elapsed: float, quick: bool) -> list[s
         pass
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     return [
-        f"- date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}; run took {elapsed / 60:.1f} min "
+        f"- date: {time.strftime('%Y-%m-%d %H:%M:%S %Z', time.localtime(when))}; "
+        f"run took {elapsed / 60:.1f} min "
         f"({'--quick' if quick else 'full run'})",
         f"- machine: {os.cpu_count()} cores, {cpu}; {platform.system()} {platform.release()}; "
         f"load average at the end {load} (the cores are shared: read ratios, not absolutes)",
@@ -297,8 +319,9 @@ def environment(settings: dict[str, Any], elapsed: float, quick: bool) -> list[s
     ]
 
 
-def render(results: Results, settings: dict[str, Any], elapsed: float, quick: bool) -> str:
-    out = ["# mcpkit benchmark report", "", *environment(settings, elapsed, quick), ""]
+def render(results: Results, env: list[str]) -> str:
+    """The markdown report; ``env`` is :func:`environment`'s description of the run."""
+    out = ["# mcpkit benchmark report", "", *env, ""]
     out += ["## Budgets (DESIGN.md §4)", "", *budget_lines(results)]
 
     headline = [
@@ -355,3 +378,29 @@ def client_table(results: Results) -> list[str]:
             ratio = ratio_text(times_raw(cpu, floor, False), " raw")
             lines.append(f"| {client} | {variant} | {fmt(cpu)} | {fmt(rate)} | {ratio} |")
     return [*lines, ""]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Render a report again from a run's raw.json: ``python benchmarks/report.py RAW [OUT]``."""
+    import json
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        print(main.__doc__, file=sys.stderr)
+        return 2
+    raw_path = Path(args[0])
+    data = json.loads(raw_path.read_text())
+    env = data.get("environment") or environment(
+        data["settings"], data.get("elapsed_s", 0.0), False, raw_path.stat().st_mtime
+    )
+    text = render(Results.from_json(data), env)
+    if len(args) > 1:
+        Path(args[1]).write_text(text)
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

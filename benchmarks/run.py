@@ -31,7 +31,7 @@ from typing import Any
 
 from driver import ERAS, PeerError, measure, measure_large, measure_list
 from http_driver import MODES, measure_http, measure_sessions
-from report import Results, render
+from report import Results, environment, render
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "benchmarks" / "results"
@@ -136,21 +136,21 @@ QUICK = Settings(
     extra_starts=2,
 )
 FULL = Settings(
-    repeats=3,
-    calls=5000,
-    pipelined=10000,
+    repeats=5,
+    calls=3000,
+    pipelined=6000,
     warmup=200,
-    max_seconds=2.0,
+    max_seconds=1.2,
     list_calls=20,
     list_tools=1000,
     large_sizes=(1_000_000, 10_000_000),
     large_repeats=3,
-    http_calls=1500,
-    http_max_seconds=1.5,
+    http_calls=1000,
+    http_max_seconds=1.0,
     sessions=1000,
     client_calls=1000,
     light_repeats=2,
-    extra_starts=4,
+    extra_starts=3,
 )
 
 
@@ -382,9 +382,15 @@ def main() -> int:
     runner.run()
     elapsed = time.perf_counter() - began
     args.output.mkdir(parents=True, exist_ok=True)
-    text = render(runner.results, asdict(settings), elapsed, quick=args.quick)
+    env = environment(asdict(settings), elapsed, quick=args.quick)
+    text = render(runner.results, env)
     (args.output / "report.md").write_text(text)
-    raw = {"settings": asdict(settings), "elapsed_s": elapsed, **runner.results.to_json()}
+    raw = {
+        "settings": asdict(settings),
+        "elapsed_s": elapsed,
+        "environment": env,
+        **runner.results.to_json(),
+    }
     (args.output / "raw.json").write_text(json.dumps(raw, indent=2))
     print(text)
     print(f"written: {args.output / 'report.md'} ({elapsed:.0f} s)", file=sys.stderr)
