@@ -19,7 +19,8 @@ from mcpkit.protocol.versions import check_modern_version
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server.context import Context, InputRequired
 from mcpkit.types.jsonrpc import JSONObject, Request
-from mcpkit.types.versions import LEGACY_VERSIONS
+from mcpkit.types.methods import methods_for
+from mcpkit.types.versions import LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION, LEGACY_VERSIONS
 
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
@@ -29,39 +30,23 @@ META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 Handler = Callable[[RequestInfo, Context], Awaitable[JSONObject]]
 Middleware = Callable[[RequestInfo, Callable[[], Awaitable[JSONObject]]], Awaitable[JSONObject]]
 
-LEGACY_PRE_INIT_METHODS: Final = frozenset({"initialize", "ping"})
-MODERN_METHODS: Final = frozenset(
-    {
-        "server/discover",
-        "tools/list",
-        "tools/call",
-        "resources/list",
-        "resources/templates/list",
-        "resources/read",
-        "prompts/list",
-        "prompts/get",
-        "completion/complete",
-        "subscriptions/listen",
-    }
+
+def _served(version: str) -> frozenset[str]:
+    """Requests a client may send in ``version`` (core only: extensions add their own)."""
+    return frozenset(
+        method
+        for method, spec in methods_for(version).items()
+        if spec.kind == "request"
+        and spec.sender in ("client", "both")
+        and not method.startswith("tasks/")
+    )
+
+
+MODERN_METHODS: Final = _served(LATEST_MODERN_VERSION)
+LEGACY_METHODS: Final = _served(LATEST_LEGACY_VERSION)
+MRTR_METHODS: Final = frozenset(
+    method for method, spec in methods_for(LATEST_MODERN_VERSION).items() if spec.mrtr
 )
-LEGACY_METHODS: Final = frozenset(
-    {
-        "initialize",
-        "ping",
-        "tools/list",
-        "tools/call",
-        "resources/list",
-        "resources/templates/list",
-        "resources/read",
-        "resources/subscribe",
-        "resources/unsubscribe",
-        "prompts/list",
-        "prompts/get",
-        "completion/complete",
-        "logging/setLevel",
-    }
-)
-MRTR_METHODS: Final = frozenset({"tools/call", "resources/read", "prompts/get"})
 
 
 def request_meta(params: JSONObject | None) -> JSONObject | None:
