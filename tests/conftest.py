@@ -6,8 +6,14 @@ from __future__ import annotations
 import pytest
 
 import _schema_check
+import _wire_log
 from _schema_check import schema_check  # noqa: F401  (autouse fixture)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     _schema_check.configure(config)
+    _wire_log.configure()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _wire_log.check(session)

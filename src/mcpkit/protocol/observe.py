@@ -36,3 +36,45 @@ def notify_outbound(message: Message, protocol_version: str | None, method: str 
     if _observers:
         for observer in tuple(_observers):
             observer(message, protocol_version, method)
+
+
+WIRE_LOG_ENV = "MCPKIT_WIRE_LOG"
+"""Set to a path prefix to append every outbound message of this process to ``<prefix>.<pid>``.
+
+A debugging aid with no cost when unset: one JSON object per line,
+``{"version": ..., "method": ..., "message": {...}}``. The test suite sets it so that messages
+sent by server and client *subprocesses* are schema-checked too. Only the file write touches the
+operating system; nothing else in the protocol core does.
+"""
+
+
+class _WireLog:
+    __slots__ = ("_fd",)
+
+    def __init__(self, prefix: str) -> None:
+        import os
+
+        self._fd = os.open(f"{prefix}.{os.getpid()}", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+
+    def __call__(self, message: Message, protocol_version: str | None, method: str | None) -> None:
+        import os
+
+        import msgspec
+
+        from mcpkit.types.jsonrpc import message_to_dict
+
+        line = msgspec.json.encode(
+            {"version": protocol_version, "method": method, "message": message_to_dict(message)}
+        )
+        os.write(self._fd, line + b"\n")  # one write per line: O_APPEND keeps lines whole
+
+
+def _install_wire_log_from_env() -> None:
+    import os
+
+    prefix = os.environ.get(WIRE_LOG_ENV)
+    if prefix:
+        add_outbound_observer(_WireLog(prefix))
+
+
+_install_wire_log_from_env()

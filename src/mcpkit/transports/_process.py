@@ -20,6 +20,8 @@ DEFAULT_ALLOWED_ENV: Final[tuple[str, ...]] = (
     "LC_*",
     "TMPDIR",
     "TZ",
+    # mcpkit's own wire log (a debugging switch, never a secret): children log as the parent does
+    "MCPKIT_WIRE_LOG",
     # Windows
     "APPDATA",
     "COMSPEC",
