@@ -3,6 +3,7 @@ revision, definition and path, and the autouse fixture fails a test that emits o
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -19,7 +20,7 @@ from _schema_check import (
     check_message,
     definition_names,
 )
-from mcpkit.protocol.observe import notify_outbound
+from mcpkit.protocol.observe import WIRE_LOG_ENV, notify_outbound
 from mcpkit.types import meta
 from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
 from mcpkit.types.versions import ALL_VERSIONS
@@ -282,9 +283,12 @@ def test_fixture_fails_the_test_at_teardown(tmp_path: Path) -> None:
             """
         )
     )
+    # the inner run's deliberate violations must not land in this session's subprocess wire log
+    env = {k: v for k, v in os.environ.items() if k != WIRE_LOG_ENV}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", str(tmp_path)],
         cwd=tmp_path,
+        env=env,
         capture_output=True,
         text=True,
         timeout=SUBPROCESS_TIMEOUT_S,
