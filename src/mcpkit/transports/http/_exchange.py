@@ -9,6 +9,16 @@ that owns the HTTP response decides the shape of the answer and writes it:
    resumable), then everything emitted, with comment keep-alives when quiet, until the final
    response. With ``X-Accel-Buffering: no`` so proxies do not hold the events back.
 
+Where the handler runs depends on who could need it elsewhere. A request with no legacy session
+(every 2026-07-28 request, stateless legacy) whose answer need not become SSE at once runs its
+handler **inline**, in the HTTP request's own task: most handlers answer without waiting, and
+then there is no handler task, no timer left running and no extra loop iteration. The response
+machinery above is started in a task only when it is needed — the handler emits a message, or
+outlives :data:`WATCH_AFTER_SECONDS` (or ``sse_after``, if shorter) — and from then on it watches
+for the client hanging up and cancels the request's task on a disconnect. Legacy session
+requests keep a handler task of their own: the session tracks it (``notifications/cancelled``,
+duplicate ids, session end) and a disconnect must not stop it.
+
 When the client goes away the eras differ: a 2026-07-28 request is **cancelled** (closing the
 stream is the cancel signal), a legacy one keeps running (a disconnect is not a cancellation) and
 its messages go to the event store for a resume, or nowhere.
@@ -213,6 +223,12 @@ async def serve_exchange(
     headers: Headers = (),
 ) -> None:
     """Serve ``request`` on this POST (see the module docstring)."""
+    if session is None and (json_only or options.sse_after > 0):
+        await _serve_inline(
+            response, receive, run=run, request=request, pipe=pipe, outbound=outbound, era=era,
+            spawn=spawn, options=options, json_only=json_only, headers=headers,
+        )  # fmt: skip
+        return
     task = spawn(_handle(run, request, pipe, outbound, era))
     if session is not None:
         session.inflight[request.id] = task
@@ -278,16 +294,24 @@ class _Watch:
             self.task.cancel()
 
 
-async def _pending(pipe: EventPipe, watch: _Watch, options: StreamOptions, json_only: bool) -> bool:
+async def _pending(
+    pipe: EventPipe,
+    watch: _Watch,
+    options: StreamOptions,
+    json_only: bool,
+    since: float | None = None,
+) -> bool:
     """Phase 1. Returns ``True`` to answer with SSE, ``False`` for JSON (or a vanished client).
 
     One timer at a time wakes this loop: first to start watching for a disconnect, then to
-    promote a slow answer to SSE (never, in JSON-only mode).
+    promote a slow answer to SSE (never, in JSON-only mode). Both count from ``since`` (the
+    loop time the request started; now, by default).
     """
     loop = asyncio.get_running_loop()
     now = loop.time()
-    watch_at = now + WATCH_AFTER_SECONDS
-    deadline = None if json_only else now + options.sse_after
+    start = now if since is None else since
+    watch_at = start + WATCH_AFTER_SECONDS
+    deadline = None if json_only else start + options.sse_after
     timer: asyncio.TimerHandle | None = loop.call_at(
         watch_at if deadline is None else min(watch_at, deadline), pipe.wake
     )
@@ -312,6 +336,150 @@ async def _pending(pipe: EventPipe, watch: _Watch, options: StreamOptions, json_
     finally:
         if timer is not None:
             timer.cancel()
+
+
+class _InlineWriter:
+    """The response side of a request whose handler runs inline (see the module docstring).
+
+    :meth:`start` spawns the writer task, at most once: from the timer when the handler is
+    slow, or from the pipe when it emits. Until then the request costs no task and no wake-up.
+    """
+
+    __slots__ = (
+        "_handler",
+        "_headers",
+        "_json_only",
+        "_options",
+        "_outbound",
+        "_pipe",
+        "_receive",
+        "_response",
+        "_since",
+        "_spawn",
+        "cancelled_handler",
+        "task",
+    )
+
+    def __init__(
+        self,
+        response: HttpResponse,
+        receive: Receive,
+        pipe: EventPipe,
+        outbound: RequestOutbound,
+        spawn: Spawn,
+        options: StreamOptions,
+        json_only: bool,
+        headers: Headers,
+        since: float,
+    ) -> None:
+        self._response = response
+        self._receive = receive
+        self._pipe = pipe
+        self._outbound = outbound
+        self._spawn = spawn
+        self._options = options
+        self._json_only = json_only
+        self._headers = headers
+        self._since = since
+        self._handler = asyncio.current_task()
+        self.cancelled_handler = False
+        """Set when this writer cancelled the handler because the client left."""
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self.task is None:
+            self.task = self._spawn(self._write())
+
+    async def _write(self) -> None:
+        pipe = self._pipe
+        response = self._response
+        watch = _Watch(self._receive, self._spawn, pipe)
+        try:
+            started = await _pending(pipe, watch, self._options, self._json_only, self._since)
+            if started:
+                watch.start()
+                await _stream_answer(
+                    response, pipe, watch.disconnected, self._options, self._headers
+                )
+            elif pipe.state is PipeState.JSON:
+                await response.json_bytes(pipe.final_status, pipe.final or b"", self._headers)
+            if not pipe.ended and (
+                pipe.state is not PipeState.SSE or response.broken or watch.disconnected.is_set()
+            ):
+                pipe.detach(pipe.generation)
+                # Closing the stream cancels the request (2026-07-28); stateless legacy: nobody
+                # could ever receive the answer, so the work is abandoned too.
+                self._cancel_handler("the client closed the stream")
+                await self._handler_unwound()
+        except asyncio.CancelledError:
+            if not pipe.ended:  # the app is shutting down under a running request
+                pipe.detach(pipe.generation)
+                self._cancel_handler("the server is closing the connection")
+            raise
+        finally:
+            watch.stop()
+
+    def _cancel_handler(self, reason: str) -> None:
+        if self._handler is not None and not self._handler.done():
+            self._outbound.cancel_reason = reason
+            self.cancelled_handler = True
+            self._handler.cancel()
+
+    async def _handler_unwound(self) -> None:
+        """Wait (bounded) until the cancelled handler has unwound, as for a handler task: the
+        app's idle tracking counts this writer, so it covers the handler's last steps too."""
+        if self._handler is not None and not self._handler.done():
+            await asyncio.wait([self._handler], timeout=CANCEL_GRACE_SECONDS)
+
+
+async def _serve_inline(
+    response: HttpResponse,
+    receive: Receive,
+    *,
+    run: Run,
+    request: Request,
+    pipe: EventPipe,
+    outbound: RequestOutbound,
+    era: Era,
+    spawn: Spawn,
+    options: StreamOptions,
+    json_only: bool,
+    headers: Headers,
+) -> None:
+    """Run the handler in this task; answer JSON directly unless a writer had to be started."""
+    loop = asyncio.get_running_loop()
+    since = loop.time()
+    writer = _InlineWriter(
+        response, receive, pipe, outbound, spawn, options, json_only, headers, since
+    )
+    wake_at = since + WATCH_AFTER_SECONDS
+    if not json_only:
+        wake_at = min(wake_at, since + options.sse_after)
+        pipe.on_emit = writer.start
+    timer = loop.call_at(wake_at, writer.start)
+    try:
+        try:
+            reply = await answer(run, request, outbound.protocol_version, era)
+        finally:
+            timer.cancel()
+            pipe.on_emit = None
+        if writer.task is None:
+            await response.json_bytes(reply.status, reply.data, headers)
+            return
+        if writer.cancelled_handler:
+            return  # the client left; the writer stopped waiting for an answer nobody reads
+        await pipe.finish(reply.data, reply.status)
+        await writer.task
+    except asyncio.CancelledError:
+        pipe.abandon()  # no response for a cancelled request
+        task = asyncio.current_task()
+        if writer.cancelled_handler and task is not None and task.uncancel() == 0:
+            return  # the client left and the writer cancelled us: the request is over
+        # The HTTP server gave up on this request (shutdown, or its own disconnect handling).
+        pipe.detach(pipe.generation)
+        if writer.task is not None:
+            writer.task.cancel()
+        raise
 
 
 async def _stream_answer(

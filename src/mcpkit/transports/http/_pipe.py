@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import enum
 from collections import deque
+from collections.abc import Callable
 from typing import Final
 
 from mcpkit.transports.http.event_store import EventStore
@@ -66,6 +67,7 @@ class EventPipe:
         "final",
         "final_status",
         "generation",
+        "on_emit",
         "session_id",
         "state",
         "store",
@@ -96,6 +98,9 @@ class EventPipe:
         """Set when the stream was closed before its first byte: the id to prime it with."""
         self.generation = 0
         """Bumped when a new writer attaches; an older writer sees it and steps aside."""
+        self.on_emit: Callable[[], None] | None = None
+        """Called when a message is queued while PENDING: a handler running in the request's
+        own task has no writer yet, and this is how it gets one (see ``_exchange``)."""
         self._items: deque[Item] = deque()
         self._wake = asyncio.Event()
         self._room = asyncio.Event()
@@ -150,6 +155,8 @@ class EventPipe:
         if state is PipeState.PENDING:
             self._items.append((None, data))
             self._wake.set()
+            if self.on_emit is not None:
+                self.on_emit()
         elif state is PipeState.SSE or (state is PipeState.DETACHED and self.store is not None):
             async with self._lock:
                 event_id = await self._append(data)
