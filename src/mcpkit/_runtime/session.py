@@ -160,7 +160,9 @@ class Session:
             raise UsageError(f"{self.name} can only be entered once")
         self._loop = asyncio.get_running_loop()
         self._tasks = TaskSet(self._loop, self.name, logger)
-        self._tasks.spawn(self._read_loop(), name=f"{self.name}-reader")
+        start_push = getattr(self._stream, "start_push", None)
+        if start_push is None or not start_push(self._dispatch, self._on_pushed_end):
+            self._tasks.spawn(self._read_loop(), name=f"{self.name}-reader")
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -323,6 +325,13 @@ class Session:
         except Exception as exc:  # a transport bug must not hang the session
             logger.exception("%s: receive failed", self.name)
             self._on_broken(ConnectionBroken(f"{self.name}: receive failed: {exc!r}"))
+
+    def _on_pushed_end(self, exc: ConnectionBroken | None) -> None:
+        """A pushing stream's input ended (see ``_read_loop`` for the same cases pulled)."""
+        if exc is None:
+            self._on_input_ended(ConnectionBroken(f"{self.name}: the peer closed the connection"))
+        else:
+            self._on_broken(exc)
 
     def _dispatch(self, item: Message | MessageDecodeError) -> None:
         kind = type(item)

@@ -18,6 +18,12 @@ class MessageStream(Protocol):
       something that is not a valid message (the session answers it and carries on); ``None`` at a
       clean end of stream. It raises ``ConnectionBroken`` when the stream failed.
     * ``aclose`` is idempotent and never raises.
+
+    A stream may also offer ``start_push(deliver, ended) -> bool`` (the stdio server's does):
+    the session calls it once, before receiving anything, and when it returns ``True`` no
+    ``receive`` follows — every message is handed to ``deliver`` from the event loop's read
+    callback, and ``ended`` is told once that the input ended (``None``: cleanly, or a
+    ``ConnectionBroken``). That saves a task wake-up per read on the hot path.
     """
 
     async def send(self, message: Message) -> None: ...

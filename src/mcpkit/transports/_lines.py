@@ -9,7 +9,9 @@ calls :meth:`LineStream.receive`, so there is no queue or extra task on the hot 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
+from collections.abc import Callable
 from typing import Final, Protocol
 
 from mcpkit.protocol.codec import decode_message, encode_message
@@ -37,6 +39,27 @@ LARGE_WRITE_SLICE_BYTES: Final = 256 * 1024
 between, so the transport never buffers a second copy of a large payload."""
 
 _NEWLINE: Final = b"\n"
+
+logger = logging.getLogger("mcpkit.transports")
+
+Deliver = Callable[[Message | MessageDecodeError], None]
+"""Takes one received message (or the decode error standing for a bad line)."""
+Ended = Callable[[ConnectionBroken | None], None]
+"""Told once that the input ended: ``None`` cleanly, else why it broke."""
+
+
+def _decode_line(line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
+    if isinstance(line, FrameTooLarge):
+        return MessageDecodeError(
+            InvalidRequest(
+                f"Invalid Request: message exceeds {line.limit} bytes "
+                f"(at least {line.size_seen} bytes arrived); it was dropped"
+            )
+        )
+    try:
+        return decode_message(line)
+    except MessageDecodeError as exc:
+        return exc
 
 
 class ByteSource(Protocol):
@@ -77,6 +100,7 @@ class LineStream:
         """Held while a large message is written in slices; other messages wait their turn."""
         self._eof = False
         self._closed = False
+        self._push: tuple[Deliver, Ended] | None = None
 
     @property
     def max_message_bytes(self) -> int:
@@ -136,27 +160,77 @@ class LineStream:
 
     async def receive(self) -> Message | MessageDecodeError | None:
         """The next message; a decode-error item for a bad or oversized line; ``None`` at EOF."""
+        if self._push is not None:
+            raise RuntimeError(f"{self} pushes its messages (start_push); receive is unused")
         async with self._receive_lock:
             lines = self._lines
             while True:
                 if self._closed:
                     return None
                 if lines:
-                    line = lines.popleft()
-                    if isinstance(line, FrameTooLarge):
-                        return MessageDecodeError(
-                            InvalidRequest(
-                                f"Invalid Request: message exceeds {line.limit} bytes "
-                                f"(at least {line.size_seen} bytes arrived); it was dropped"
-                            )
-                        )
-                    try:
-                        return decode_message(line)
-                    except MessageDecodeError as exc:
-                        return exc
+                    return _decode_line(lines.popleft())
                 if self._eof:
                     return None
                 await self._fill()
+
+    def start_push(self, deliver: Deliver, ended: Ended) -> bool:
+        """Hand every message to ``deliver`` as its bytes arrive, instead of :meth:`receive`.
+
+        The pull path costs a wake-up of the receiving task per read (a future, a task step, a
+        loop iteration) and a lock; pushed, a line is framed, decoded and delivered inside the
+        event loop's read callback. ``ended`` is called once when the input ends: ``None`` for a
+        clean EOF (or our own close), a ``ConnectionBroken`` when the read failed. ``deliver``
+        must not block and should not raise (an exception ends the input as broken).
+
+        Only sources that can push (:class:`~mcpkit.transports._pipes.PipeSource`) do; returns
+        ``False`` (use :meth:`receive`) for the others, or once receiving has begun.
+        """
+        push_to = getattr(self._source, "push_to", None)
+        if push_to is None or self._push is not None or self._receive_lock.locked():
+            return False
+        if self._lines or self._eof:
+            return False
+        self._push = (deliver, ended)
+        push_to(self._pushed_chunk, self._pushed_end)
+        return True
+
+    def _pushed_chunk(self, chunk: bytes) -> None:
+        push = self._push
+        if push is None or self._eof:
+            return
+        deliver = push[0]
+        try:
+            for line in self._framer.feed(chunk):
+                if self._closed:
+                    return
+                deliver(_decode_line(line))
+        except Exception as exc:  # a bug downstream must not leave the peer unanswered forever
+            logger.exception("%s: delivering a message failed", self)
+            self._end_push(ConnectionBroken(f"{self}: delivering a message failed: {exc!r}"))
+
+    def _pushed_end(self, exc: BaseException | None) -> None:
+        push = self._push
+        if push is None or self._eof:
+            return
+        if exc is None and not self._closed:
+            last = self._framer.end()
+            if last is not None:
+                try:
+                    push[0](_decode_line(last))
+                except Exception:
+                    logger.exception("%s: delivering a message failed", self)
+        broken = None
+        if exc is not None and not self._closed:
+            broken = ConnectionBroken(f"{self}: reading failed: {exc!r}")
+            broken.__cause__ = exc
+        self._end_push(broken)
+
+    def _end_push(self, exc: ConnectionBroken | None) -> None:
+        if self._eof:
+            return
+        self._eof = True
+        assert self._push is not None
+        self._push[1](exc)
 
     async def _fill(self) -> None:
         try:

@@ -11,6 +11,7 @@ import asyncio
 import os
 import stat
 from collections import deque
+from collections.abc import Callable
 from typing import Final
 
 from mcpkit.transports._lines import PIPE_READ_BYTES, READ_CHUNK_BYTES, ByteSink, ByteSource
@@ -147,6 +148,106 @@ class FileSink:
         self.close()
 
 
+class PipeSource(asyncio.Protocol):
+    """A read pipe's bytes, pulled (:meth:`read`, a :class:`ByteSource`) or pushed.
+
+    Pulled, it is a small ``StreamReader``: chunks are handed over as they came, without
+    copying them into one buffer, and reading pauses while more than the limit waits. Pushed
+    (:meth:`push_to`), every chunk goes straight from the event loop's read callback to a
+    consumer: no task has to wake up for it. That is the stdio server's hot path (see
+    ``LineStream.start_push``).
+    """
+
+    def __init__(self, limit: int = READ_CHUNK_BYTES) -> None:
+        self._limit = limit
+        self._chunks: deque[bytes] = deque()
+        self._size = 0
+        self._eof = False
+        self._error: BaseException | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._transport: asyncio.ReadTransport | None = None
+        self._paused = False
+        self._on_data: Callable[[bytes], None] | None = None
+        self._on_end: Callable[[BaseException | None], None] | None = None
+
+    # protocol callbacks
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.ReadTransport)
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        if self._on_data is not None:
+            self._on_data(data)
+            return
+        self._chunks.append(data)
+        self._size += len(data)
+        self._wake()
+        if self._size > 2 * self._limit and not self._paused and self._transport is not None:
+            self._paused = True
+            self._transport.pause_reading()
+
+    def eof_received(self) -> bool:
+        self._end(None)
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._end(exc)
+
+    def _end(self, exc: BaseException | None) -> None:
+        if self._eof:
+            return
+        self._eof = True
+        self._error = exc
+        self._wake()
+        if self._on_end is not None:
+            self._on_end(exc)
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    # ByteSource
+    async def read(self, n: int = -1) -> bytes:
+        """Up to ``n`` bytes (one chunk as it arrived, or part of it); ``b""`` at EOF."""
+        while not self._chunks:
+            if self._error is not None:
+                raise ConnectionResetError(str(self._error)) from self._error
+            if self._eof:
+                return b""
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        chunk = self._chunks.popleft()
+        if 0 < n < len(chunk):
+            self._chunks.appendleft(chunk[n:])
+            chunk = chunk[:n]
+        self._size -= len(chunk)
+        if self._paused and self._size <= self._limit and self._transport is not None:
+            self._paused = False
+            self._transport.resume_reading()
+        return chunk
+
+    # push
+    def push_to(
+        self, on_data: Callable[[bytes], None], on_end: Callable[[BaseException | None], None]
+    ) -> None:
+        """From now on hand every chunk to ``on_data`` as it arrives (what was buffered first)
+        and the end of the stream to ``on_end`` (``None``: a clean EOF), once."""
+        self._on_data = on_data
+        self._on_end = on_end
+        chunks, self._chunks, self._size = self._chunks, deque(), 0
+        for chunk in chunks:
+            on_data(chunk)
+        if self._paused and self._transport is not None:
+            self._paused = False
+            self._transport.resume_reading()
+        if self._eof:
+            on_end(self._error)
+
+
 class ReadPipe:
     """The read side: a pipe transport feeding a ``StreamReader``, or the file fallback."""
 
@@ -170,16 +271,12 @@ class ReadPipe:
 async def open_read_fd(fd: int) -> ReadPipe:
     """Take ownership of ``fd`` (readable) and return a byte source for it."""
     if is_regular_file(fd):
-        source = FileSource(fd)
-        return ReadPipe(source, None)
+        return ReadPipe(FileSource(fd), None)
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=READ_CHUNK_BYTES, loop=loop)
     pipe = os.fdopen(fd, "rb", buffering=0)
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe
-    )
+    transport, protocol = await loop.connect_read_pipe(PipeSource, pipe)
     limit_pipe_reads(transport)
-    return ReadPipe(reader, transport)
+    return ReadPipe(protocol, transport)
 
 
 def limit_pipe_reads(transport: asyncio.BaseTransport | None) -> None:
@@ -208,6 +305,7 @@ __all__ = [
     "FileSink",
     "FileSource",
     "PipeSink",
+    "PipeSource",
     "ReadPipe",
     "open_read_fd",
     "limit_pipe_reads",
