@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
 from mcpkit._runtime.session import ProgressCallback, RequestContext, Session
+from mcpkit._runtime.stream import MessageStream
 from mcpkit.client import negotiate as nego
 from mcpkit.client._channel import (
     DEFAULT,
@@ -227,6 +228,12 @@ class Client(ClientFeatures):
         self, stack: contextlib.AsyncExitStack, connector: StreamConnector
     ) -> SessionChannel:
         stream = await stack.enter_async_context(connector.connect())
+        return await self._run_session(stack, stream)
+
+    async def _run_session(
+        self, stack: contextlib.AsyncExitStack, stream: MessageStream
+    ) -> SessionChannel:
+        """Run a :class:`Session` over ``stream`` (stdio, memory, or a legacy HTTP session)."""
         self._stream = stream
         channel = SessionChannel(self._on_notification)
         session = Session(
@@ -260,18 +267,7 @@ class Client(ClientFeatures):
             logger.debug("%s: falling back to a legacy HTTP session: %s", self.name, outcome)
         self._http = False
         stream = await stack.enter_async_context(transport.open_legacy_stream())
-        self._stream = stream
-        channel = SessionChannel(self._on_notification)
-        session = Session(
-            stream,
-            request_handler=self._on_request,
-            notification_handler=channel.on_notification,
-            name=f"client {self.name}",
-        )
-        await stack.enter_async_context(session)
-        channel.attach(session, stream)
-        self._session = session
-        self._channel = channel
+        channel = await self._run_session(stack, stream)
         return await nego.initialize(channel, config)
 
     def _negotiation_config(self) -> nego.NegotiationConfig:

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
-import msgspec
-
 from mcpkit.protocol.errors import InvalidParams, InvalidRequest, JSONRPCError, MethodNotFound
 from mcpkit.protocol.meta import PROTOCOL_VERSION_KEY, parse_request_meta
 from mcpkit.protocol.versions import check_modern_version
@@ -49,26 +47,20 @@ MRTR_METHODS: Final = frozenset(
 )
 
 
-def request_meta(params: JSONObject | None) -> JSONObject | None:
-    meta = params.get("_meta") if params else None
-    return meta if isinstance(meta, dict) else None
+def state_binding(info: RequestInfo) -> bytes:
+    """What a ``requestState`` may be replayed onto: the method, its target and arguments, and
+    the authenticated caller (a state sealed for one user is refused for another)."""
+    from mcpkit.server.request_state import request_binding  # only MRTR rounds get here
 
-
-def is_modern_request(request: Request) -> bool:
-    """A request is modern when its ``_meta`` names a protocol version (2026-07-28 rule)."""
-    meta = request_meta(request.params)
-    return meta is not None and PROTOCOL_VERSION_KEY in meta
-
-
-def state_binding(method: str, params: JSONObject) -> str:
-    """A digest of what a ``requestState`` may be replayed onto: the method and its target."""
-    import hashlib  # only MRTR rounds get here: kept off a stdio server's startup
-
-    target = {
-        k: v for k, v in params.items() if k not in ("_meta", "inputResponses", "requestState")
-    }
-    digest = hashlib.sha256(method.encode() + b"\0" + msgspec.json.encode(target, order="sorted"))
-    return digest.hexdigest()
+    params = info.params
+    target = params.get("name", params.get("uri"))
+    principal = getattr(info.auth, "subject", None)
+    return request_binding(
+        info.request.method,
+        target if isinstance(target, str) else None,
+        params.get("arguments"),
+        principal if isinstance(principal, str) else None,
+    )
 
 
 class Dispatcher:
@@ -186,7 +178,7 @@ class Dispatcher:
             return  # the binding digest is computed only if this round ends up sealing state
         if not isinstance(token, str):
             raise InvalidParams("requestState must be a string")
-        info.state_binding = state_binding(info.request.method, params)
+        info.state_binding = state_binding(info)
         payload = self._server.state_sealer.unseal(token, bind=info.state_binding)
         answers = payload.get("answers") if isinstance(payload, dict) else None
         info.answers = dict(answers) if isinstance(answers, dict) else {}
@@ -195,7 +187,7 @@ class Dispatcher:
 
     def _input_required(self, info: RequestInfo, needed: InputRequired) -> JSONObject:
         if not info.state_binding:
-            info.state_binding = state_binding(info.request.method, info.params)
+            info.state_binding = state_binding(info)
         state = self._server.state_sealer.seal({"answers": needed.answers}, bind=info.state_binding)
         return {
             "resultType": "input_required",

@@ -90,7 +90,7 @@ class RequestInfo:
     input_responses: JSONObject = field(default_factory=dict)
     answers: JSONObject = field(default_factory=dict)
     """MRTR answers gathered in earlier rounds (from the sealed ``requestState``)."""
-    state_binding: str = ""
+    state_binding: bytes = b""
 
     @property
     def request_id(self) -> RequestId:
