@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import Final
 
+from mcpkit.protocol.capabilities import agree_listen_filter
 from mcpkit.protocol.errors import InvalidParams
 from mcpkit.server._request import Outbound, RequestInfo
 from mcpkit.types.jsonrpc import JSONObject, RequestId
@@ -24,13 +25,6 @@ MAX_RESOURCE_SUBSCRIPTIONS: Final = 1000
 TaskFilter = Callable[[list[str], RequestInfo], Awaitable[list[str]]]
 """Agrees to a listen request's ``taskIds`` (Tasks extension): the ids this client may follow,
 or -32021 when the request did not declare the extension."""
-
-_FLAG_CAPABILITY: Final = {
-    "toolsListChanged": ("tools", "listChanged"),
-    "promptsListChanged": ("prompts", "listChanged"),
-    "resourcesListChanged": ("resources", "listChanged"),
-}
-
 
 class _Listener:
     __slots__ = ("flags", "outbound", "subscription_id", "task_ids", "uris")
@@ -95,13 +89,6 @@ class ListenHub:
         requested = info.params.get("notifications")
         if not isinstance(requested, dict):
             raise InvalidParams("subscriptions/listen needs params.notifications (an object)")
-        agreed: JSONObject = {}
-        flags: set[str] = set()
-        for flag, (cap, sub) in _FLAG_CAPABILITY.items():
-            if requested.get(flag) is True and _supports(capabilities, cap, sub):
-                agreed[flag] = True
-                flags.add(flag)
-        uris: set[str] = set()
         wanted = requested.get("resourceSubscriptions")
         if wanted is not None:
             if not isinstance(wanted, list) or not all(isinstance(u, str) for u in wanted):
@@ -110,9 +97,10 @@ class ListenHub:
                 raise InvalidParams(
                     f"at most {MAX_RESOURCE_SUBSCRIPTIONS} resourceSubscriptions per listen"
                 )
-            if _supports(capabilities, "resources", "subscribe"):
-                uris = set(wanted)
-                agreed["resourceSubscriptions"] = list(wanted)
+        # The subset this server honours is the protocol core's rule (by capability).
+        agreed: JSONObject = agree_listen_filter(capabilities, requested)
+        flags = {flag for flag, value in agreed.items() if value is True}
+        uris = set(agreed.get("resourceSubscriptions", ()))
         task_ids: set[str] = set()
         wanted_tasks = requested.get("taskIds")
         if wanted_tasks is not None:
@@ -162,7 +150,3 @@ class ListenHub:
             self._closing.set()
             self._closing = None
 
-
-def _supports(capabilities: JSONObject, cap: str, sub: str) -> bool:
-    node: Any = capabilities.get(cap)
-    return isinstance(node, dict) and node.get(sub) is True

@@ -65,4 +65,6 @@ def dump_model(value: Any) -> Any:
     dump = getattr(value, "model_dump", None)
     if dump is not None and hasattr(type(value), "__pydantic_validator__"):
         return dump(mode="json")
+    # msgspec's enc_hook contract: NotImplementedError means "not a type I handle" (msgspec then
+    # raises its own TypeError). Not a placeholder.
     raise NotImplementedError(f"cannot serialise {type(value).__qualname__} to JSON")
