@@ -62,9 +62,12 @@ from mcpkit.transports.http._exchange import (
 )
 from mcpkit.transports.http._legacy_sessions import (
     GET_STREAM_ID,
+    MAX_SESSIONS_PER_PEER,
     LegacySessions,
     LegacySessionState,
+    PeerSessionLimitReached,
 )
+from mcpkit.transports.http._peers import peer_key
 from mcpkit.transports.http._pipe import EventPipe, Item
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope, encode_headers
@@ -95,6 +98,7 @@ class EndpointConfig:
     max_body_bytes: int
     body_timeout: float
     stream: StreamOptions
+    max_sessions_per_peer: int = MAX_SESSIONS_PER_PEER
 
 
 def _id_of(obj: Any) -> RequestId | None:
@@ -133,7 +137,9 @@ class Endpoint:
         self.sessions: LegacySessions | None = None
         if self.legacy_ok and not config.stateless:
             store = config.session_store or session_store_factory()
-            self.sessions = LegacySessions(server, store, config.event_store)
+            self.sessions = LegacySessions(
+                server, store, config.event_store, max_per_peer=config.max_sessions_per_peer
+            )
         self._tool_cache: dict[str, tuple[Mapping[str, Any], ParamHeaders | None]] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -239,7 +245,7 @@ class Endpoint:
         if route.kind is RouteKind.MODERN:
             await self._modern(message, route, auth, receive, response)
         elif route.kind is RouteKind.LEGACY_INITIALIZE:
-            await self._initialize(message, route, auth, response)
+            await self._initialize(message, route, auth, response, peer_key(scope.get("client")))
         else:
             await self._legacy(message, route, headers, auth, receive, response)
 
@@ -298,7 +304,7 @@ class Endpoint:
         )
 
     async def _initialize(
-        self, message: Any, route: Route, auth: Any, response: HttpResponse
+        self, message: Any, route: Route, auth: Any, response: HttpResponse, peer: str
     ) -> None:
         if not isinstance(message, Request):
             await self._error(response, 400, InvalidRequest("initialize must be a request"))
@@ -309,12 +315,12 @@ class Endpoint:
         else:
             try:
                 state = await self.sessions.create(
-                    route.protocol_version or DEFAULT_HTTP_LEGACY_VERSION
+                    route.protocol_version or DEFAULT_HTTP_LEGACY_VERSION, peer
                 )
             except SessionLimitReached as exc:
                 await self._error(
                     response,
-                    503,
+                    429 if isinstance(exc, PeerSessionLimitReached) else 503,
                     InternalError(f"Service Unavailable: {exc}"),
                     message.id,
                     ((b"retry-after", b"5"),),

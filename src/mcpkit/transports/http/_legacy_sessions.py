@@ -30,13 +30,21 @@ from typing import Any, Final
 from mcpkit.protocol.codec import encode_message
 from mcpkit.protocol.errors import ConnectionClosed, JSONRPCError, RequestTimeout
 from mcpkit.protocol.observe import notify_outbound
+from mcpkit.transports.http._peers import UNKNOWN_PEER, PeerTable
 from mcpkit.transports.http._pipe import EventPipe, PipeState
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http.event_store import EventStore
-from mcpkit.transports.http.session_store import Session, SessionStore
+from mcpkit.transports.http.session_store import Session, SessionLimitReached, SessionStore
 from mcpkit.types.jsonrpc import ErrorResponse, JSONObject, Request, RequestId, Response
 
-__all__ = ["GET_STREAM_ID", "REAP_INTERVAL_SECONDS", "LegacySessionState", "LegacySessions"]
+__all__ = [
+    "GET_STREAM_ID",
+    "MAX_SESSIONS_PER_PEER",
+    "REAP_INTERVAL_SECONDS",
+    "LegacySessionState",
+    "LegacySessions",
+    "PeerSessionLimitReached",
+]
 
 logger = logging.getLogger("mcpkit.http")
 
@@ -46,6 +54,14 @@ REAP_INTERVAL_SECONDS: Final = 30.0
 """How often idle sessions are looked for (they are reaped after the store's idle timeout)."""
 MAX_PENDING_SERVER_REQUESTS: Final = 256
 """Server→client requests one session may have awaiting an answer."""
+MAX_SESSIONS_PER_PEER: Final = 2_500
+"""Sessions one peer (IPv4 address or IPv6 ``/64``) may hold in this process: a quarter of the
+default table, so one client cannot fill it. At the cap the peer's own least recently used idle
+session is ended to make room (clients that never send DELETE keep working)."""
+
+
+class PeerSessionLimitReached(SessionLimitReached):
+    """One peer holds its maximum of sessions and all of them are busy (answer 429)."""
 
 
 class LegacySessionState:
@@ -59,13 +75,17 @@ class LegacySessionState:
         "get_pipe",
         "id",
         "inflight",
+        "peer",
         "pending",
         "pipes",
         "store",
     )
 
-    def __init__(self, session_id: str, connection: Any, store: EventStore | None) -> None:
+    def __init__(
+        self, session_id: str, connection: Any, store: EventStore | None, peer: str = UNKNOWN_PEER
+    ) -> None:
         self.id = session_id
+        self.peer = peer
         self.connection = connection
         self.store = store
         self.get_pipe: EventPipe | None = None
@@ -80,6 +100,13 @@ class LegacySessionState:
     def protocol_version(self) -> str | None:
         version = getattr(self.connection, "protocol_version", None)
         return version if isinstance(version, str) else None
+
+    @property
+    def busy(self) -> bool:
+        """Whether the session is in use right now (a handler runs or its GET stream is open)."""
+        if any(not task.done() for task in self.inflight.values()):
+            return True
+        return self.get_pipe is not None and self.get_pipe.state is PipeState.SSE
 
     def new_stream_id(self) -> str:
         return f"post-{next(self._streams)}"
@@ -191,12 +218,19 @@ class LegacySessions:
         server: HttpServable,
         store: SessionStore,
         event_store: EventStore | None,
+        *,
+        max_per_peer: int = MAX_SESSIONS_PER_PEER,
     ) -> None:
         self._server = server
         self._store = store
         self._event_store = event_store
         self._local: dict[str, LegacySessionState] = {}
         """Sessions created by this process (their state cannot leave it)."""
+        self._peers = PeerTable()
+        self._max_per_peer = max_per_peer
+        self.on_reaped: Callable[[list[str]], None] | None = None
+        """Called with the ids of the sessions each reaper pass ended, once they are released
+        (metrics, logs; tests wait on it instead of polling)."""
         self.clock: Callable[[], float] = time.time
         """Wall-clock seconds (shared stores compare times across processes); tests replace it."""
 
@@ -207,14 +241,51 @@ class LegacySessions:
     def event_store(self) -> EventStore | None:
         return self._event_store
 
-    async def create(self, protocol_version: str) -> LegacySessionState:
-        """A new session (raises ``SessionLimitReached`` when the store is full)."""
+    def held_by(self, peer: str) -> int:
+        """Sessions ``peer`` holds in this process."""
+        return self._peers.count(peer)
+
+    async def create(self, protocol_version: str, peer: str = UNKNOWN_PEER) -> LegacySessionState:
+        """A new session for ``peer``.
+
+        Raises ``SessionLimitReached`` when the store is full, and ``PeerSessionLimitReached``
+        when the peer holds :data:`MAX_SESSIONS_PER_PEER` sessions that are all busy; an idle one
+        of the peer's own is ended first when there is one.
+        """
+        if self._peers.count(peer) >= self._max_per_peer:
+            await self._evict_one_of(peer)
         session = await self._store.create(protocol_version=protocol_version, now=self.clock())
         state = LegacySessionState(
-            session.id, self._server.new_connection(session.id), self._event_store
+            session.id, self._server.new_connection(session.id), self._event_store, peer
         )
         session.state = state
         self._local[session.id] = state
+        self._peers.add(peer, session.id)
+        return state
+
+    async def _evict_one_of(self, peer: str) -> None:
+        for session_id in self._peers.oldest(peer):
+            state = self._local.get(session_id)
+            if state is None or not state.busy:
+                logger.info(
+                    "peer %s holds %d sessions (max_sessions_per_peer): ended its least recently "
+                    "used idle session %s…",
+                    peer,
+                    self._max_per_peer,
+                    session_id[:8],
+                )
+                if not await self.end(session_id):
+                    self._peers.remove(peer, session_id)
+                return
+        raise PeerSessionLimitReached(
+            f"this client ({peer}) already holds {self._max_per_peer} busy sessions "
+            "(max_sessions_per_peer); end some with DELETE or try again later"
+        )
+
+    def _forget(self, session_id: str) -> LegacySessionState | None:
+        state = self._local.pop(session_id, None)
+        if state is not None:
+            self._peers.remove(state.peer, session_id)
         return state
 
     async def find(self, session_id: str) -> LegacySessionState | None:
@@ -225,13 +296,14 @@ class LegacySessions:
         state = _state_of(session) or self._local.get(session_id)
         if state is None or state.closed:
             return None
+        self._peers.used(state.peer, session_id)
         return state
 
     async def end(self, session_id: str) -> bool:
         """DELETE: end the session; ``False`` if it was unknown."""
         session = await self._store.delete(session_id)
-        state = _state_of(session) or self._local.get(session_id)
-        self._local.pop(session_id, None)
+        local = self._forget(session_id)
+        state = _state_of(session) or local
         if state is None:
             return session is not None
         await state.close()
@@ -240,19 +312,21 @@ class LegacySessions:
     async def discard(self, state: LegacySessionState) -> None:
         """Forget a session that never got going (its ``initialize`` failed)."""
         await self._store.delete(state.id)
-        self._local.pop(state.id, None)
+        self._forget(state.id)
         await state.close()
 
     async def reap(self) -> int:
         """End every idle session; returns how many."""
         reaped = await self._store.reap(self.clock())
         for session in reaped:
-            state = _state_of(session) or self._local.get(session.id)
-            self._local.pop(session.id, None)
+            local = self._forget(session.id)
+            state = _state_of(session) or local
             if state is not None:
                 await state.close()
         if reaped:
             logger.info("reaped %d idle session(s)", len(reaped))
+            if self.on_reaped is not None:
+                self.on_reaped([session.id for session in reaped])
         return len(reaped)
 
     async def reap_forever(self, interval: float = REAP_INTERVAL_SECONDS) -> None:

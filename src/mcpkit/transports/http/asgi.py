@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from mcpkit.protocol.errors import InternalError
+from mcpkit.protocol.errors import InternalError, InvalidRequest
 from mcpkit.protocol.http_security import DEFAULT_ALLOWED_HOSTS, HostPolicy
 from mcpkit.transports.http._body import BODY_TIMEOUT_SECONDS, MAX_BODY_BYTES
 from mcpkit.transports.http._endpoint import Endpoint, EndpointConfig
@@ -38,7 +38,7 @@ from mcpkit.transports.http._exchange import (
     SSE_AFTER_SECONDS,
     StreamOptions,
 )
-from mcpkit.transports.http._legacy_sessions import REAP_INTERVAL_SECONDS
+from mcpkit.transports.http._legacy_sessions import MAX_SESSIONS_PER_PEER, REAP_INTERVAL_SECONDS
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope, Send
 from mcpkit.transports.http.event_store import EventStore
@@ -77,7 +77,10 @@ class HttpOptions:
       (:class:`~mcpkit.transports.http.event_store.MemoryEventStore` or
       :class:`~mcpkit.transports.http.event_store_sqlite.SQLiteEventStore`).
     * ``session_store`` — where legacy sessions live (memory by default, bounded by
-      ``max_sessions`` and reaped after ``session_idle_timeout`` seconds).
+      ``max_sessions``, reaped after ``session_idle_timeout`` seconds by a task that runs from
+      startup every ``reap_interval`` seconds). One peer (IPv4 address or IPv6 ``/64``) holds at
+      most ``max_sessions_per_peer``: at that cap its own least recently used idle session is
+      ended to make room, or the new one is refused with 429 when all of them are busy.
     * ``allowed_hosts`` / ``allowed_origins`` / ``host_policy`` — DNS-rebinding protection;
       the default allows loopback names only, extended by ``MCPKIT_ALLOWED_HOSTS`` /
       ``MCPKIT_ALLOWED_ORIGINS``.
@@ -92,6 +95,7 @@ class HttpOptions:
     event_store: EventStore | None = None
     session_store: SessionStore | None = None
     max_sessions: int = MAX_SESSIONS
+    max_sessions_per_peer: int = MAX_SESSIONS_PER_PEER
     session_idle_timeout: float = SESSION_IDLE_TIMEOUT_SECONDS
     reap_interval: float = REAP_INTERVAL_SECONDS
     allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS
@@ -116,6 +120,29 @@ def _route_path(scope: Scope) -> str:
     return path or "/"
 
 
+def _host_and_origin(
+    headers: Sequence[tuple[bytes, bytes]],
+) -> tuple[bytes | None, bytes | None, str | None]:
+    """The ``Host`` and ``Origin`` values, and the name of one that appears twice (else ``None``).
+
+    A repeated ``Host`` or ``Origin`` is ambiguous: the policy could check one copy while a proxy
+    or framework behind it acts on the other, so it is refused outright (RFC 9110 §7.2 allows
+    one ``Host``; ``Origin`` is a single origin).
+    """
+    host: bytes | None = None
+    origin: bytes | None = None
+    for name, value in headers:
+        if name == b"host":
+            if host is not None:
+                return host, origin, "Host"
+            host = value
+        elif name == b"origin":
+            if origin is not None:
+                return host, origin, "Origin"
+            origin = value
+    return host, origin, None
+
+
 class McpHttpApp:
     """The ASGI app (see the module docstring). Build it with ``server.http_app(**options)``."""
 
@@ -130,6 +157,7 @@ class McpHttpApp:
         self.owned_closers: list[Callable[[], Awaitable[None]]] = []
         """Closed by :meth:`aclose`: resources the app was handed to own (a SQLite store)."""
         self._stack: contextlib.AsyncExitStack | None = None
+        self._reaper: asyncio.Task[None] | None = None
         self._warned = False
         config = EndpointConfig(
             stateless=options.stateless,
@@ -138,6 +166,7 @@ class McpHttpApp:
             session_store=options.session_store,
             max_body_bytes=options.max_body_bytes,
             body_timeout=options.body_timeout,
+            max_sessions_per_peer=options.max_sessions_per_peer,
             stream=StreamOptions(
                 keepalive=options.keepalive_interval,
                 sse_after=options.sse_after,
@@ -169,6 +198,11 @@ class McpHttpApp:
         """Legacy sessions held by this process."""
         sessions = self.endpoint.sessions
         return len(sessions) if sessions is not None else 0
+
+    @property
+    def reaper_running(self) -> bool:
+        """Whether the idle-session reaper is running (from startup to shutdown, with sessions)."""
+        return self._reaper is not None and not self._reaper.done()
 
     @property
     def task_count(self) -> int:
@@ -216,12 +250,23 @@ class McpHttpApp:
         await stack.enter_async_context(self.server.running())
         self._stack = stack
         sessions = self.endpoint.sessions
-        reaper = self.spawn(sessions.reap_forever(self.options.reap_interval)) if sessions else None
+        # ``is not None``: an empty session table is falsy, and the reaper must run from startup
+        # (a table that starts empty is exactly the one an unauthenticated client can fill). It
+        # is not one of the app's handler tasks: ``task_count`` and ``wait_idle`` ignore it.
+        reaper = (
+            asyncio.create_task(sessions.reap_forever(self.options.reap_interval))
+            if sessions is not None
+            else None
+        )
+        self._reaper = reaper
         try:
             yield
         finally:
             if reaper is not None:
                 reaper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await reaper
+                self._reaper = None
             await self._shutdown()
             self._stack = None
             await stack.aclose()
@@ -278,9 +323,15 @@ class McpHttpApp:
         if options.health_path is not None and path == options.health_path:
             await self._health(method, response)
             return
-        headers = dict(scope["headers"])
-        host = headers.get(b"host")
-        origin = headers.get(b"origin")
+        host, origin, duplicate = _host_and_origin(scope["headers"])
+        if duplicate is not None:
+            logger.warning("refused a request with more than one %s header", duplicate)
+            duplicated = InvalidRequest(
+                f"Bad Request: more than one {duplicate} header; send exactly one (a proxy "
+                "that appends instead of replacing it must be fixed)"
+            )
+            await response.error(400, ErrorResponse(None, duplicated.to_error_object()))
+            return
         rejection = self.host_policy.check(
             host.decode("latin-1") if host is not None else None,
             origin.decode("latin-1") if origin is not None else None,

@@ -39,6 +39,7 @@ from mcpkit.transports.http._exchange import (
     serve_stream,
 )
 from mcpkit.transports.http._legacy_sessions import LegacySessionState
+from mcpkit.transports.http._peers import peer_key
 from mcpkit.transports.http._pipe import EventPipe, PipeState
 from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope
 from mcpkit.transports.http.session_store import SessionLimitReached
@@ -81,7 +82,7 @@ class LegacySseEndpoint:
         sessions = self._endpoint.sessions
         assert sessions is not None
         try:
-            state = await sessions.create(LEGACY_SSE_VERSION)
+            state = await sessions.create(LEGACY_SSE_VERSION, peer_key(scope.get("client")))
         except SessionLimitReached as exc:
             await response.error(503, _error(InternalError(f"Service Unavailable: {exc}")))
             return
