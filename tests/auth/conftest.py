@@ -1,7 +1,8 @@
 """Fixtures for the auth tests: a real authorization server and a real protected MCP endpoint.
 
 Both run under uvicorn on loopback ports inside the test's event loop; they are torn down at
-the end of each test.
+the end of each test. Loopback fetches are a development opt-in (off by default), so every
+test here opts in through the environment, the way a developer's shell or the CLI does.
 """
 
 from __future__ import annotations
@@ -22,8 +23,14 @@ from mcpkit.contrib.auth import (
     RequireBearer,
     access_token_of,
 )
+from mcpkit.contrib.auth._http import ALLOW_LOOPBACK_ENV
 
 from ._issuer import App, LocalIssuer, Receive, Scope, Send, ServerPool
+
+
+@pytest.fixture(autouse=True)
+def _allow_loopback_fetches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ALLOW_LOOPBACK_ENV, "1")
 
 
 class Switch:

@@ -13,7 +13,8 @@ from mcpkit.contrib.auth.discovery import discover_protected_resource
 
 from ._issuer import Receive, Scope, Send, serve
 
-DEFAULT = UrlPolicy()
+DEFAULT = UrlPolicy(allow_insecure_loopback=False)
+DEV = UrlPolicy(allow_insecure_loopback=True)
 
 
 @pytest.mark.parametrize(
@@ -51,9 +52,9 @@ async def test_scheme_and_userinfo_rules(url: str, message: str) -> None:
 
 async def test_loopback_needs_the_development_flag() -> None:
     for url in ("http://127.0.0.1:9/", "http://localhost:9/", "https://[::1]:9/"):
-        await check_url(url, DEFAULT)
+        await check_url(url, DEV)
         with pytest.raises(InsecureURLError, match="loopback"):
-            await check_url(url, UrlPolicy(allow_insecure_loopback=False))
+            await check_url(url, DEFAULT)
 
 
 async def test_a_name_resolving_to_a_private_address_is_refused() -> None:

@@ -4,9 +4,16 @@ Every URL the client learns from a server (metadata locations, authorization-ser
 endpoints) is attacker-influenced, so each fetch is checked first: http(s) only, https unless
 the host is an explicit loopback name or literal (and the policy allows it), no user-info, and
 no private / link-local / otherwise non-global address for any other host (checked on the
-resolved addresses). Responses are size-capped and time-limited; redirects are followed only
-within the same origin and each hop is checked again. A resolver-level check cannot stop a
-DNS-rebinding race by itself: deployments that need that guarantee add an egress proxy.
+resolved addresses, including the IPv4 address an IPv6 address embeds: IPv4-mapped,
+IPv4-compatible, NAT64 and 6to4 forms reach the IPv4 host they name). Loopback targets need
+the explicit development opt-in (``allow_insecure_loopback`` or ``MCPKIT_AUTH_ALLOW_LOOPBACK=1``).
+
+Responses are size-capped, and every fetch has one *total* deadline covering the address
+check, the connection, the headers, the whole body and any redirects: httpx's own timeouts are
+per read, so a server trickling one byte per second could otherwise hold a fetch open for as
+long as it likes. Redirects are followed only within the same origin and each hop is checked
+again. A resolver-level check cannot stop a DNS-rebinding race by itself: deployments that
+need that guarantee add an egress proxy.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import functools
 import ipaddress
 import json
 import logging
+import os
 import socket
 import ssl
 from dataclasses import dataclass, field
@@ -27,12 +35,23 @@ import httpx
 from mcpkit.contrib.auth._urls import is_loopback_host, origin_of
 from mcpkit.contrib.auth.errors import InsecureURLError, OAuthFlowError
 
-__all__ = ["DEFAULT_TIMEOUT", "HttpReply", "SafeHttp", "UrlPolicy", "check_url"]
+__all__ = [
+    "ALLOW_LOOPBACK_ENV",
+    "DEFAULT_TIMEOUT",
+    "HttpReply",
+    "SafeHttp",
+    "UrlPolicy",
+    "check_url",
+    "embedded_ipv4",
+    "loopback_opt_in_from_env",
+]
 
 logger = logging.getLogger("mcpkit.contrib.auth")
 
 DEFAULT_TIMEOUT: Final = 10.0
-"""Seconds allowed for one metadata, registration or token request."""
+"""Seconds allowed for one whole fetch (address check, connect, headers, body, redirects)."""
+ALLOW_LOOPBACK_ENV: Final = "MCPKIT_AUTH_ALLOW_LOOPBACK"
+"""Set to ``1`` to make ``UrlPolicy()`` allow loopback hosts (development and tests only)."""
 MAX_RESPONSE_BYTES: Final = 256 * 1024
 """Largest metadata / token / registration response body accepted."""
 MAX_REDIRECTS: Final = 3
@@ -40,20 +59,31 @@ MAX_REDIRECTS: Final = 3
 RESOLVE_TIMEOUT: Final = 5.0
 """Seconds allowed for the DNS lookup done by the address check."""
 _REDIRECT_STATUSES: Final = frozenset({301, 302, 303, 307, 308})
+_NAT64: Final = ipaddress.IPv6Network("64:ff9b::/96")
+_NAT64_LOCAL: Final = ipaddress.IPv6Network("64:ff9b:1::/48")
+_IPV4_COMPATIBLE: Final = ipaddress.IPv6Network("::/96")
+
+
+def loopback_opt_in_from_env() -> bool:
+    """Whether :data:`ALLOW_LOOPBACK_ENV` asks for loopback fetches (``1``/``true``/``yes``)."""
+    return os.environ.get(ALLOW_LOOPBACK_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 @dataclass(frozen=True, slots=True)
 class UrlPolicy:
     """What the auth client may fetch.
 
-    ``allow_insecure_loopback`` (default on, for development and tests) permits loopback
-    hosts named explicitly (``localhost``, ``127.0.0.1``, ``[::1]``) over http or https.
-    Turn it off in production. ``allow_private_networks`` permits hosts that resolve to
-    private, loopback or link-local addresses (an authorization server inside a corporate
-    network); it is off by default because that is exactly what SSRF reaches for.
+    ``allow_insecure_loopback`` permits loopback hosts named explicitly (``localhost``,
+    ``127.0.0.1``, ``[::1]``) over http or https. It is a development opt-in: off by default
+    (a discovered metadata URL pointing at loopback is what an SSRF reaches for), on when
+    passed explicitly or when the environment sets ``MCPKIT_AUTH_ALLOW_LOOPBACK=1`` (how a
+    process started by the CLI, or a test run, turns it on without code changes).
+    ``allow_private_networks`` permits hosts that resolve to private, loopback or link-local
+    addresses (an authorization server inside a corporate network); it is off by default.
+    ``timeout`` is the total deadline of one fetch, redirects included.
     """
 
-    allow_insecure_loopback: bool = True
+    allow_insecure_loopback: bool = field(default_factory=loopback_opt_in_from_env)
     allow_private_networks: bool = False
     timeout: float = DEFAULT_TIMEOUT
     max_response_bytes: int = MAX_RESPONSE_BYTES
@@ -68,9 +98,32 @@ def _default_ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+def embedded_ipv4(addr: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 host an IPv6 address reaches, for the forms that embed one.
+
+    IPv4-mapped ``::ffff:a.b.c.d``, IPv4-compatible ``::a.b.c.d`` (deprecated, still routed
+    by some stacks), NAT64 ``64:ff9b::a.b.c.d`` (RFC 6052: a NAT64 gateway forwards to the
+    IPv4 host), 6to4 ``2002:aabb:ccdd::/48`` and Teredo (the client's IPv4 address). Python's
+    ``is_global`` calls several of these global even when the IPv4 host is private.
+    """
+    if addr.ipv4_mapped is not None:
+        return addr.ipv4_mapped
+    if addr.sixtofour is not None:
+        return addr.sixtofour
+    if addr.teredo is not None:
+        return addr.teredo[1]
+    if addr in _NAT64 or (addr in _IPV4_COMPATIBLE and int(addr) > 1):
+        return ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF)
+    return None
+
+
 def _address_is_public(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        addr = addr.ipv4_mapped
+    if isinstance(addr, ipaddress.IPv6Address):
+        if addr in _NAT64_LOCAL:  # RFC 8215 local-use translation: a private network
+            return False
+        inner = embedded_ipv4(addr)
+        if inner is not None and not _address_is_public(inner):
+            return False
     return addr.is_global and not addr.is_multicast
 
 
@@ -163,8 +216,22 @@ class SafeHttp:
             await self._client.aclose()
             self._client = None
 
-    async def _send(self, request: httpx.Request) -> HttpReply:
+    def _deadline(self) -> float:
+        return asyncio.get_running_loop().time() + self.policy.timeout
+
+    async def _send(self, request: httpx.Request, deadline: float) -> HttpReply:
         assert self._client is not None, "use SafeHttp as an async context manager"
+        try:
+            async with asyncio.timeout_at(deadline):
+                return await self._send_now(request)
+        except TimeoutError:
+            raise OAuthFlowError(
+                f"request to {request.url} did not complete within {self.policy.timeout:g} s "
+                "(the whole fetch, not one read, is bounded)"
+            ) from None
+
+    async def _send_now(self, request: httpx.Request) -> HttpReply:
+        assert self._client is not None
         await check_url(str(request.url), self.policy)
         limit = self.policy.max_response_bytes
         try:
@@ -190,8 +257,9 @@ class SafeHttp:
         assert self._client is not None, "use SafeHttp as an async context manager"
         history: list[str] = []
         current = url
+        deadline = self._deadline()  # one budget for the whole chain of redirects
         while True:
-            reply = await self._send(self._client.build_request("GET", current))
+            reply = await self._send(self._client.build_request("GET", current), deadline)
             location = reply.headers.get("location")
             if not (follow_same_origin and reply.status_code in _REDIRECT_STATUSES and location):
                 reply.history = history
@@ -212,10 +280,12 @@ class SafeHttp:
         """POST an ``application/x-www-form-urlencoded`` body (never follows redirects)."""
         assert self._client is not None, "use SafeHttp as an async context manager"
         hdrs = {"accept": "application/json", **(headers or {})}
-        return await self._send(self._client.build_request("POST", url, data=data, headers=hdrs))
+        request = self._client.build_request("POST", url, data=data, headers=hdrs)
+        return await self._send(request, self._deadline())
 
     async def post_json(self, url: str, body: dict[str, Any]) -> HttpReply:
         """POST a JSON body (never follows redirects)."""
         assert self._client is not None, "use SafeHttp as an async context manager"
         hdrs = {"accept": "application/json"}
-        return await self._send(self._client.build_request("POST", url, json=body, headers=hdrs))
+        request = self._client.build_request("POST", url, json=body, headers=hdrs)
+        return await self._send(request, self._deadline())

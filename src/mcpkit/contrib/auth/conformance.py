@@ -13,6 +13,10 @@ so the client is headless. What each ``auth/*`` scenario passes (see ``docs/auth
   then the JWT-bearer grant;
 * every other scenario: nothing; the client offers the CIMD URL the suite expects and falls
   back to Dynamic Client Registration.
+
+The suite's authorization servers listen on loopback, so the client built here opts in to
+loopback fetches (``UrlPolicy(allow_insecure_loopback=True)``) unless ``url_policy`` says
+otherwise; production clients keep the default, which refuses them.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from mcpkit.contrib.auth._http import UrlPolicy
 from mcpkit.contrib.auth.client import OAuthClient
 from mcpkit.contrib.auth.enterprise import IdJagProvider
 from mcpkit.contrib.auth.handlers import DEFAULT_HEADLESS_REDIRECT_URI, HeadlessAuthorizer
@@ -44,6 +49,7 @@ def client_auth_from_context(
     *,
     server_url: str | None = None,
     storage: TokenStorage | None = None,
+    url_policy: UrlPolicy | None = None,
 ) -> OAuthClient:
     """An :class:`OAuthClient` configured for the scenario described by ``ctx``."""
     name = _str(ctx, "name") or ""
@@ -55,6 +61,7 @@ def client_auth_from_context(
         "callback_handler": headless,
         "profile": profile,
         "storage": storage,
+        "url_policy": url_policy or UrlPolicy(allow_insecure_loopback=True),
     }
     if name.startswith("auth/client-credentials") and client_id:
         key = _str(ctx, "private_key_pem")

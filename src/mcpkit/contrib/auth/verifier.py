@@ -101,9 +101,20 @@ class JWTVerifier:
     """Verifies signed JWT access tokens against a JWKS URL or fixed keys.
 
     ``keys`` is a JWKS document (``{"keys": [...]}``) or a list of PEM public keys. With
-    ``jwks_uri`` the key set is cached for :data:`JWKS_CACHE_TTL`; a token signed with an
-    unknown ``kid`` (key rotation) triggers a refetch, at most once per
-    :data:`JWKS_MIN_REFETCH_INTERVAL`, so garbage tokens cannot hammer the issuer.
+    ``jwks_uri`` the key set is cached for ``cache_ttl`` seconds (:data:`JWKS_CACHE_TTL`).
+
+    Key refreshes never stall tokens the cache can already check. A refresh runs as one shared
+    background fetch (single-flight: concurrent callers join it rather than start another),
+    outside any lock, bounded by the URL policy's total deadline:
+
+    * a token whose ``kid`` is cached verifies at once, even while a refresh is in flight;
+    * when the cache has expired, the cached keys keep serving while a refresh runs behind;
+    * a token with an unknown ``kid`` (key rotation) waits for a refresh, but such refreshes
+      start at most once per ``min_refetch_interval`` seconds
+      (:data:`JWKS_MIN_REFETCH_INTERVAL`), so a flood of garbage ``kid`` values costs the
+      issuer one fetch per interval and the flood's own tokens are refused at once meanwhile;
+    * after a failed fetch, the next one waits the same interval (a dead issuer is not
+      hammered by every incoming request).
     """
 
     def __init__(
@@ -116,6 +127,8 @@ class JWTVerifier:
         algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
         leeway: float = DEFAULT_LEEWAY,
         url_policy: UrlPolicy | None = None,
+        cache_ttl: float = JWKS_CACHE_TTL,
+        min_refetch_interval: float = JWKS_MIN_REFETCH_INTERVAL,
     ) -> None:
         if (jwks_uri is None) == (keys is None):
             raise ValueError("give exactly one of jwks_uri or keys")
@@ -128,10 +141,13 @@ class JWTVerifier:
         self.algorithms = list(algorithms)
         self.leeway = leeway
         self.url_policy = url_policy or UrlPolicy()
+        self.cache_ttl = cache_ttl
+        self.min_refetch_interval = min_refetch_interval
         self._keys: list[tuple[str | None, Any]] = []
         self._fetched_at: float | None = None
         self._unknown_kid_fetch_at: float | None = None
-        self._lock = asyncio.Lock()
+        self._failed_at: float | None = None
+        self._refresh: asyncio.Task[None] | None = None
         if keys is not None:
             self._keys = self._parse_keys(keys)
 
@@ -165,6 +181,41 @@ class JWTVerifier:
         self._keys = self._parse_keys(data)
         self._fetched_at = time.monotonic()
 
+    async def _run_refresh(self) -> None:
+        try:
+            await self._fetch_keys()
+        except Exception as exc:  # a background task: report, never leave it unretrieved
+            self._failed_at = time.monotonic()
+            logger.warning("could not refresh the JWKS from %s: %s", self.jwks_uri, exc)
+        else:
+            self._failed_at = None
+        finally:
+            self._refresh = None
+
+    def _start_refresh(self) -> asyncio.Task[None]:
+        """The in-flight refresh, started if none runs (single-flight).
+
+        A task rather than a call in the requester's own task: a waiter that is cancelled
+        (its client went away) must not cancel the fetch the other waiters share. The task
+        ends by itself within the URL policy's total deadline.
+        """
+        if self._inflight() is None:
+            self._refresh = asyncio.get_running_loop().create_task(
+                self._run_refresh(), name="mcpkit-jwks-refresh"
+            )
+        assert self._refresh is not None
+        return self._refresh
+
+    def _inflight(self) -> asyncio.Task[None] | None:
+        task = self._refresh
+        if task is not None and task.get_loop() is not asyncio.get_running_loop():
+            self._refresh = task = None  # left behind by an event loop that has since closed
+        return task
+
+    def _backing_off(self, now: float) -> bool:
+        failed = self._failed_at
+        return failed is not None and now - failed < self.min_refetch_interval
+
     async def _candidates(self, kid: str | None) -> list[Any]:
         def matching() -> list[Any]:
             if kid is None:
@@ -173,19 +224,26 @@ class JWTVerifier:
 
         if self.jwks_uri is None:
             return matching()
-        async with self._lock:
-            now = time.monotonic()
-            stale = self._fetched_at is None or now - self._fetched_at > JWKS_CACHE_TTL
-            last = self._unknown_kid_fetch_at
-            rotate = not matching() and (last is None or now - last >= JWKS_MIN_REFETCH_INTERVAL)
-            if stale or rotate:
-                if rotate and not stale:
-                    self._unknown_kid_fetch_at = now
-                try:
-                    await self._fetch_keys()
-                except OAuthFlowError as exc:
-                    logger.warning("could not refresh the JWKS: %s", exc)
-            return matching()
+        now = time.monotonic()
+        fetched = self._fetched_at
+        stale = fetched is None or now - fetched > self.cache_ttl
+        found = matching()
+        if found:
+            if stale and self._inflight() is None and not self._backing_off(now):
+                self._start_refresh()  # serve the cached keys; refresh behind them
+            return found
+        refresh = self._inflight()
+        if refresh is None:
+            if self._backing_off(now):
+                return []
+            if not stale:  # keys are fresh but this kid is unknown: rotation, or garbage
+                last = self._unknown_kid_fetch_at
+                if last is not None and now - last < self.min_refetch_interval:
+                    return []
+                self._unknown_kid_fetch_at = now
+            refresh = self._start_refresh()
+        await asyncio.shield(refresh)
+        return matching()
 
     async def verify(self, token: str) -> AccessToken:
         import jwt
