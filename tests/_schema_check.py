@@ -2,7 +2,7 @@
 
 The autouse fixture :func:`schema_check` registers an outbound observer
 (:func:`mcpkit.protocol.observe.add_outbound_observer`). Each message our code is about to send is
-validated against ``<shared>/spec/<protocol_version>/schema.json``:
+validated against ``tests/data/spec/<protocol_version>/schema.json``:
 
 * the envelope definition (``JSONRPCRequest``, ``JSONRPCNotification``, ``JSONRPCResultResponse``
   — ``JSONRPCResponse`` before 2025-11-25 — and ``JSONRPCErrorResponse`` — ``JSONRPCError``
@@ -12,7 +12,7 @@ validated against ``<shared>/spec/<protocol_version>/schema.json``:
   ``"input_required"``; the Tasks extension's ``CreateTaskResult`` when it is ``"task"``;
   2025-11-25 ``CreateTaskResult`` for a task-augmented answer), ``ProgressNotification`` for a
   progress notification, and ``UnsupportedProtocolVersionError`` & co. for the MCP error codes that
-  have one. Tasks-extension methods of 2026-07-28 use ``<shared>/spec/ext-tasks/schema.json``.
+  have one. Tasks-extension methods of 2026-07-28 use ``tests/data/spec/ext-tasks/schema.json``.
 
 A method the revision does not have (``ping`` under 2026-07-28, ``elicitation/create`` under
 2025-03-26) is itself a violation; a method mcpkit does not know at all (a custom one) is checked
@@ -70,7 +70,8 @@ __all__ = [
     "schema_check",
 ]
 
-SPEC_DIR: Final = Path(__file__).resolve().parents[1] / ".." / "shared" / "spec"
+SPEC_DIR: Final = Path(__file__).resolve().parent / "data" / "spec"
+"""The official schema files, copied into the repository (see tests/data/spec/README.md)."""
 EXT_TASKS: Final = "ext-tasks"
 ENVELOPE_FALLBACK_REVISION: Final = "2025-11-25"
 MARKER: Final = "no_schema_check"

@@ -8,9 +8,10 @@ from typing import Final
 
 import pytest
 
+from _peers import MCP_PYTHON
+
 ROOT: Final = Path(__file__).resolve().parents[2]
 PEERS_DIR: Final = Path(__file__).resolve().parent / "peers"
-MCP_PYTHON: Final = ROOT / ".peers" / "mcp-venv" / "bin" / "python"
 EVERYTHING: Final = PEERS_DIR / "mcp_everything.py"
 RAW_SERVER: Final = PEERS_DIR / "raw_server.py"
 

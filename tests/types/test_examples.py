@@ -16,10 +16,11 @@ import msgspec
 import pytest
 
 import mcpkit.types as t
+from _schema_check import SPEC_DIR
 from mcpkit.protocol import errors
 from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Response, message_to_dict
 
-SPEC = Path(__file__).resolve().parents[2] / ".." / "shared" / "spec"
+SPEC = SPEC_DIR
 EXAMPLES = SPEC / "2026-07-28" / "examples"
 MODERN = "2026-07-28"
 

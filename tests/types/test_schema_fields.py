@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
 
 import mcpkit.types as t
+from _schema_check import SPEC_DIR
 
-SPEC = Path(__file__).resolve().parents[2] / ".." / "shared" / "spec"
+SPEC = SPEC_DIR
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "ext-tasks")
 
 DEFINITION_OF = {"ExtCreateTaskResult": ("ext-tasks", "CreateTaskResult")}

@@ -16,8 +16,9 @@ import pytest
 from _asgi_harness import running
 from _asgi_servers import build_server
 
+from _peers import MCP_PYTHON as PEER_PYTHON
+
 ROOT: Final = Path(__file__).resolve().parents[3]
-PEER_PYTHON: Final = ROOT / ".peers" / "mcp-venv" / "bin" / "python"
 CLIENT: Final = Path(__file__).with_name("peers") / "mcp_client.py"
 PEER_TIMEOUT_S: Final = 60.0
 """The SDK imports slowly (seconds) on a busy machine; the calls themselves take milliseconds."""

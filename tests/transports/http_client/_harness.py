@@ -25,9 +25,10 @@ from typing import Any, Final
 import pytest
 import uvicorn
 
+from _peers import MCP_PYTHON
+
 ROOT: Final = Path(__file__).resolve().parents[3]
 PEERS: Final = Path(__file__).resolve().parent / "peers"
-MCP_PYTHON: Final = ROOT / ".peers" / "mcp-venv" / "bin" / "python"
 SDK_SERVER: Final = PEERS / "sdk_http_server.py"
 KIT_SERVER: Final = PEERS / "kit_http_server.py"
 START_TIMEOUT: Final = 30.0
