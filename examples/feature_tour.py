@@ -18,17 +18,19 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict
 
 from mcpkit.server import (
+    CallNext,
     Context,
     Header,
     Message,
     Question,
-    RequestInfo,
-    ResourceContents,
+    RequestView,
+    ResourceData,
     Server,
     ToolError,
     ToolResult,
     content,
 )
+from mcpkit.types import TextContent
 
 log = logging.getLogger("feature_tour")
 DOCS = Path(__file__).parent / "tour_docs"
@@ -59,13 +61,13 @@ server = Server(
 # -- middleware: wraps every request -------------------------------------------------------------
 
 
-async def timing(info: RequestInfo, call_next: Any) -> dict[str, Any]:
+async def timing(info: RequestView, call_next: CallNext) -> dict[str, Any]:
     started = time.perf_counter()
     try:
         return await call_next()
     finally:
         elapsed_ms = (time.perf_counter() - started) * 1000
-        log.info("%s %s took %.1f ms", info.era, info.request.method, elapsed_ms)
+        log.info("%s %s took %.1f ms", info.era, info.method, elapsed_ms)
 
 
 server.add_middleware(timing)
@@ -105,6 +107,11 @@ class Order(TypedDict):
     quantity: int
 
 
+@dataclasses.dataclass
+class Confirmation:
+    confirm: bool = True
+
+
 @server.tool(destructive=False, timeout=5)
 async def checkout(
     ctx: Context,
@@ -119,24 +126,21 @@ async def checkout(
     confirmation, note = await ctx.ask(
         Question.elicit(
             f"Confirm {len(items)} item(s), {shipping} shipping to {region}?",
-            {
-                "type": "object",
-                "properties": {"confirm": {"type": "boolean", "default": True}},
-                "required": ["confirm"],
-            },
+            Confirmation,  # the schema comes from the dataclass; the answer is a Confirmation
             key="confirm",
         ),
         Question.sample("Write a one-line thank-you note", max_tokens=30, key="note"),
     )
     await ctx.report_progress(2, 3, "placing order")
-    if not (confirmation.accepted and confirmation.content and confirmation.content["confirm"]):
+    if not (confirmation.accepted and confirmation.content and confirmation.content.confirm):
         return "Order cancelled."
     order_id = f"order-{len(ctx.lifespan['orders']) + 1}"
     ctx.lifespan["orders"][order_id] = items
     await ctx.info(f"placed {order_id}")
     await ctx.report_progress(3, 3)
     await ctx.server.notify_resource_updated("orders://recent")
-    return f"{order_id} placed. {note['content']['text']}"
+    thanks = note.content.text if isinstance(note.content, TextContent) else ""
+    return f"{order_id} placed. {thanks}"
 
 
 @server.tool
@@ -162,13 +166,13 @@ def recent_orders(ctx: Context) -> dict[str, Any]:
 
 
 @server.resource("orders://{order_id}/items{?format}")
-def order_items(order_id: str, ctx: Context, format: str = "json") -> ResourceContents:
+def order_items(order_id: str, ctx: Context, format: str = "json") -> ResourceData:
     """One order's items (RFC 6570 template with a query part)."""
     items = ctx.lifespan["orders"].get(order_id)
     if items is None:
         raise KeyError(order_id)  # → resource not found (-32002 legacy, -32602 in 2026)
     text = "\n".join(f"{i['sku']} x{i['quantity']}" for i in items) if format == "text" else None
-    return ResourceContents(text=text or str(items), mime_type="text/plain")
+    return ResourceData(text=text or str(items), mime_type="text/plain")
 
 
 server.add_directory("file:///tour_docs/", str(DOCS), name="tour-docs")

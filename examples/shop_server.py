@@ -192,8 +192,8 @@ async def place_order(product_id: str, ctx: Context) -> str:
     answer = await ctx.elicit(f"Order {row['name']} at {row['price']:.0f} CNY each?", OrderDetails)
     if not answer.accepted or answer.content is None:
         return "Order cancelled."
-    quantity = int(answer.content.get("quantity", 1))
-    address = str(answer.content.get("address", ""))
+    quantity = answer.content.quantity
+    address = answer.content.address
     await ctx.report_progress(1, 3, "reserving stock")
     if quantity < 1 or quantity > row["stock"]:
         raise ToolError(f"cannot order {quantity}: {row['stock']} in stock")

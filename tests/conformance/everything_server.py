@@ -17,6 +17,7 @@ from typing import Annotated, Any
 from mcpkit.protocol.errors import InternalError
 from mcpkit.server import Context, Header, Message, Question, Server, ToolError, content
 from mcpkit.server.tasks import start_task
+from mcpkit.types import CreateMessageResult, TextContent, to_wire
 
 # A real 1x1 PNG and a real (silent) 8 kHz WAV, built here rather than pasted as opaque base64.
 
@@ -161,13 +162,16 @@ async def test_tool_with_progress(ctx: Context) -> str:
 # -- tools: questions (legacy requests; MRTR in 2026) -------------------------------------------
 
 
+def _sampled_text(result: CreateMessageResult) -> str:
+    block = result.content
+    return block.text if isinstance(block, TextContent) else json.dumps(to_wire(block))
+
+
 @server.tool
 async def test_sampling(prompt: str, ctx: Context) -> str:
     """Asks the client's LLM."""
     answer = await ctx.sample(prompt, max_tokens=100)
-    block = answer.get("content")
-    text = block.get("text") if isinstance(block, dict) else json.dumps(block)
-    return f"LLM response: {text}"
+    return f"LLM response: {_sampled_text(answer)}"
 
 
 @server.tool
@@ -284,7 +288,7 @@ async def test_reconnection(ctx: Context) -> str:
 async def test_missing_capability(ctx: Context) -> str:
     """Needs the client's sampling capability (-32021 without it)."""
     answer = await ctx.sample("ping", max_tokens=10)
-    return f"sampled: {answer.get('model')}"
+    return f"sampled: {answer.model}"
 
 
 @server.tool
@@ -356,7 +360,7 @@ async def test_input_required_result_sampling(ctx: Context) -> str:
     answer = await ctx.sample(
         "What is the capital of France?", max_tokens=100, key="capital_question"
     )
-    return f"Sampling said: {answer.get('content', {}).get('text')}"
+    return f"Sampling said: {_sampled_text(answer)}"
 
 
 @server.tool
@@ -386,7 +390,7 @@ async def test_input_required_result_multiple_inputs(ctx: Context) -> str:
         Question.list_roots(key="client_roots"),
     )
     who = name.content.get("name") if name.content else "?"
-    return f"{greeting.get('content', {}).get('text')} {who} ({len(roots)} roots)"
+    return f"{_sampled_text(greeting)} {who} ({len(roots)} roots)"
 
 
 @server.tool

@@ -11,6 +11,7 @@ from mcpkit.client import Client, QuestionContext
 from mcpkit.protocol.errors import InvalidParams
 from mcpkit.server import Context, Server, ToolError
 from mcpkit.testing import ERAS, connect
+from mcpkit.types import TextContent
 
 
 def build() -> Server:
@@ -28,7 +29,8 @@ def build() -> Server:
         idea = await ctx.sample(f"One idea for {city}", max_tokens=20)
         roots = await ctx.list_roots()
         nights = answer.content["nights"] if answer.content else 0
-        return f"{nights} nights; {idea['content']['text']}; saved to {roots[0]['uri']}"
+        text = idea.content.text if isinstance(idea.content, TextContent) else "?"
+        return f"{nights} nights; {text}; saved to {roots[0]['uri']}"
 
     @server.tool
     def add(a: int, b: int) -> int:

@@ -10,6 +10,7 @@ from _server_harness import RawPeer, connect
 
 from mcpkit.protocol.errors import InvalidParams, MissingRequiredClientCapability
 from mcpkit.server import Context, Server
+from mcpkit.types import TextContent
 
 ALL_CAPS = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
 
@@ -26,8 +27,9 @@ def build() -> Server:
         )
         poem = await ctx.sample(f"Write a haiku for {name.content}", max_tokens=50)
         roots = await ctx.list_roots()
+        text = poem.content.text if isinstance(poem.content, TextContent) else "?"
         return f"{name.action}:{name.content['name'] if name.content else '-'}|" + (
-            f"{poem['content']['text']}|{','.join(r['uri'] for r in roots)}"
+            f"{text}|{','.join(r['uri'] for r in roots)}"
         )
 
     @server.tool

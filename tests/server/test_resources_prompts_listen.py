@@ -11,7 +11,7 @@ import pytest
 from _server_harness import connect
 
 from mcpkit.protocol.errors import InvalidParams, ResourceNotFound
-from mcpkit.server import Message, ResourceContents, Server, content
+from mcpkit.server import Message, ResourceData, Server, content
 
 
 def build(docs: Path | None = None) -> Server:
@@ -32,10 +32,10 @@ def build(docs: Path | None = None) -> Server:
         return {"id": id}
 
     @server.resource("test://many")
-    def many() -> list[ResourceContents]:
+    def many() -> list[ResourceData]:
         return [
-            ResourceContents(uri="test://many/a", text="a"),
-            ResourceContents(uri="test://many/b", blob=b"b"),
+            ResourceData(uri="test://many/a", text="a"),
+            ResourceData(uri="test://many/b", blob=b"b"),
         ]
 
     if docs is not None:

@@ -17,7 +17,7 @@ import pytest
 from mcpkit.protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, UsageError
 from mcpkit.server._signature import (
     ArgumentError,
-    OutputValidationError,
+    InvalidToolOutput,
     ToolSignature,
     analyze_function,
     inline_refs,
@@ -594,11 +594,11 @@ def test_wrong_output_shape_is_a_clear_internal_error() -> None:
         return Point(1, 2)
 
     sig = analyze(tool)
-    with pytest.raises(OutputValidationError) as info:
+    with pytest.raises(InvalidToolOutput) as info:
         sig.serialize_output({"x": "one"})
     assert info.value.code == INTERNAL_ERROR
     assert "tool" in info.value.message and "Point" in info.value.message
-    with pytest.raises(OutputValidationError):
+    with pytest.raises(InvalidToolOutput):
         sig.serialize_output("not a point")
 
 
@@ -608,7 +608,7 @@ def test_output_constraints_are_checked() -> None:
 
     sig = analyze(tool)
     assert sig.serialize_output(3) == ({"result": 3}, "3")
-    with pytest.raises(OutputValidationError):
+    with pytest.raises(InvalidToolOutput):
         sig.serialize_output(-1)
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from mcpkit.server._signature import (
     ArgumentError,
-    OutputValidationError,
+    InvalidToolOutput,
     ToolSignature,
     analyze_function,
 )
@@ -90,7 +90,7 @@ def test_pydantic_output_is_validated_and_dumped() -> None:
     structured, text = sig.serialize_output(Person(name="a", age=1))
     assert structured == {"name": "a", "age": 1, "address": None}
     assert json.loads(text) == structured
-    with pytest.raises(OutputValidationError):
+    with pytest.raises(InvalidToolOutput):
         sig.serialize_output({"name": "a", "age": -5})
 
 

@@ -11,8 +11,8 @@ from mcpkit.protocol.errors import UsageError
 from mcpkit.protocol.http_routing import is_valid_session_id
 from mcpkit.transports.http import (
     MemorySessionStore,
-    Session,
     SessionLimitReached,
+    SessionRecord,
     SessionStore,
 )
 
@@ -99,7 +99,7 @@ def test_bounds_must_be_positive() -> None:
 
 
 def test_session_records_are_slotted_and_do_not_leak_ids() -> None:
-    session = Session("a-long-secret-session-identifier", "2025-11-25", 0.0, None)
+    session = SessionRecord("a-long-secret-session-identifier", "2025-11-25", 0.0, None)
     assert not hasattr(session, "__dict__")
     assert session.id not in repr(session)  # reprs end up in logs
 

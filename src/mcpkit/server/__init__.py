@@ -7,31 +7,31 @@
 ...     return a + b
 
 ``server.run()`` serves stdio; ``server.run("http")`` serves Streamable HTTP. Both protocol eras
-are served at once.
+are served at once. The whole public surface is listed in ``docs/api.md``.
 """
 
 from __future__ import annotations
 
 from mcpkit.server import content
-from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server._server import Server
-from mcpkit.server.auth_hooks import InsufficientScope
-from mcpkit.server.context import Context, ElicitResult, Question
+from mcpkit.server.auth_hooks import ScopeRequired
+from mcpkit.server.context import Context, ElicitAnswer, Question
+from mcpkit.server.middleware import CallNext, Middleware, RequestView
 from mcpkit.server.prompts import Message
-from mcpkit.server.resources import ResourceContents
+from mcpkit.server.resources import ResourceData
 from mcpkit.server.tools import Header, ToolError, ToolResult
 
 __all__ = [
+    "CallNext",
     "Context",
-    "ElicitResult",
+    "ElicitAnswer",
     "Header",
-    "InsufficientScope",
-    "LegacyConnection",
     "Message",
-    "Outbound",
+    "Middleware",
     "Question",
-    "RequestInfo",
-    "ResourceContents",
+    "RequestView",
+    "ResourceData",
+    "ScopeRequired",
     "Server",
     "ToolError",
     "ToolResult",

@@ -16,6 +16,7 @@ from mcpkit.protocol.meta import PROTOCOL_VERSION_KEY, parse_request_meta
 from mcpkit.protocol.versions import check_modern_version
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server.context import Context, InputRequired
+from mcpkit.server.middleware import Middleware
 from mcpkit.types.jsonrpc import JSONObject, Request
 from mcpkit.types.methods import methods_for
 from mcpkit.types.versions import LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION, LEGACY_VERSIONS
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 
 Handler = Callable[[RequestInfo, Context], Awaitable[JSONObject]]
-Middleware = Callable[[RequestInfo, Callable[[], Awaitable[JSONObject]]], Awaitable[JSONObject]]
 
 
 def _served(version: str) -> frozenset[str]:

@@ -9,30 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
+from mcpkit._runtime.outbound import Outbound
 from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
 from mcpkit.types.jsonrpc import JSONObject, Request, RequestId
 from mcpkit.types.versions import LEGACY_VERSIONS
 
+__all__ = ["Era", "LegacyConnection", "Outbound", "RequestInfo"]
+
 Era = Literal["legacy", "modern"]
-
-
-class Outbound(Protocol):
-    """How the server talks back to the client about one request.
-
-    ``send_request`` is only used in legacy sessions (server→client requests do not exist in
-    2026-07-28). ``protocol_version`` is set by the dispatcher once known, so that everything
-    sent for the request is checked against the right schema.
-    """
-
-    protocol_version: str | None
-
-    async def send_notification(self, method: str, params: JSONObject | None = None) -> None: ...
-
-    async def send_request(
-        self, method: str, params: JSONObject | None = None, *, timeout: float | None = None
-    ) -> JSONObject: ...
 
 
 class LegacyConnection:
@@ -91,6 +77,10 @@ class RequestInfo:
     answers: JSONObject = field(default_factory=dict)
     """MRTR answers gathered in earlier rounds (from the sealed ``requestState``)."""
     state_binding: bytes = b""
+
+    @property
+    def method(self) -> str:
+        return self.request.method
 
     @property
     def request_id(self) -> RequestId:

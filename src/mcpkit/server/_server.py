@@ -8,7 +8,7 @@ import inspect
 import logging
 import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar, overload
 
 from mcpkit.protocol.errors import InvalidParams, MethodNotFound, UsageError
 from mcpkit.protocol.meta import LOG_LEVELS
@@ -16,12 +16,12 @@ from mcpkit.server._dispatch import (
     MODERN_METHODS,
     Dispatcher,
     Handler,
-    Middleware,
     resource_not_found,
 )
 from mcpkit.server._listen import ListenHub
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server.context import Context
+from mcpkit.server.middleware import Middleware
 from mcpkit.server.pagination import paginate
 from mcpkit.server.prompts import RegisteredPrompt
 from mcpkit.server.resources import RegisteredResource, file_resource_reader
@@ -30,9 +30,11 @@ from mcpkit.types.jsonrpc import JSONObject, Notification, Request, Response
 from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 if TYPE_CHECKING:
+    from mcpkit.server._stdio import InMemoryClientStream
     from mcpkit.server.request_state import RequestStateSealer
     from mcpkit.server.tasks import TaskManager, TaskStore
     from mcpkit.server.tools import TaskStart, TaskSupport
+    from mcpkit.transports.http.asgi import McpHttpApp
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -142,9 +144,14 @@ class Server:
 
     # -- declaring things ----------------------------------------------------------------------
 
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+
+    @overload
     def tool(
         self,
-        fn: F | None = None,
+        fn: None = None,
+        /,
         *,
         name: str | None = None,
         title: str | None = None,
@@ -162,7 +169,30 @@ class Server:
         input_schema: JSONObject | None = None,
         task_support: TaskSupport = "forbidden",
         task_start: TaskStart = "immediate",
-    ) -> Any:
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        fn: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: JSONObject | None = None,
+        read_only: bool | None = None,
+        destructive: bool | None = None,
+        idempotent: bool | None = None,
+        open_world: bool | None = None,
+        icons: Sequence[JSONObject] | None = None,
+        meta: JSONObject | None = None,
+        timeout: float | None = None,
+        structured_output: bool | None = None,
+        required_scopes: Sequence[str] = (),
+        input_schema: JSONObject | None = None,
+        task_support: TaskSupport = "forbidden",
+        task_start: TaskStart = "immediate",
+    ) -> F | Callable[[F], F]:
         """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=...)``.
 
         ``input_schema`` replaces the schema derived from the signature (contract-first tools);
@@ -272,16 +302,33 @@ class Server:
             RegisteredResource(uri_prefix + "{+path}", reader, name=name, mime_type=mime_type)
         )
 
+    @overload
+    def prompt(self, fn: F, /) -> F: ...
+
+    @overload
     def prompt(
         self,
-        fn: F | None = None,
+        fn: None = None,
+        /,
         *,
         name: str | None = None,
         title: str | None = None,
         description: str | None = None,
         icons: Sequence[JSONObject] | None = None,
         meta: JSONObject | None = None,
-    ) -> Any:
+    ) -> Callable[[F], F]: ...
+
+    def prompt(
+        self,
+        fn: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: Sequence[JSONObject] | None = None,
+        meta: JSONObject | None = None,
+    ) -> F | Callable[[F], F]:
         """Register a prompt template: ``@server.prompt`` or ``@server.prompt(name=...)``."""
 
         def register(func: F) -> F:
@@ -427,7 +474,7 @@ class Server:
         else:
             raise UsageError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
 
-    def http_app(self, **options: Any) -> Any:
+    def http_app(self, **options: Any) -> McpHttpApp:
         """This server as an ASGI app (``mcpkit.transports.http.McpHttpApp``; needs the ``http``
         extra). ``options`` are the fields of ``HttpOptions``; mount it with its lifespan."""
         from mcpkit.server._http_entry import asgi_app
@@ -442,7 +489,7 @@ class Server:
         schema = tool.definition.get("inputSchema")
         return schema if isinstance(schema, dict) else None
 
-    def connect_in_memory(self) -> Any:
+    def connect_in_memory(self) -> InMemoryClientStream:
         """A client-side :class:`MessageStream` connected to this server in-process.
 
         The server side runs in a background task until the stream is closed.

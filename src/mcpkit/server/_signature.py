@@ -8,7 +8,7 @@ the one place the rest of the server imports it from.
 from mcpkit.server._schema import (
     WRAPPED_RESULT_KEY,
     ArgumentError,
-    OutputValidationError,
+    InvalidToolOutput,
     ParsedDocstring,
     ToolSignature,
     analyze_function,
@@ -19,7 +19,7 @@ from mcpkit.server._schema import (
 __all__ = [
     "WRAPPED_RESULT_KEY",
     "ArgumentError",
-    "OutputValidationError",
+    "InvalidToolOutput",
     "ParsedDocstring",
     "ToolSignature",
     "analyze_function",

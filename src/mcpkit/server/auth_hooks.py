@@ -14,7 +14,7 @@ from typing import Any
 from mcpkit.protocol.errors import InvalidRequest
 
 
-class InsufficientScope(InvalidRequest):
+class ScopeRequired(InvalidRequest):
     """The caller's token lacks scopes a tool requires."""
 
     def __init__(self, required: Sequence[str]) -> None:
@@ -34,4 +34,4 @@ def token_scopes(token: Any) -> set[str]:
 
 def check_tool_scopes(token: Any, required: Sequence[str]) -> None:
     if not set(required) <= token_scopes(token):
-        raise InsufficientScope(required)
+        raise ScopeRequired(required)

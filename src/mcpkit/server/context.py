@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, overload
 
 from mcpkit.protocol.capabilities import (
     has_capability,
@@ -35,8 +35,11 @@ from mcpkit.types.jsonrpc import JSONObject, RequestId
 
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
+    from mcpkit.types.sampling import CreateMessageResult
 
-__all__ = ["Context", "ElicitResult", "InputRequired", "Question"]
+__all__ = ["Context", "ElicitAnswer", "Question"]
+
+T = TypeVar("T")
 
 
 class InputRequired(Exception):
@@ -54,11 +57,16 @@ class InputRequired(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class ElicitResult:
-    """The user's answer: ``accept`` (with ``content``), ``decline`` or ``cancel``."""
+class ElicitAnswer(Generic[T]):
+    """The user's answer: ``accept`` (with ``content``), ``decline`` or ``cancel``.
+
+    ``content`` is an instance of the schema type given to :meth:`Context.elicit` (a dataclass,
+    ``msgspec.Struct``, pydantic model or TypedDict), or the plain dict for a JSON Schema dict.
+    It is ``None`` unless the user accepted.
+    """
 
     action: Literal["accept", "decline", "cancel"]
-    content: JSONObject | None = None
+    content: T | None = None
 
     @property
     def accepted(self) -> bool:
@@ -227,6 +235,26 @@ class Context:
             raise InputRequired(missing, dict(info.answers))
         return tuple(question.parse(info.answers[key], key) for key, question in keyed)
 
+    @overload
+    async def elicit(
+        self,
+        message: str,
+        schema: type[T],
+        *,
+        key: str | None = None,
+        timeout: float | None = None,
+    ) -> ElicitAnswer[T]: ...
+
+    @overload
+    async def elicit(
+        self,
+        message: str,
+        schema: JSONObject,
+        *,
+        key: str | None = None,
+        timeout: float | None = None,
+    ) -> ElicitAnswer[JSONObject]: ...
+
     async def elicit(
         self,
         message: str,
@@ -234,11 +262,13 @@ class Context:
         *,
         key: str | None = None,
         timeout: float | None = None,
-    ) -> ElicitResult:
+    ) -> ElicitAnswer[Any]:
         """Ask the user for structured input (form mode).
 
-        ``schema`` is a flat object schema of primitive properties, or a dataclass / TypedDict
-        whose fields are primitives (converted once).
+        ``schema`` is a flat object schema of primitive properties (the answer's ``content`` is
+        then a dict), or a dataclass, ``msgspec.Struct``, pydantic model or TypedDict whose
+        fields are primitives: its JSON Schema is sent, and accepted content comes back as an
+        instance of that type (content that does not fit it is a -32602 error).
         """
         (answer,) = await self.ask(Question.elicit(message, schema, key=key), timeout=timeout)
         return answer  # type: ignore[no-any-return]
@@ -251,8 +281,8 @@ class Context:
         elicitation_id: str | None = None,
         key: str | None = None,
         timeout: float | None = None,
-    ) -> ElicitResult:
-        """Ask the user to visit ``url`` out of band (URL mode)."""
+    ) -> ElicitAnswer[None]:
+        """Ask the user to visit ``url`` out of band (URL mode); ``content`` is always ``None``."""
         question = Question.elicit_url(message, url, elicitation_id=elicitation_id, key=key)
         (answer,) = await self.ask(question, timeout=timeout)
         return answer  # type: ignore[no-any-return]
@@ -265,8 +295,8 @@ class Context:
         key: str | None = None,
         timeout: float | None = None,
         **options: Any,
-    ) -> JSONObject:
-        """Ask the client's LLM for a completion (``CreateMessageResult`` as a dict).
+    ) -> CreateMessageResult:
+        """Ask the client's LLM for a completion.
 
         ``options``: ``system_prompt``, ``temperature``, ``model_preferences``,
         ``stop_sequences``, ``tools``, ``tool_choice``, ``include_context``, ``metadata``.
@@ -311,12 +341,17 @@ class Question:
     prefix: str
     key: str | None = None
     mode: str | None = None
+    content_type: Any = None
+    """For a form elicitation built from a type: the type accepted content is converted to."""
 
     @staticmethod
     def elicit(message: str, schema: JSONObject | type[Any], *, key: str | None = None) -> Question:
-        requested = schema if isinstance(schema, dict) else _schema_from_type(schema)
+        if isinstance(schema, dict):
+            requested, content_type = schema, None
+        else:
+            requested, content_type = _schema_from_type(schema), schema
         params: JSONObject = {"mode": "form", "message": message, "requestedSchema": requested}
-        return Question("elicitation/create", params, "elicitation", key, "form")
+        return Question("elicitation/create", params, "elicitation", key, "form", content_type)
 
     @staticmethod
     def elicit_url(
@@ -381,17 +416,60 @@ class Question:
             action = answer.get("action")
             if action not in ("accept", "decline", "cancel"):
                 raise InvalidParams(f"{where} has an invalid action: {action!r}")
-            content = answer.get("content")
-            return ElicitResult(action, content if isinstance(content, dict) else None)
+            content = answer.get("content") if action == "accept" else None
+            if not isinstance(content, dict):
+                return ElicitAnswer(action, None)
+            if self.content_type is None:
+                return ElicitAnswer(action, content)
+            return ElicitAnswer(action, _convert_content(self.content_type, content, where))
         if self.method == "roots/list":
             roots = answer.get("roots")
             if not isinstance(roots, list):
                 raise InvalidParams(f"{where} must have a roots list")
             return [r for r in roots if isinstance(r, dict)]
+        if self.method == "sampling/createMessage":
+            return _sampling_result(answer, where)
         return answer
 
 
+def _is_pydantic_model(tp: Any) -> bool:
+    return (
+        isinstance(tp, type) and hasattr(tp, "model_json_schema") and hasattr(tp, "model_validate")
+    )
+
+
+def _convert_content(tp: Any, content: JSONObject, where: str) -> Any:
+    """Accepted elicitation content as an instance of ``tp`` (validated on the way)."""
+    name = getattr(tp, "__name__", repr(tp))
+    if _is_pydantic_model(tp):
+        try:
+            return tp.model_validate(content)
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            raise InvalidParams(f"{where}: the content does not fit {name}: {exc}") from None
+    import msgspec
+
+    try:
+        return msgspec.convert(content, tp)
+    except msgspec.ValidationError as exc:
+        raise InvalidParams(f"{where}: the content does not fit {name}: {exc}") from None
+
+
+def _sampling_result(answer: JSONObject, where: str) -> CreateMessageResult:
+    import msgspec
+
+    from mcpkit.types.sampling import CreateMessageResult
+
+    try:
+        return msgspec.convert(answer, CreateMessageResult)
+    except msgspec.ValidationError as exc:
+        raise InvalidParams(f"{where} is not a CreateMessageResult: {exc}") from None
+
+
 def _schema_from_type(tp: type[Any]) -> JSONObject:
+    if _is_pydantic_model(tp):
+        schema: JSONObject = dict(tp.model_json_schema())
+        schema.pop("title", None)
+        return schema
     import msgspec
 
     (schema,), components = msgspec.json.schema_components([tp], ref_template="{name}")

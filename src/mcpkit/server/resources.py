@@ -1,7 +1,7 @@
 """Resources: static URIs, RFC 6570 templates, and files under a root.
 
 A read function may return ``str`` (text), ``bytes`` (base64 blob), any JSON value (text with
-``application/json``), a :class:`ResourceContents`, or a list of those (several contents per read,
+``application/json``), a :class:`ResourceData`, or a list of those (several contents per read,
 e.g. a directory). Template variables are passed as keyword arguments, after matching.
 """
 
@@ -23,11 +23,11 @@ from mcpkit.types.jsonrpc import JSONObject
 if TYPE_CHECKING:  # imported where used: a server without resources never pays for them
     from pathlib import Path
 
-__all__ = ["RegisteredResource", "ResourceContents", "file_resource_reader"]
+__all__ = ["RegisteredResource", "ResourceData", "file_resource_reader"]
 
 
 @dataclass(slots=True)
-class ResourceContents:
+class ResourceData:
     """One entry of a read result; give ``text`` or ``blob`` (raw bytes)."""
 
     uri: str | None = None
@@ -124,12 +124,12 @@ def to_contents(value: Any, uri: str, mime_type: str | None) -> list[JSONObject]
     """Normalise what a reader returned into wire ``contents``."""
     items = (
         value
-        if isinstance(value, list) and value and all(isinstance(v, ResourceContents) for v in value)
+        if isinstance(value, list) and value and all(isinstance(v, ResourceData) for v in value)
         else [value]
     )
     out: list[JSONObject] = []
     for item in items:
-        if isinstance(item, ResourceContents):
+        if isinstance(item, ResourceData):
             entry: JSONObject = {"uri": item.uri or uri}
             mime = item.mime_type or mime_type
             if mime:
@@ -170,15 +170,15 @@ def file_resource_reader(root: Path | str) -> Callable[[str], Any]:
 
     base = Path(root).resolve()
 
-    def read_file(path: str) -> ResourceContents:
+    def read_file(path: str) -> ResourceData:
         target = safe_join(base, path)
         mime, _ = mimetypes.guess_type(target.name)
         data = target.read_bytes()
         if mime and (mime.startswith("text/") or mime in ("application/json", "application/xml")):
-            return ResourceContents(text=data.decode("utf-8", "replace"), mime_type=mime)
+            return ResourceData(text=data.decode("utf-8", "replace"), mime_type=mime)
         try:
-            return ResourceContents(text=data.decode("utf-8"), mime_type=mime or "text/plain")
+            return ResourceData(text=data.decode("utf-8"), mime_type=mime or "text/plain")
         except UnicodeDecodeError:
-            return ResourceContents(blob=data, mime_type=mime or "application/octet-stream")
+            return ResourceData(blob=data, mime_type=mime or "application/octet-stream")
 
     return read_file

@@ -5,14 +5,14 @@ Public entry point: :func:`analyze_function` → :class:`ToolSignature`. See
 """
 
 from mcpkit.server._schema.docstrings import ParsedDocstring, parse_docstring
-from mcpkit.server._schema.errors import ArgumentError, OutputValidationError
+from mcpkit.server._schema.errors import ArgumentError, InvalidToolOutput
 from mcpkit.server._schema.jsonschema import inline_refs
 from mcpkit.server._schema.signature import WRAPPED_RESULT_KEY, ToolSignature, analyze_function
 
 __all__ = [
     "WRAPPED_RESULT_KEY",
     "ArgumentError",
-    "OutputValidationError",
+    "InvalidToolOutput",
     "ParsedDocstring",
     "ToolSignature",
     "analyze_function",

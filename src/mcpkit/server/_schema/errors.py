@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from mcpkit.protocol.errors import InternalError, InvalidParams
 
-__all__ = ["ArgumentError", "OutputValidationError", "MAX_REPORTED_ERRORS"]
+__all__ = ["ArgumentError", "InvalidToolOutput", "MAX_REPORTED_ERRORS"]
 
 MAX_REPORTED_ERRORS: Final = 5
 """At most this many individual problems are listed in one ArgumentError message."""
@@ -132,7 +132,7 @@ class ArgumentError(InvalidParams):
         return cls(problems or [(prefix, "invalid value")])
 
 
-class OutputValidationError(InternalError):
+class InvalidToolOutput(InternalError):
     """A tool returned a value that does not match its return annotation.
 
     This is a bug in the tool, not in the caller's input, so it is an internal error (-32603);

@@ -40,7 +40,7 @@ import msgspec.structs
 
 from mcpkit.protocol.errors import UsageError
 from mcpkit.server._schema.docstrings import parse_docstring
-from mcpkit.server._schema.errors import ArgumentError, OutputValidationError
+from mcpkit.server._schema.errors import ArgumentError, InvalidToolOutput
 from mcpkit.server._schema.hints import (
     classify,
     is_pydantic_type,
@@ -171,7 +171,7 @@ class ToolSignature:
 
         With an output schema, ``structured`` is the JSON-able value (wrapped as
         ``{"result": ...}`` when ``output_wrapped``), checked against the return annotation
-        first: a mismatch raises :class:`OutputValidationError`. ``text`` is the compact JSON of
+        first: a mismatch raises :class:`InvalidToolOutput`. ``text`` is the compact JSON of
         the bare value, for the backwards-compatible text block.
 
         Without an output schema, ``structured`` is ``None`` and ``text`` is the string itself,
@@ -203,9 +203,9 @@ class ToolSignature:
         text = msgspec.json.encode(builtins).decode()
         return ({WRAPPED_RESULT_KEY: builtins} if self.output_wrapped else builtins), text
 
-    def _output_error(self, value: Any, detail: str) -> OutputValidationError:
+    def _output_error(self, value: Any, detail: str) -> InvalidToolOutput:
         declared = type_repr(self._out_type)
-        return OutputValidationError(
+        return InvalidToolOutput(
             f"{self._where} returned {type(value).__qualname__}, which does not match its "
             f"return annotation {declared}: {detail}"
         )
@@ -359,9 +359,7 @@ def analyze_function(
             fields.append((param.name, Union[ftype, msgspec.UnsetType], msgspec.UNSET))  # noqa: UP007
 
     try:
-        struct = msgspec.defstruct(
-            _ARGS_STRUCT_NAME, fields, forbid_unknown_fields=True, gc=False
-        )
+        struct = msgspec.defstruct(_ARGS_STRUCT_NAME, fields, forbid_unknown_fields=True, gc=False)
         root, defs = msgspec_schema(struct)
     except (TypeError, ValueError) as exc:
         raise UsageError(f"{where}: cannot build an argument schema: {exc}") from None

@@ -44,8 +44,8 @@ from mcpkit.transports.http.session_store import (
     MAX_SESSIONS,
     SESSION_IDLE_TIMEOUT_SECONDS,
     MemorySessionStore,
-    Session,
     SessionLimitReached,
+    SessionRecord,
     SessionStore,
 )
 
@@ -70,7 +70,7 @@ __all__ = [
     "Replay",
     "ReplayGap",
     "SQLiteEventStore",
-    "Session",
+    "SessionRecord",
     "SessionExpired",
     "SessionLimitReached",
     "SessionStore",

@@ -34,7 +34,7 @@ from mcpkit.transports.http._peers import UNKNOWN_PEER, PeerTable
 from mcpkit.transports.http._pipe import EventPipe, PipeState
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http.event_store import EventStore
-from mcpkit.transports.http.session_store import Session, SessionLimitReached, SessionStore
+from mcpkit.transports.http.session_store import SessionLimitReached, SessionRecord, SessionStore
 from mcpkit.types.jsonrpc import ErrorResponse, JSONObject, Request, RequestId, Response
 
 __all__ = [
@@ -343,6 +343,6 @@ class LegacySessions:
             await self.end(session_id)
 
 
-def _state_of(session: Session | None) -> LegacySessionState | None:
+def _state_of(session: SessionRecord | None) -> LegacySessionState | None:
     state = session.state if session is not None else None
     return state if isinstance(state, LegacySessionState) else None

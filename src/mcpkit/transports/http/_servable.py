@@ -12,19 +12,7 @@ from typing import Any, Protocol
 
 from mcpkit.types.jsonrpc import JSONObject, Request
 
-__all__ = ["HttpServable", "Outbound"]
-
-
-class Outbound(Protocol):
-    """How a handler talks back to the client about one request (``mcpkit.server.Outbound``)."""
-
-    protocol_version: str | None
-
-    async def send_notification(self, method: str, params: JSONObject | None = None) -> None: ...
-
-    async def send_request(
-        self, method: str, params: JSONObject | None = None, *, timeout: float | None = None
-    ) -> JSONObject: ...
+__all__ = ["HttpServable"]
 
 
 class HttpServable(Protocol):
@@ -33,7 +21,8 @@ class HttpServable(Protocol):
     * ``supported_versions`` — every protocol version the server speaks (decides the eras the
       endpoint serves: no legacy version means GET/DELETE get 405 and no sessions exist);
     * ``new_connection(session_id)`` — per-session legacy state; the app sets its ``notify``
-      attribute to an :class:`Outbound` for unsolicited notifications (the GET stream);
+      attribute to an :class:`~mcpkit._runtime.outbound.Outbound` for unsolicited
+      notifications (the GET stream);
     * ``handle_request`` / ``handle_notification`` — serve one message (a request raises
       ``JSONRPCError`` to answer with an error; a notification may be sync or async);
     * ``running()`` — the server's lifespan, entered once for the app's life;

@@ -14,7 +14,8 @@ Design for many idle sessions (the budget is ≤ 4 KiB of server memory per idle
 
 The store never removes a session on its own initiative except through :meth:`SessionStore.reap`
 and :meth:`SessionStore.delete`, which hand back the removed records so the server can release
-what it attached to them (streams, event logs, its per-session engine in :attr:`Session.state`).
+what it attached to them (streams, event logs, its per-session engine in
+:attr:`SessionRecord.state`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ __all__ = [
     "MAX_SESSIONS",
     "SESSION_IDLE_TIMEOUT_SECONDS",
     "MemorySessionStore",
-    "Session",
+    "SessionRecord",
     "SessionLimitReached",
     "SessionStore",
 ]
@@ -44,7 +45,7 @@ class SessionLimitReached(MCPError):
     """No room for another session. Answer 503; reaping idle sessions may make room."""
 
 
-class Session:
+class SessionRecord:
     """One legacy HTTP session. ``state`` is the server's own per-session object (process-local)."""
 
     __slots__ = ("created_at", "id", "last_seen", "protocol_version", "state")
@@ -57,22 +58,24 @@ class Session:
         self.state = state
 
     def __repr__(self) -> str:
-        return f"Session(id={self.id[:8]}…, protocol_version={self.protocol_version!r})"
+        return f"SessionRecord(id={self.id[:8]}…, protocol_version={self.protocol_version!r})"
 
 
 @runtime_checkable
 class SessionStore(Protocol):
     """Where a legacy HTTP server keeps its sessions (memory by default; Redis for many workers)."""
 
-    async def create(self, *, protocol_version: str, now: float, state: Any = None) -> Session:
+    async def create(
+        self, *, protocol_version: str, now: float, state: Any = None
+    ) -> SessionRecord:
         """A new session with a fresh unguessable id; :class:`SessionLimitReached` if full."""
         ...
 
-    async def get(self, session_id: str) -> Session | None:
+    async def get(self, session_id: str) -> SessionRecord | None:
         """The session, or ``None`` if unknown (never created, deleted or reaped)."""
         ...
 
-    async def touch(self, session_id: str, now: float) -> Session | None:
+    async def touch(self, session_id: str, now: float) -> SessionRecord | None:
         """Mark the session used at ``now`` and return it; ``None`` if unknown or already idle.
 
         An idle session is not removed here: :meth:`reap` does that and reports it, so the server
@@ -80,11 +83,11 @@ class SessionStore(Protocol):
         """
         ...
 
-    async def delete(self, session_id: str) -> Session | None:
+    async def delete(self, session_id: str) -> SessionRecord | None:
         """Remove the session (client DELETE); returns it, or ``None`` if it was unknown."""
         ...
 
-    async def reap(self, now: float) -> list[Session]:
+    async def reap(self, now: float) -> list[SessionRecord]:
         """Remove and return every session idle for longer than the timeout."""
         ...
 
@@ -102,12 +105,14 @@ class MemorySessionStore:
             raise UsageError("max_sessions and idle_timeout must be positive")
         self._max = max_sessions
         self._timeout = idle_timeout
-        self._sessions: OrderedDict[str, Session] = OrderedDict()  # least recently seen first
+        self._sessions: OrderedDict[str, SessionRecord] = OrderedDict()  # least recently seen first
 
     def __len__(self) -> int:
         return len(self._sessions)
 
-    async def create(self, *, protocol_version: str, now: float, state: Any = None) -> Session:
+    async def create(
+        self, *, protocol_version: str, now: float, state: Any = None
+    ) -> SessionRecord:
         if len(self._sessions) >= self._max:
             raise SessionLimitReached(
                 f"this server already holds {self._max} sessions (max_sessions); try again "
@@ -116,14 +121,14 @@ class MemorySessionStore:
         session_id = new_session_id()
         while session_id in self._sessions:  # 256 random bits: never in practice
             session_id = new_session_id()
-        session = Session(session_id, protocol_version, now, state)
+        session = SessionRecord(session_id, protocol_version, now, state)
         self._sessions[session_id] = session
         return session
 
-    async def get(self, session_id: str) -> Session | None:
+    async def get(self, session_id: str) -> SessionRecord | None:
         return self._sessions.get(session_id)
 
-    async def touch(self, session_id: str, now: float) -> Session | None:
+    async def touch(self, session_id: str, now: float) -> SessionRecord | None:
         session = self._sessions.get(session_id)
         if session is None or now - session.last_seen > self._timeout:
             return None
@@ -131,11 +136,11 @@ class MemorySessionStore:
         self._sessions.move_to_end(session_id)
         return session
 
-    async def delete(self, session_id: str) -> Session | None:
+    async def delete(self, session_id: str) -> SessionRecord | None:
         return self._sessions.pop(session_id, None)
 
-    async def reap(self, now: float) -> list[Session]:
-        reaped: list[Session] = []
+    async def reap(self, now: float) -> list[SessionRecord]:
+        reaped: list[SessionRecord] = []
         while self._sessions:
             oldest = next(iter(self._sessions.values()))
             if now - oldest.last_seen <= self._timeout:
