@@ -124,10 +124,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--event-store", default=None)
+    parser.add_argument("--header-timeout", type=float, default=None)
     args = parser.parse_args()
     options: dict[str, Any] = {}
     if args.event_store:
         options["event_store"] = args.event_store
+    if args.header_timeout is not None:
+        options["uvicorn_options"] = {"header_timeout": args.header_timeout}
     _process_server().run("http", port=args.port, log_level="info", **options)
 
 

@@ -16,8 +16,16 @@ import importlib.util
 import logging
 from typing import Any, Final
 
+from mcpkit.transports.http._guard import (
+    HEADER_TIMEOUT_SECONDS,
+    MAX_CONNECTIONS_PER_PEER,
+    guarded_protocol,
+)
+
 __all__ = [
     "DEFAULT_HOST",
+    "HEADER_TIMEOUT_SECONDS",
+    "MAX_CONNECTIONS_PER_PEER",
     "DEFAULT_PORT",
     "GRACEFUL_SHUTDOWN_SECONDS",
     "KEEP_ALIVE_SECONDS",
@@ -50,10 +58,20 @@ def uvicorn_config(
     port: int = DEFAULT_PORT,
     log_level: str = "info",
     limit_concurrency: int | None = DEFAULT_LIMIT_CONCURRENCY,
+    header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
+    max_connections_per_peer: int | None = MAX_CONNECTIONS_PER_PEER,
     **uvicorn_options: Any,
 ) -> Any:
-    """A ``uvicorn.Config`` with mcpkit's defaults (any uvicorn option can be overridden)."""
+    """A ``uvicorn.Config`` with mcpkit's defaults (any uvicorn option can be overridden).
+
+    ``header_timeout`` and ``max_connections_per_peer`` are mcpkit's guard in front of uvicorn's
+    HTTP protocol (see :mod:`mcpkit.transports.http._guard`): uvicorn itself never times out a
+    connection that has not finished sending its first request's headers. ``None`` turns either
+    off. The guard wraps whichever ``http`` implementation is chosen (a name or a class).
+    """
     import uvicorn
+    from uvicorn.config import HTTP_PROTOCOLS
+    from uvicorn.importer import import_from_string
 
     options: dict[str, Any] = {
         "host": host,
@@ -67,6 +85,12 @@ def uvicorn_config(
         "limit_concurrency": limit_concurrency,
     }
     options.update(uvicorn_options)
+    http = options["http"]
+    base = import_from_string(HTTP_PROTOCOLS.get(http, http)) if isinstance(http, str) else http
+    if header_timeout is not None or max_connections_per_peer is not None:
+        options["http"] = guarded_protocol(
+            base, header_timeout=header_timeout, max_per_peer=max_connections_per_peer
+        )
     return uvicorn.Config(app, **options)
 
 

@@ -1,0 +1,163 @@
+"""A guard around uvicorn's HTTP protocol: a deadline for request headers, a cap per peer.
+
+uvicorn (0.54, both h11 and httptools) times a connection out only *between* requests
+(``timeout_keep_alive`` starts after a response). A fresh connection that sends nothing, or
+trickles a header one byte at a time, is kept forever, and every such socket counts against
+``limit_concurrency``: a thousand of them and every legitimate request gets 503 (or the process
+runs out of file descriptors). The guard is a subclass of the chosen protocol class, so it runs on
+the default serve path (``server.run("http")``, ``mcpkit run --http``) at no cost per request:
+
+* **header deadline** — from the connection's first moment (and from the first byte of each later
+  request on a kept-alive connection) the request line and headers must be complete within
+  ``header_timeout`` seconds in total, however slowly they trickle; otherwise the connection is
+  answered 408 (if it sent anything) and closed. Bodies have their own bound in the app
+  (``body_timeout``); responses and SSE streams are not affected.
+* **connections per peer** — one peer (IPv4 address or IPv6 ``/64``) may hold at most
+  ``max_per_peer`` open connections; beyond that a new connection is answered 503 and closed at
+  once, so one client cannot take every slot of ``limit_concurrency`` from the others.
+
+The protocol's ``cycle`` attribute (the request being served; a new object once a request's
+headers are parsed) is how the guard sees that headers are complete: it is what both of uvicorn's
+HTTP implementations set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Final
+
+from mcpkit.transports.http._peers import peer_key
+
+__all__ = [
+    "HEADER_TIMEOUT_SECONDS",
+    "MAX_CONNECTIONS_PER_PEER",
+    "guarded_protocol",
+]
+
+logger = logging.getLogger("mcpkit.http")
+
+HEADER_TIMEOUT_SECONDS: Final = 10.0
+"""A request's line and headers must have arrived this long after the connection (or the
+request's first byte) at the latest."""
+MAX_CONNECTIONS_PER_PEER: Final = 100
+"""Open connections one peer may hold (a tenth of the default ``limit_concurrency``)."""
+
+
+def _plain_response(status: str, text: str, *extra: str) -> bytes:
+    body = text.encode()
+    head = [
+        f"HTTP/1.1 {status}",
+        "content-type: text/plain; charset=utf-8",
+        *extra,
+        "connection: close",
+        f"content-length: {len(body)}",
+    ]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+_TIMEOUT_RESPONSE: Final = _plain_response(
+    "408 Request Timeout", "Request Timeout: the request headers did not arrive in time\n"
+)
+_BUSY_RESPONSE: Final = _plain_response(
+    "503 Service Unavailable",
+    "Service Unavailable: too many open connections from this client\n",
+    "retry-after: 1",
+)
+
+
+def guarded_protocol(
+    base: type[asyncio.Protocol],
+    *,
+    header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
+    max_per_peer: int | None = MAX_CONNECTIONS_PER_PEER,
+) -> type[asyncio.Protocol]:
+    """A subclass of uvicorn's protocol class ``base`` with the guard (see the module docstring).
+
+    Each call makes a new class with its own per-peer counts: one per server.
+    """
+    counts: dict[str, int] = {}
+    warned: set[str] = set()  # one warning per peer while it stays at its cap, not one per socket
+    cls: Any = base
+
+    class Guarded(cls):  # type: ignore[misc]
+        _guard_timer: asyncio.TimerHandle | None = None
+        _guard_cycle: object = None
+        _guard_peer: str | None = None
+        _guard_bytes = False
+        _guard_refused = False
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            peer = peer_key(transport.get_extra_info("peername"))
+            held = counts.get(peer, 0)
+            if max_per_peer is not None and held >= max_per_peer:
+                self._guard_refused = True
+                if peer not in warned:
+                    warned.add(peer)
+                    logger.warning(
+                        "refusing connections from %s: it holds %d (max_connections_per_peer)",
+                        peer,
+                        held,
+                    )
+                writer: Any = transport  # uvloop's transports are not asyncio.WriteTransport
+                writer.write(_BUSY_RESPONSE)
+                writer.close()
+                return
+            counts[peer] = held + 1
+            self._guard_peer = peer
+            self._guard_arm()
+
+        def data_received(self, data: bytes) -> None:
+            if self._guard_refused:
+                return
+            if self._guard_timer is None and self._guard_between_requests():
+                self._guard_arm()  # the first byte of the next request on a kept-alive connection
+            self._guard_bytes = True
+            super().data_received(data)
+            cycle = getattr(self, "cycle", None)
+            if cycle is not None and cycle is not self._guard_cycle:
+                self._guard_cycle = cycle  # a new request's headers are complete
+                self._guard_disarm()
+                self._guard_bytes = False
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._guard_disarm()
+            peer = self._guard_peer
+            if peer is not None:
+                self._guard_peer = None
+                left = counts.get(peer, 1) - 1
+                if left > 0:
+                    counts[peer] = left
+                else:
+                    counts.pop(peer, None)
+                warned.discard(peer)
+            super().connection_lost(exc)
+
+        def _guard_between_requests(self) -> bool:
+            cycle = getattr(self, "cycle", None)
+            return cycle is None or bool(getattr(cycle, "response_complete", False))
+
+        def _guard_arm(self) -> None:
+            if header_timeout is None:
+                return
+            loop = asyncio.get_running_loop()
+            self._guard_timer = loop.call_later(header_timeout, self._guard_expired)
+
+        def _guard_disarm(self) -> None:
+            if self._guard_timer is not None:
+                self._guard_timer.cancel()
+                self._guard_timer = None
+
+        def _guard_expired(self) -> None:
+            self._guard_timer = None
+            transport = getattr(self, "transport", None)
+            if transport is None or transport.is_closing():
+                return
+            if self._guard_bytes:
+                transport.write(_TIMEOUT_RESPONSE)
+            transport.close()
+
+    Guarded.__name__ = Guarded.__qualname__ = f"Guarded{base.__name__}"
+    guarded: type[asyncio.Protocol] = Guarded
+    return guarded

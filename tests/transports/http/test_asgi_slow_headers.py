@@ -1,0 +1,156 @@
+"""Slow and idle request headers cannot starve legitimate requests on the default serve path.
+
+The server is a real process started through ``server.run("http")`` (``_asgi_servers.py``), so
+the guard in front of uvicorn's protocol is the one users get. The attacking sockets connect from
+``127.0.0.2`` (still loopback: Linux routes all of 127/8 to ``lo``) so the server sees them as a
+different peer than the legitimate client on ``127.0.0.1``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import resource
+import socket
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Final
+
+import httpx
+from _asgi_harness import ACCEPT_BOTH, bound, initialize_body
+
+SERVER: Final = Path(__file__).with_name("_asgi_servers.py")
+START_TIMEOUT_S: Final = 20.0
+"""A cold Python start that imports mcpkit and uvicorn on a busy 2-core machine."""
+SLOW_SOCKETS: Final = 1_000
+ATTACKER: Final = "127.0.0.2"
+PARTIAL_HEADER: Final = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _enough_descriptors(needed: int) -> None:
+    """Both processes need a descriptor per socket; raise the soft limit (the server inherits)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < needed:
+        target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] >= needed, "RLIMIT_NOFILE too low"
+
+
+@contextlib.asynccontextmanager
+async def _server(*args: str) -> AsyncIterator[str]:
+    """``server.run("http")`` in a process; yields its base URL once uvicorn is listening."""
+    port = _free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(SERVER),
+        "--port",
+        str(port),
+        *args,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stderr is not None
+    seen: list[bytes] = []
+    try:
+        async with asyncio.timeout(START_TIMEOUT_S):
+            while b"Uvicorn running on" not in (line := await process.stderr.readline()):
+                seen.append(line)
+                assert line, f"the server exited before listening: {b''.join(seen)!r}"
+        drain = asyncio.create_task(process.stderr.read())  # keep the log pipe from filling up
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            drain.cancel()
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await bound(process.wait())
+
+
+async def _slow_socket(
+    port: int,
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    reader, writer = await asyncio.open_connection(
+        "127.0.0.1", port, local_addr=(ATTACKER, 0), family=socket.AF_INET
+    )
+    writer.write(PARTIAL_HEADER)
+    await writer.drain()
+    return reader, writer
+
+
+async def test_a_thousand_idle_header_sockets_do_not_starve_a_good_request() -> None:
+    _enough_descriptors(3 * SLOW_SOCKETS)
+    async with _server() as url:
+        port = int(url.rsplit(":", 1)[1])
+        pairs = await bound(asyncio.gather(*(_slow_socket(port) for _ in range(SLOW_SOCKETS))))
+        try:
+            # queued behind all of them in the accept backlog, from another peer
+            async with httpx.AsyncClient(base_url=url) as http:
+                good = await bound(http.post("/mcp", json=initialize_body(), headers=ACCEPT_BOTH))
+                assert good.status_code == 200, good.text
+                assert good.json()["result"]["protocolVersion"]
+            # the attacker's sockets beyond its per-peer share were answered 503 and closed
+            answers = await bound(asyncio.gather(*(reader.read() for reader, _ in pairs[-50:])))
+            assert all(b" 503 " in answer.split(b"\r\n", 1)[0] for answer in answers), answers[0]
+        finally:
+            for _, writer in pairs:
+                writer.close()
+
+
+async def test_a_trickled_header_is_cut_at_the_header_deadline() -> None:
+    async with _server("--header-timeout", "1.0") as url:
+        port = int(url.rsplit(":", 1)[1])
+        reader, writer = await _slow_socket(port)
+        silent_reader, silent_writer = await asyncio.open_connection(
+            "127.0.0.1", port, local_addr=(ATTACKER, 0), family=socket.AF_INET
+        )
+
+        async def trickle() -> None:
+            while not writer.is_closing():  # one byte every 0.1 s: each read alone is quick
+                writer.write(b"a")
+                await writer.drain()
+                await asyncio.sleep(0.1)
+
+        trickler = asyncio.create_task(trickle())
+        try:
+            async with httpx.AsyncClient(base_url=url) as http:  # served meanwhile
+                health = await bound(http.get("/healthz"))
+                assert health.status_code == 200
+            answer = await bound(reader.read(), 5.0)  # a total deadline, not a per-read one
+            assert answer.startswith(b"HTTP/1.1 408 "), answer
+            assert await bound(silent_reader.read(), 5.0) == b""  # sent nothing: just closed
+        finally:
+            trickler.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+                await trickler
+            writer.close()
+            silent_writer.close()
+
+
+async def test_a_kept_alive_connection_idle_between_requests_is_not_cut() -> None:
+    """The deadline covers headers only: the pause between two requests on one connection is
+    uvicorn's keep-alive (30 s), not the header deadline (1 s here)."""
+    async with _server("--header-timeout", "1.0") as url:
+        port = int(url.rsplit(":", 1)[1])
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        try:
+            for _ in range(2):
+                writer.write(request)
+                await writer.drain()
+                head = await bound(reader.readuntil(b"\r\n\r\n"))
+                assert head.startswith(b"HTTP/1.1 200 "), head
+                assert await bound(reader.readuntil(b"}"))
+                await asyncio.sleep(1.5)  # the client idles past the header deadline on purpose
+        finally:
+            writer.close()
