@@ -50,16 +50,18 @@ MRTR_METHODS: Final = frozenset(
 def state_binding(info: RequestInfo) -> bytes:
     """What a ``requestState`` may be replayed onto: the method, its target and arguments, and
     the authenticated caller (a state sealed for one user is refused for another)."""
-    from mcpkit.server.request_state import request_binding  # only MRTR rounds get here
+    from mcpkit.server.request_state import (  # only MRTR rounds get here
+        principal_binding,
+        request_binding,
+    )
 
     params = info.params
     target = params.get("name", params.get("uri"))
-    principal = getattr(info.auth, "subject", None)
     return request_binding(
         info.request.method,
         target if isinstance(target, str) else None,
         params.get("arguments"),
-        principal if isinstance(principal, str) else None,
+        principal_binding(info.auth),
     )
 
 

@@ -15,7 +15,10 @@ replayed onto a different request. :class:`RequestStateSealer` does exactly that
   ``MCPKIT_STATE_KEYS`` (see :func:`keys_from_env`); with none configured, a random key is made
   once per process (fine for one process; tokens do not survive a restart).
 * **Binding.** ``bind`` is the originating request (see :func:`request_binding`: method, name,
-  arguments, optional principal); a token presented with a different binding is refused.
+  arguments, optional principal); a token presented with a different binding is refused. The
+  principal is the *whole* verified identity — issuer, subject and client id
+  (:func:`principal_binding`) — so two tokens without a subject (client-credentials tokens, say)
+  cannot replay each other's state, nor can the same subject name from another issuer.
 * **Failures** raise :class:`InvalidRequestState` (-32602) whose message gives a reason that is
   safe to show: ``malformed``, ``tampered``, ``expired``, ``unknown key``,
   ``bound to another request``.
@@ -48,6 +51,7 @@ __all__ = [
     "KeyRing",
     "RequestStateSealer",
     "keys_from_env",
+    "principal_binding",
     "process_key_ring",
     "request_binding",
 ]
@@ -141,14 +145,37 @@ def process_key_ring() -> KeyRing:
         return _process_ring
 
 
+def principal_binding(auth: Any) -> str | None:
+    """Who made a request, for :func:`request_binding`: issuer, subject and client id together.
+
+    ``auth`` is what the server saw as the caller (``ctx.auth``: a verified ``AccessToken`` or
+    a mapping with the same keys; ``sub``/``iss``/``azp`` claim names are accepted too).
+    ``None`` without authentication; an authenticated caller with none of the three still binds
+    to "authenticated", never to the anonymous binding.
+    """
+    if auth is None:
+        return None
+
+    def read(*keys: str) -> str | None:
+        for key in keys:
+            value = auth.get(key) if isinstance(auth, Mapping) else getattr(auth, key, None)
+            if isinstance(value, str):
+                return value
+        return None
+
+    parts = [read("issuer", "iss"), read("subject", "sub"), read("client_id", "azp")]
+    return msgspec.json.encode(parts).decode()
+
+
 def request_binding(
     method: str, name: str | None, arguments: Any = None, principal: str | None = None
 ) -> bytes:
     """A digest of the originating request, to pass as ``bind``.
 
     ``name`` is the tool/prompt name or resource URI; ``arguments`` the original arguments
-    (without ``inputResponses``/``requestState``); ``principal`` the authenticated subject, if
-    any. Object keys are sorted, so equal requests give equal bindings.
+    (without ``inputResponses``/``requestState``); ``principal`` the authenticated caller, if
+    any (:func:`principal_binding`). Object keys are sorted, so equal requests give equal
+    bindings.
     """
     canonical = msgspec.json.encode([method, name, arguments, principal], order="sorted")
     return hashlib.sha256(canonical).digest()
