@@ -1,0 +1,70 @@
+"""OpenAPI and MCP, both ways (``pip install mcpkit[openapi]``).
+
+* :func:`from_openapi` / :func:`add_openapi` — a REST API described by an OpenAPI 3.0 or 3.1
+  document becomes MCP tools (and resources, by :class:`RouteMap`), called through your
+  ``httpx.AsyncClient``.
+* :func:`from_fastapi` — a FastAPI app as an MCP server, in process.
+* :class:`Contract` — contract-first: implement a document's operations as Python functions,
+  checked against it at registration and on every call; served as MCP and, if asked, as the
+  REST API the document describes.
+* :func:`rest_app` — any MCP server as a plain REST API with a generated OpenAPI 3.1 document
+  (``mcpkit rest TARGET --port N``).
+
+Nothing here is imported by ``import mcpkit``; names load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Final
+
+__all__ = [
+    "GET_AS_RESOURCES",
+    "Component",
+    "Contract",
+    "ContractError",
+    "Conversion",
+    "Document",
+    "OpenAPIError",
+    "OperationError",
+    "RouteMap",
+    "add_openapi",
+    "convert",
+    "fetch_document",
+    "from_asgi",
+    "from_fastapi",
+    "from_openapi",
+    "load_document",
+]
+
+_WHERE: Final = {
+    "GET_AS_RESOURCES": "routes",
+    "RouteMap": "routes",
+    "Component": "provider",
+    "Conversion": "provider",
+    "add_openapi": "provider",
+    "convert": "provider",
+    "from_openapi": "provider",
+    "from_asgi": "fastapi",
+    "from_fastapi": "fastapi",
+    "Document": "document",
+    "load_document": "document",
+    "fetch_document": "document",
+    "OpenAPIError": "errors",
+    "Contract": "contract",
+    "ContractError": "contract",
+    "OperationError": "contract",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

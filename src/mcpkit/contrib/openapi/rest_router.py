@@ -1,0 +1,274 @@
+"""The REST side of a :class:`~mcpkit.contrib.openapi.contract.Contract`: an ASGI app routing the
+document's paths to the implementing functions.
+
+Each request's path, query, header and cookie values are read as the parameters' schemas type
+them (``"7"`` becomes ``7`` for an integer; repeated or comma-separated values become arrays),
+the JSON body is parsed, and the whole is validated against the operation's input schema before
+the function runs. Failures are RFC 9457 problem details: 400 (invalid), 404 (no such path), 405
+(no such method, with ``Allow``), 413 (body too large), 415 (body not JSON), 500 (the function
+broke the contract). ``GET /openapi.json`` answers with the document itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from http.cookies import SimpleCookie
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import parse_qsl, unquote
+
+from mcpkit.contrib.openapi._asgi import (
+    BodyTooLarge,
+    Receive,
+    Scope,
+    Send,
+    header,
+    read_body,
+    send_json,
+)
+from mcpkit.contrib.openapi.arguments import Argument
+
+if TYPE_CHECKING:
+    from mcpkit.contrib.openapi.contract import Contract, Implementation
+
+__all__ = ["ContractApp", "problem"]
+
+PROBLEM_JSON: Final = "application/problem+json"
+_INTEGER: Final = re.compile(r"-?\d+")
+
+
+def problem(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
+
+
+class _Route:
+    def __init__(self, implementation: Implementation) -> None:
+        from jsonschema import Draft202012Validator
+
+        self.implementation = implementation
+        component = implementation.component
+        parts = re.split(r"\{([^}]+)\}", component.operation.path)
+        self.names = parts[1::2]
+        pattern = "".join(re.escape(p) if i % 2 == 0 else "([^/]+)" for i, p in enumerate(parts))
+        self.regex = re.compile(f"^{pattern}$")
+        self.method = component.operation.method
+        self.validator = Draft202012Validator(component.inputs.schema)
+        self.defs = component.inputs.schema.get("$defs", {})
+
+
+class ContractApp:
+    """ASGI app: the contract's REST API."""
+
+    def __init__(self, contract: Contract) -> None:
+        self.contract = contract
+        self.routes = [_Route(i) for i in contract.implementations.values()]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        path: str = scope["path"]
+        method: str = scope["method"]
+        if path == "/openapi.json" and method == "GET":
+            await send_json(send, 200, self.contract.document.raw)
+            return
+        allowed: list[str] = []
+        for route in self.routes:
+            match = route.regex.match(path)
+            if match is None:
+                continue
+            if route.method != method:
+                allowed.append(route.method)
+                continue
+            values = {route.names[i]: unquote(v) for i, v in enumerate(match.groups())}
+            await self._handle(route, values, scope, receive, send)
+            return
+        if allowed:
+            await send_json(
+                send,
+                405,
+                problem(405, "Method Not Allowed", f"{method} is not allowed on {path}"),
+                content_type=PROBLEM_JSON,
+                headers=[(b"allow", ", ".join(sorted(allowed)).encode())],
+            )
+            return
+        await send_json(
+            send,
+            404,
+            problem(404, "Not Found", f"no operation at {path}"),
+            content_type=PROBLEM_JSON,
+        )
+
+    async def _handle(
+        self, route: _Route, path_values: dict[str, str], scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        from mcpkit.contrib.openapi.contract import ContractViolation
+
+        implementation = route.implementation
+        try:
+            raw = await read_body(receive)
+        except BodyTooLarge:
+            await send_json(
+                send, 413, problem(413, "Content Too Large", "the body is too large"),
+                content_type=PROBLEM_JSON,
+            )  # fmt: skip
+            return
+        body: Any = None
+        has_body = bool(raw.strip())
+        if has_body:
+            try:
+                body = json.loads(raw)
+            except ValueError as exc:
+                await send_json(
+                    send, 400, problem(400, "Bad Request", f"the body is not valid JSON: {exc}"),
+                    content_type=PROBLEM_JSON,
+                )  # fmt: skip
+                return
+        arguments = _arguments(route, path_values, scope, body, has_body)
+        errors = sorted(route.validator.iter_errors(arguments), key=lambda e: list(e.path))
+        if errors:
+            details = [
+                {"field": ".".join(str(p) for p in e.absolute_path) or None, "message": e.message}
+                for e in errors[:10]
+            ]
+            first = details[0]
+            where = f"{first['field']}: " if first["field"] else ""
+            await send_json(
+                send,
+                400,
+                problem(400, "Bad Request", f"{where}{first['message']}", errors=details),
+                content_type=PROBLEM_JSON,
+            )
+            return
+        try:
+            status, answer = await self.contract.invoke(implementation, arguments)
+        except ContractViolation as exc:
+            await send_json(
+                send, 500, problem(500, "Contract Violation", str(exc)), content_type=PROBLEM_JSON
+            )
+            return
+        response = implementation.component.operation.response_for(status)
+        media = (response.media_type if response else None) or "application/json"
+        if answer is None and status == 204:
+            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await send_json(send, status, answer, content_type=media)
+
+
+def _types(schema: Any, defs: dict[str, Any], depth: int = 0) -> set[str]:
+    if not isinstance(schema, dict) or depth > 8:
+        return set()
+    if "$ref" in schema:
+        return _types(defs.get(str(schema["$ref"]).removeprefix("#/$defs/")), defs, depth + 1)
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return {kind}
+    if isinstance(kind, list):
+        return set(kind)
+    out: set[str] = set()
+    for key in ("anyOf", "oneOf", "allOf"):
+        for sub in schema.get(key, []):
+            out |= _types(sub, defs, depth + 1)
+    return out
+
+
+def _item_schema(schema: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(schema, dict) and "$ref" in schema:
+        schema = defs.get(str(schema["$ref"]).removeprefix("#/$defs/"))
+    if isinstance(schema, dict):
+        if "items" in schema:
+            return schema["items"]
+        for key in ("anyOf", "oneOf"):
+            for sub in schema.get(key, []):
+                if isinstance(sub, dict) and "items" in sub:
+                    return sub["items"]
+    return {}
+
+
+def _coerce(text: str, schema: Any, defs: dict[str, Any]) -> Any:
+    """A text value typed by its schema; what cannot be typed stays text (validation says why)."""
+    types = _types(schema, defs)
+    if "integer" in types and _INTEGER.fullmatch(text):
+        return int(text)
+    if "number" in types:
+        try:
+            return float(text) if not _INTEGER.fullmatch(text) else int(text)
+        except ValueError:
+            pass
+    if "boolean" in types and text in ("true", "false"):
+        return text == "true"
+    if "null" in types and text in ("", "null"):
+        return None
+    if ("object" in types or "array" in types) and text[:1] in "[{":
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _multi(values: list[str], argument: Argument, schema: Any, defs: dict[str, Any]) -> Any:
+    if "array" in _types(schema, defs):
+        param = argument.param
+        items: list[str] = []
+        for value in values:
+            if param is not None and (not param.explode or len(values) == 1) and "," in value:
+                items.extend(value.split(","))
+            else:
+                items.append(value)
+        item_schema = _item_schema(schema, defs)
+        return [_coerce(v, item_schema, defs) for v in items]
+    return _coerce(values[-1], schema, defs)
+
+
+def _arguments(
+    route: _Route, path_values: dict[str, str], scope: Scope, body: Any, has_body: bool
+) -> dict[str, Any]:
+    component = route.implementation.component
+    properties = component.inputs.schema.get("properties", {})
+    defs = route.defs
+    query: dict[str, list[str]] = {}
+    for key, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"), True):
+        query.setdefault(key, []).append(value)
+    cookies: dict[str, str] = {}
+    cookie_header = header(scope, b"cookie")
+    if cookie_header:
+        jar: SimpleCookie = SimpleCookie()
+        jar.load(cookie_header)
+        cookies = {k: m.value for k, m in jar.items()}
+    arguments: dict[str, Any] = {}
+    for argument in component.inputs.arguments:
+        schema = properties.get(argument.key, {})
+        if argument.location == "path" and argument.wire_name in path_values:
+            arguments[argument.key] = _coerce(path_values[argument.wire_name], schema, defs)
+        elif argument.location == "query" and argument.wire_name in query:
+            arguments[argument.key] = _multi(query[argument.wire_name], argument, schema, defs)
+        elif argument.location == "header":
+            value = header(scope, argument.wire_name.lower().encode())
+            if value is not None:
+                arguments[argument.key] = _multi([value], argument, schema, defs)
+        elif argument.location == "cookie" and argument.wire_name in cookies:
+            arguments[argument.key] = _coerce(cookies[argument.wire_name], schema, defs)
+        elif argument.location == "body" and has_body:
+            arguments[argument.key] = body
+        elif (
+            argument.location == "body_field"
+            and isinstance(body, dict)
+            and argument.wire_name in body
+        ):
+            arguments[argument.key] = body[argument.wire_name]
+    if (
+        has_body
+        and not isinstance(body, dict)
+        and any(a.location == "body_field" for a in component.inputs.arguments)
+    ):
+        arguments["__body__"] = body  # rejected by additionalProperties: the body must be an object
+    return arguments
