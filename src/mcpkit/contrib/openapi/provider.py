@@ -425,9 +425,9 @@ def _content_block(response: httpx.Response) -> dict[str, Any]:
 
 
 def _resource_value(response: httpx.Response) -> Any:
-    from mcpkit.server.resources import ResourceContents
+    from mcpkit.server.resources import ResourceData
 
     media = response.headers.get("content-type", "").split(";")[0].strip().lower() or None
     if _is_json(response) or (media or "").startswith("text/"):
-        return ResourceContents(text=response.text, mime_type=media)
-    return ResourceContents(blob=response.content, mime_type=media)
+        return ResourceData(text=response.text, mime_type=media)
+    return ResourceData(blob=response.content, mime_type=media)
