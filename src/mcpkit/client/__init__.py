@@ -41,6 +41,7 @@ from mcpkit.client.negotiate import Negotiated
 from mcpkit.client.questions import QuestionContext, form_defaults
 from mcpkit.client.subscriptions import Subscription
 from mcpkit.client.sync import SyncClient, SyncHost
+from mcpkit.client.tasks import TaskCancelled, TaskInfo, TasksUnsupported, ToolTask
 
 __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
@@ -67,8 +68,12 @@ __all__ = [
     "Subscription",
     "SyncClient",
     "SyncHost",
+    "TaskCancelled",
+    "TaskInfo",
+    "TasksUnsupported",
     "ToolCollision",
     "ToolFilter",
+    "ToolTask",
     "UnknownTool",
     "UnsupportedInEra",
     "UrlConnector",

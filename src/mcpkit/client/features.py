@@ -1,5 +1,6 @@
 """Resources, prompts, completion, logging, discovery, roots and subscriptions of
-:class:`~mcpkit.client.Client` — the same in both eras (tools are in :mod:`mcpkit.client.tools`).
+:class:`~mcpkit.client.Client` — the same in both eras (tools are in :mod:`mcpkit.client.tools`,
+tasks in :mod:`mcpkit.client.tasks`).
 
 Everything returns typed objects from :mod:`mcpkit.types`. Results the server marked cacheable
 (2026 ``ttlMs``) are served from the client's cache until they expire or a notification
@@ -23,7 +24,7 @@ from mcpkit.client.errors import (
     UnsupportedInEra,
 )
 from mcpkit.client.questions import RootsSource
-from mcpkit.client.tools import ToolMethods
+from mcpkit.client.tasks import TaskMethods
 from mcpkit.protocol.capabilities import require_server_capability
 from mcpkit.protocol.errors import JSONRPCError, UsageError
 from mcpkit.protocol.meta import LOG_LEVELS
@@ -46,7 +47,7 @@ __all__ = ["ClientFeatures"]
 logger = logging.getLogger("mcpkit.client")
 
 
-class ClientFeatures(ToolMethods):
+class ClientFeatures(TaskMethods):
     """Mixin with the MCP methods; :class:`~mcpkit.client.Client` provides the plumbing."""
 
     async def list_resources(self) -> list[Resource]:

@@ -74,11 +74,14 @@ class Dispatcher:
         handlers: dict[str, Handler],
         *,
         modern_methods: frozenset[str] = MODERN_METHODS,
+        legacy_methods: frozenset[str] = LEGACY_METHODS,
     ) -> None:
         self._server = server
         self._handlers = handlers
         self._modern_methods = modern_methods
         """``MODERN_METHODS`` plus what enabled extensions add (``tasks/*``)."""
+        self._legacy_methods = legacy_methods
+        """``LEGACY_METHODS`` plus the 2025-11-25 core ``tasks/*`` when tasks are enabled."""
 
     async def handle_request(
         self,
@@ -129,7 +132,7 @@ class Dispatcher:
         connection: LegacyConnection | None,
         auth: Any,
     ) -> RequestInfo:
-        if request.method not in LEGACY_METHODS:
+        if request.method not in self._legacy_methods:
             raise MethodNotFound(f"Method not found: {request.method}")
         if connection is None:
             raise InvalidRequest(

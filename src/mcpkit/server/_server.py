@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, overload
 from mcpkit.protocol.errors import InvalidParams, MethodNotFound, UsageError
 from mcpkit.protocol.meta import LOG_LEVELS
 from mcpkit.server._dispatch import (
+    LEGACY_METHODS,
     MODERN_METHODS,
     Dispatcher,
     Handler,
@@ -122,13 +123,16 @@ class Server:
         self.listen_hub = ListenHub()
         self.tasks: TaskManager | None = _make_task_manager(tasks)
         """The Tasks extension (``mcpkit.server.tasks``), when enabled with ``tasks=``."""
-        modern = MODERN_METHODS
+        modern, legacy = MODERN_METHODS, LEGACY_METHODS
         if self.tasks is not None:
             self.tasks.bind(self)
-            from mcpkit.server.tasks import TASK_METHODS
+            from mcpkit.server.tasks import CORE_TASK_METHODS, TASK_METHODS
 
             modern = modern | TASK_METHODS
-        self._dispatcher = Dispatcher(self, self._handlers(), modern_methods=modern)
+            legacy = legacy | CORE_TASK_METHODS
+        self._dispatcher = Dispatcher(
+            self, self._handlers(), modern_methods=modern, legacy_methods=legacy
+        )
 
     @property
     def state_sealer(self) -> RequestStateSealer:
@@ -522,9 +526,13 @@ class Server:
             handlers["tasks/get"] = self.tasks.handle_get
             handlers["tasks/update"] = self.tasks.handle_update
             handlers["tasks/cancel"] = self.tasks.handle_cancel
+            handlers["tasks/result"] = self.tasks.handle_result
+            handlers["tasks/list"] = self.tasks.handle_list
         return handlers
 
-    def capabilities(self, *, modern: bool) -> JSONObject:
+    def capabilities(self, *, modern: bool, version: str | None = None) -> JSONObject:
+        """What this server declares: ``server/discover`` (``modern``) or ``initialize`` for
+        the negotiated ``version`` (2025-11-25 adds the core ``tasks`` capability)."""
         caps: JSONObject = {
             "tools": {"listChanged": True},
             "resources": {"subscribe": True, "listChanged": True},
@@ -532,6 +540,14 @@ class Server:
             "completions": {},
             "logging": {},
         }
+        if not modern and self.tasks is not None:
+            from mcpkit.server.tasks import CORE_TASKS_VERSION
+
+            if version == CORE_TASKS_VERSION:
+                tasks: JSONObject = {"cancel": {}, "requests": {"tools": {"call": {}}}}
+                if self.tasks.store.listable:
+                    tasks["list"] = {}
+                caps["tasks"] = tasks
         extensions = dict(self.extensions)
         if modern and self.tasks is not None:
             from mcpkit.server.tasks import TASKS_EXTENSION_ID
@@ -549,7 +565,7 @@ class Server:
         info.outbound.protocol_version = version
         result: JSONObject = {
             "protocolVersion": version,
-            "capabilities": self.capabilities(modern=False),
+            "capabilities": self.capabilities(modern=False, version=version),
             "serverInfo": self._server_info_for(version),
         }
         if self.instructions:
@@ -575,11 +591,17 @@ class Server:
         return result
 
     def _page(
-        self, key: str, items: Callable[[], list[JSONObject]], info: RequestInfo
+        self,
+        key: str,
+        items: Callable[[], list[JSONObject]],
+        info: RequestInfo,
+        *,
+        cache_key: str | None = None,
     ) -> JSONObject:
-        cached = self._list_cache.get(key)
+        cache_key = cache_key or key
+        cached = self._list_cache.get(cache_key)
         if cached is None:
-            cached = self._list_cache[key] = items()
+            cached = self._list_cache[cache_key] = items()
         cursor = info.params.get("cursor")
         if cursor is not None and not isinstance(cursor, str):
             raise InvalidParams("cursor must be a string")
@@ -594,7 +616,20 @@ class Server:
         return result
 
     async def _list_tools(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        core_tasks = info.era == "legacy" and info.protocol_version == "2025-11-25"
+        if self.tasks is not None and core_tasks:
+            return self._page("tools", self._core_task_tools, info, cache_key="tools@2025-11-25")
         return self._page("tools", lambda: [t.definition for t in self._tools.values()], info)
+
+    def _core_task_tools(self) -> list[JSONObject]:
+        """2025-11-25 listings: tools that run as tasks say so in ``execution.taskSupport``."""
+        out = []
+        for tool in self._tools.values():
+            definition = tool.definition
+            if tool.task_support != "forbidden":
+                definition = {**definition, "execution": {"taskSupport": tool.task_support}}
+            out.append(definition)
+        return out
 
     async def _call_tool(self, info: RequestInfo, ctx: Context) -> JSONObject:
         name = info.params.get("name")
@@ -610,8 +645,16 @@ class Server:
             from mcpkit.server.auth_hooks import check_tool_scopes
 
             check_tool_scopes(info.auth, tool.required_scopes)
-        if tool.task_support != "forbidden" and self.tasks is not None:
-            return await self.tasks.call_tool(tool, arguments, info, ctx)
+        if self.tasks is not None:
+            if tool.task_support != "forbidden":
+                return await self.tasks.call_tool(tool, arguments, info, ctx)
+            from mcpkit.server.tasks import core_task_param
+
+            if core_task_param(info) is not None:
+                raise MethodNotFound(
+                    f"Tool {name} does not run as a task (its execution.taskSupport is "
+                    "forbidden): call it without params.task"
+                )
         return await tool.call(arguments, ctx)
 
     async def _list_resources(self, info: RequestInfo, ctx: Context) -> JSONObject:

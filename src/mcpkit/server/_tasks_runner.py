@@ -4,11 +4,14 @@ One :class:`TaskRunner` per :class:`~mcpkit.server.tasks.TaskManager`. Each task
 task (a *job*) that runs the tool body and writes the outcome to the store:
 
 * the body returns → ``completed`` with the ``CallToolResult`` (a tool error, ``isError: true``,
-  included); it raises a JSON-RPC error → ``failed`` with that error;
+  included; a 2025-11-25 core task records that one as ``failed``, as that revision says); it
+  raises a JSON-RPC error → ``failed`` with that error;
 * the body asks the client something (``ctx.elicit``, ``ctx.sample``, ``ctx.ask`` …) → the
   question ends the run, exactly like a 2026 MRTR round: the task goes ``input_required`` with
   the questions as ``inputRequests``; once ``tasks/update`` has answered every one of them the task
-  is ``working`` again and the body re-runs from the top, this time getting the answers;
+  is ``working`` again and the body re-runs from the top, this time getting the answers (a
+  2025-11-25 core task instead sends the question to its session as a request and is
+  ``input_required`` until the answer is back: no re-run);
 * ``tasks/cancel`` → the job is cancelled (cooperatively: an ``await`` in the body raises
   ``CancelledError``; a sync body in a worker thread finishes but its result is dropped), and the
   record is already ``cancelled``.
@@ -40,7 +43,14 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("mcpkit.server.tasks")
 
-__all__ = ["MAX_CAS_RETRIES", "STORE_RECHECK_SECONDS", "TaskOutbound", "TaskRunner", "mutate"]
+__all__ = [
+    "MAX_CAS_RETRIES",
+    "RELATED_TASK_KEY",
+    "STORE_RECHECK_SECONDS",
+    "TaskOutbound",
+    "TaskRunner",
+    "mutate",
+]
 
 MAX_CAS_RETRIES: Final = 16
 """Attempts at a compare-and-set before giving up (only contention on one task can cause more
@@ -74,28 +84,73 @@ async def mutate(
     raise InternalError(f"Task {task_id} is being changed concurrently; try again")
 
 
-class TaskOutbound:
-    """Where a task body's progress and log notifications go: nowhere.
+RELATED_TASK_KEY: Final = "io.modelcontextprotocol/related-task"
+"""``_meta`` key tying a 2025-11-25 message to its task."""
 
-    The Tasks extension has no channel for them (``notifications/progress`` and
-    ``notifications/message`` are not supported on tasks), and the request that created the task
-    has been answered. ``cancel_reason`` makes ``ctx.is_cancelled`` true after ``tasks/cancel``.
+Asking = Callable[[bool], Awaitable[None]]
+"""``asking(True)`` before a 2025 task body's question goes out, ``asking(False)`` after."""
+
+
+class TaskOutbound:
+    """Where a task body's notifications and questions go.
+
+    2026 extension (``forward`` is ``None``): nowhere. The extension has no channel for
+    progress or log notifications, and questions become ``inputRequests`` instead of requests.
+
+    2025-11-25 core tasks (``forward`` is the session's outbound): progress (the original
+    ``progressToken`` stays valid for the task's life) and log notifications, and the body's
+    questions (``ctx.elicit`` …) go to the session that created the task, each tagged with
+    ``_meta["io.modelcontextprotocol/related-task"]``; while a question waits for its answer
+    the task is ``input_required``. ``cancel_reason`` makes ``ctx.is_cancelled`` true after
+    ``tasks/cancel``.
     """
 
-    __slots__ = ("cancel_reason", "protocol_version", "task_id")
+    __slots__ = ("_asking", "_forward", "cancel_reason", "protocol_version", "task_id")
 
-    def __init__(self, task_id: str, protocol_version: str | None) -> None:
+    def __init__(
+        self,
+        task_id: str,
+        protocol_version: str | None,
+        *,
+        forward: Any = None,
+        asking: Asking | None = None,
+    ) -> None:
         self.task_id = task_id
         self.protocol_version = protocol_version
         self.cancel_reason: str | None = None
+        self._forward = forward
+        self._asking = asking
+
+    def _tagged(self, params: JSONObject | None) -> JSONObject:
+        out = dict(params or {})
+        meta = out.get("_meta")
+        meta = dict(meta) if isinstance(meta, dict) else {}
+        meta[RELATED_TASK_KEY] = {"taskId": self.task_id}
+        out["_meta"] = meta
+        return out
 
     async def send_notification(self, method: str, params: JSONObject | None = None) -> None:
-        logger.debug("task %s: dropped %s (tasks carry no notifications)", self.task_id, method)
+        if self._forward is None:
+            logger.debug("task %s: dropped %s (tasks carry no notifications)", self.task_id, method)
+            return
+        with contextlib.suppress(Exception):  # the session may be gone; the task goes on
+            await self._forward.send_notification(method, self._tagged(params))
 
     async def send_request(
         self, method: str, params: JSONObject | None = None, *, timeout: float | None = None
     ) -> JSONObject:
-        raise InternalError("a task cannot send requests; questions become inputRequests")
+        if self._forward is None:
+            raise InternalError("a task cannot send requests; questions become inputRequests")
+        if self._asking is not None:
+            await self._asking(True)
+        try:
+            result: JSONObject = await self._forward.send_request(
+                method, self._tagged(params), timeout=timeout
+            )
+        finally:
+            if self._asking is not None:
+                await asyncio.shield(self._asking(False))
+        return result
 
 
 class _Job:
@@ -143,9 +198,15 @@ class TaskRunner:
         tool: RegisteredTool,
         arguments: JSONObject | None,
         info: RequestInfo,
+        *,
+        forward: Any = None,
     ) -> None:
-        """Start the job of a task that is already in the store."""
-        outbound = TaskOutbound(record.task_id, info.protocol_version)
+        """Start the job of a task that is already in the store. ``forward``: the session of a
+        2025-11-25 task (see :class:`TaskOutbound`)."""
+        asking = self._asking_hook(record.task_id) if forward is not None else None
+        outbound = TaskOutbound(
+            record.task_id, info.protocol_version, forward=forward, asking=asking
+        )
         job_info = dataclasses.replace(
             info, outbound=outbound, log_level=None, input_responses={}, answers={}
         )
@@ -154,6 +215,27 @@ class TaskRunner:
         job.task = asyncio.get_running_loop().create_task(
             self._run(job, record), name=f"mcpkit-task-{record.task_id}"
         )
+
+    def _asking_hook(self, task_id: str) -> Asking:
+        """Moves a 2025 task to ``input_required`` while one of its questions is out."""
+        outstanding = 0
+
+        async def asking(start: bool) -> None:
+            nonlocal outstanding
+            outstanding += 1 if start else -1
+            wanted: TaskStatus = "input_required" if outstanding > 0 else "working"
+
+            def flip(record: TaskRecord) -> bool:
+                if record.terminal or record.status == wanted:
+                    return False
+                record.touch(wanted)
+                return True
+
+            record, changed = await mutate(self._store, task_id, flip)
+            if changed and record is not None:
+                await self._on_change(record)
+
+        return asking
 
     def wake(self, task_id: str) -> None:
         """The task's record changed (answers arrived): let its job look again."""
@@ -230,6 +312,11 @@ class TaskRunner:
                 await self._settle(job.task_id, "failed", error=_error(exc))
                 return
             result = dict(result)
+            if record.legacy:  # 2025-11-25: a tool error fails the task; no resultType there
+                result.pop("resultType", None)
+                status: TaskStatus = "failed" if result.get("isError") else "completed"
+                await self._settle(job.task_id, status, result=result)
+                return
             result.setdefault("resultType", "complete")
             await self._settle(job.task_id, "completed", result=result)
             return

@@ -74,7 +74,11 @@ class TaskRecord:
     result: JSONObject | None = None
     error: JSONObject | None = None
     owner: str | None = None
-    """The authenticated principal that created the task; others cannot see it."""
+    """The authenticated principal that created the task; others cannot see it. A 2025-11-25
+    task without authentication is owned by its session."""
+    legacy: bool = False
+    """Created by a 2025-11-25 ``tools/call`` with ``params.task`` (core tasks), not by the 2026
+    extension: it is served in the 2025 shapes, and only to 2025-11-25 sessions."""
     version: int = 0
     """Bumped by every successful :meth:`TaskStore.save` (compare-and-set)."""
 
@@ -106,6 +110,23 @@ class TaskRecord:
             out["statusMessage"] = self.status_message
         if self.poll_interval_ms is not None:
             out["pollIntervalMs"] = self.poll_interval_ms
+        return out
+
+    def core_task(self) -> JSONObject:
+        """The 2025-11-25 ``Task`` (``ttl`` and ``pollInterval`` instead of ``ttlMs`` and
+        ``pollIntervalMs``), for ``CreateTaskResult.task``, ``tasks/get``, ``tasks/list``,
+        ``tasks/cancel`` and ``notifications/tasks/status``."""
+        out: JSONObject = {
+            "taskId": self.task_id,
+            "status": self.status,
+            "createdAt": iso_timestamp(self.created_at),
+            "lastUpdatedAt": iso_timestamp(self.last_updated_at),
+            "ttl": self.ttl_ms,
+        }
+        if self.status_message is not None:
+            out["statusMessage"] = self.status_message
+        if self.poll_interval_ms is not None:
+            out["pollInterval"] = self.poll_interval_ms
         return out
 
     def detailed(self) -> JSONObject:
@@ -146,6 +167,7 @@ class TaskRecord:
             "result": self.result,
             "error": self.error,
             "owner": self.owner,
+            "legacy": self.legacy,
             "version": self.version,
         }
 
@@ -167,6 +189,7 @@ class TaskRecord:
             result=data.get("result"),
             error=data.get("error"),
             owner=data.get("owner"),
+            legacy=bool(data.get("legacy", False)),
             version=int(data.get("version", 0)),
         )
 
@@ -201,6 +224,15 @@ class TaskStore(abc.ABC):
     @abc.abstractmethod
     async def delete(self, task_id: str) -> None: ...
 
+    listable: ClassVar[bool] = False
+    """True when :meth:`owned_by` is implemented: the server then offers 2025-11-25
+    ``tasks/list`` (``capabilities.tasks.list``)."""
+
+    async def owned_by(self, owner: str) -> list[TaskRecord]:
+        """Every unexpired record of ``owner``, oldest first (copies). Optional: stores that
+        cannot enumerate leave :attr:`listable` false and ``tasks/list`` is not offered."""
+        raise NotImplementedError(f"{type(self).__name__} cannot list tasks")
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release connections; called when the server stops."""
 
@@ -209,6 +241,8 @@ class InMemoryTaskStore(TaskStore):
     """Records in a dict, for one process. Bounded by ``max_tasks``; expired records are dropped
     when they are looked up or when room is needed. Unexpired tasks are never evicted early (a
     task must stay readable for its whole ``ttlMs``): a full store refuses new tasks instead."""
+
+    listable: ClassVar[bool] = True
 
     def __init__(self, max_tasks: int = MAX_STORED_TASKS) -> None:
         if max_tasks < 1:
@@ -250,6 +284,12 @@ class InMemoryTaskStore(TaskStore):
 
     async def delete(self, task_id: str) -> None:
         self._records.pop(task_id, None)
+
+    async def owned_by(self, owner: str) -> list[TaskRecord]:
+        self.purge_expired()
+        mine = [rec for rec in self._records.values() if rec.owner == owner]
+        mine.sort(key=lambda rec: (rec.created_at, rec.task_id))
+        return [rec.copy() for rec in mine]
 
     def purge_expired(self) -> int:
         """Drop every expired record; returns how many went."""

@@ -25,6 +25,18 @@ with a ``subscriptions/listen`` filter ``{"taskIds": [...]}``.
   gathered *before* the task exists; the task then runs the body again from the top, with those
   answers. A body that returns without calling it gives a plain result.
 * Inside a task, progress and log notifications are dropped (the extension has none).
+
+**2025-11-25 core tasks** share the same manager, store and limits. In a 2025-11-25 session the
+server declares ``capabilities.tasks`` (``list`` when the store can enumerate, ``cancel``,
+``requests.tools.call``) and lists ``execution.taskSupport`` on such tools; a ``tools/call`` with
+``params.task`` is answered with ``CreateTaskResult{task}`` and the client uses ``tasks/get``,
+``tasks/result`` (blocks until the task ends, then returns exactly the tool's result or error),
+``tasks/list`` and ``tasks/cancel``; ``notifications/tasks/status`` tells the session about every
+change. There a body's questions are ordinary server→client requests tagged with the
+``related-task`` ``_meta`` (the task is ``input_required`` while one waits), progress keeps the
+original token, and a result with ``isError: true`` makes the task ``failed``. Without
+authentication a 2025 task belongs to its session: no other session can see, list or cancel it.
+Each era sees only its own tasks.
 """
 
 from __future__ import annotations
@@ -34,18 +46,27 @@ import contextlib
 import contextvars
 import secrets
 import time
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit.protocol.capabilities import has_capability
 from mcpkit.protocol.errors import (
+    InternalError,
     InvalidParams,
+    JSONRPCError,
     MethodNotFound,
     MissingRequiredClientCapability,
     UsageError,
 )
-from mcpkit.server._request import RequestInfo
-from mcpkit.server._tasks_runner import STORE_RECHECK_SECONDS, TaskOutbound, TaskRunner, mutate
+from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
+from mcpkit.server._tasks_runner import (
+    RELATED_TASK_KEY,
+    STORE_RECHECK_SECONDS,
+    TaskOutbound,
+    TaskRunner,
+    mutate,
+)
 from mcpkit.server._tasks_store import (
     MAX_STORED_TASKS,
     TERMINAL_STATUSES,
@@ -69,6 +90,10 @@ __all__ = [
     "MAX_RUNNING_TASKS",
     "MAX_STORED_TASKS",
     "MAX_TASK_SUBSCRIPTIONS",
+    "CORE_TASKS_VERSION",
+    "CORE_TASK_METHODS",
+    "MAX_TASKS_PAGE",
+    "RELATED_TASK_KEY",
     "TASKS_EXTENSION_ID",
     "TASK_METHODS",
     "TERMINAL_STATUSES",
@@ -81,6 +106,7 @@ __all__ = [
     "TaskStore",
     "TaskSupport",
     "client_declared_tasks",
+    "core_task_param",
     "current_task_id",
     "default_principal",
     "set_status_message",
@@ -90,6 +116,12 @@ __all__ = [
 TASKS_EXTENSION_ID: Final = "io.modelcontextprotocol/tasks"
 TASK_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 """What the extension adds; ``tasks/result`` and ``tasks/list`` (2025-11-25) are -32601 in 2026."""
+CORE_TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"})
+"""The 2025-11-25 core task methods (served to 2025-11-25 sessions only)."""
+CORE_TASKS_VERSION: Final = "2025-11-25"
+"""The one handshake-era revision with core tasks."""
+MAX_TASKS_PAGE: Final = 100
+"""Tasks per ``tasks/list`` page."""
 DEFAULT_TASK_TTL_MS: Final = 3_600_000
 """How long a task stays readable after it was created (an hour), unless configured."""
 DEFAULT_POLL_INTERVAL_MS: Final = 1_000
@@ -106,6 +138,19 @@ CANCEL_MESSAGE: Final = "Cancelled at the client's request"
 def client_declared_tasks(capabilities: JSONObject | None) -> bool:
     """Whether a request's client capabilities declare the Tasks extension."""
     return has_capability(capabilities, ("extensions", TASKS_EXTENSION_ID))
+
+
+def core_task_param(info: RequestInfo) -> JSONObject | None:
+    """``params.task`` of a 2025-11-25 request (``None`` when absent or another revision,
+    where a ``task`` member means nothing and is ignored)."""
+    if info.era == "modern" or info.protocol_version != CORE_TASKS_VERSION:
+        return None
+    task = info.params.get("task")
+    if task is None:
+        return None
+    if not isinstance(task, dict):
+        raise InvalidParams('params.task must be an object ({} or {"ttl": ms})')
+    return task
 
 
 def _missing_extension(why: str) -> MissingRequiredClientCapability:
@@ -175,6 +220,12 @@ class TaskManager:
         self.principal = principal
         self._server: Server | None = None
         self._runner = TaskRunner(self.store, self._changed)
+        self._sessions: weakref.WeakKeyDictionary[LegacyConnection, str] = (
+            weakref.WeakKeyDictionary()
+        )
+        """A random owner token per 2025 session (tasks without auth belong to their session)."""
+        self._status_targets: dict[str, Outbound] = {}
+        """Where ``notifications/tasks/status`` go for this process's live 2025 tasks."""
         self._change: asyncio.Event | None = None
         """Set (then dropped) on every state change made by this process; see wait_for. Made
         on demand, so the manager is not tied to the event loop it was created under."""
@@ -236,10 +287,14 @@ class TaskManager:
     ) -> JSONObject:
         """Serve ``tools/call`` for a tool with task support: a task, or a plain call."""
         if info.era != "modern":
+            task = core_task_param(info)
+            if task is not None:
+                return await self._create_core(tool, arguments, info, task)
             if tool.task_support == "required":
                 raise MethodNotFound(
-                    f"Tool {tool.name} runs only as a task: call it with protocol 2026-07-28 "
-                    f"and the {TASKS_EXTENSION_ID} extension"
+                    f"Tool {tool.name} runs only as a task: call it with params.task "
+                    f"(protocol {CORE_TASKS_VERSION}) or with protocol 2026-07-28 and the "
+                    f"{TASKS_EXTENSION_ID} extension"
                 )
             return await tool.call(arguments, ctx)
         if not client_declared_tasks(info.client_capabilities):
@@ -264,34 +319,126 @@ class TaskManager:
         answers: JSONObject,
         status_message: str | None,
     ) -> JSONObject:
+        record = self._new_record(info, self.ttl_ms, answers, status_message)
+        await self.store.create(record)  # durable before the reply: tasks/get will find it
+        assert self._server is not None
+        self._runner.spawn(self._server, record, tool, arguments, info)
+        result = record.task_fields()
+        result["resultType"] = "task"
+        return result
+
+    async def _create_core(
+        self,
+        tool: RegisteredTool,
+        arguments: JSONObject | None,
+        info: RequestInfo,
+        task: JSONObject,
+    ) -> JSONObject:
+        """2025-11-25 ``tools/call`` with ``params.task``: ``CreateTaskResult{task}``."""
+        ttl = task.get("ttl")
+        if ttl is not None and (not isinstance(ttl, int) or isinstance(ttl, bool) or ttl <= 0):
+            raise InvalidParams("params.task.ttl must be a positive whole number of milliseconds")
+        if ttl is None:
+            ttl_ms = self.ttl_ms
+        else:  # the receiver may shorten what was asked, never lengthen past its own limit
+            ttl_ms = ttl if self.ttl_ms is None else min(ttl, self.ttl_ms)
+        record = self._new_record(info, ttl_ms, {}, None)
+        record.legacy = True
+        record.owner = self._core_owner(info)
+        forward = info.connection.notify if info.connection is not None else None
+        await self.store.create(record)
+        if forward is not None:
+            self._status_targets[record.task_id] = forward
+        assert self._server is not None
+        self._runner.spawn(self._server, record, tool, arguments, info, forward=forward)
+        return {"task": record.core_task()}
+
+    def _new_record(
+        self,
+        info: RequestInfo,
+        ttl_ms: int | None,
+        answers: JSONObject,
+        status_message: str | None,
+    ) -> TaskRecord:
         assert self._server is not None, "TaskManager.bind(server) was not called"
         if self._runner.running >= self.max_running:
             raise TaskLimitReached(
                 f"This server already runs {self.max_running} tasks; try again when some end"
             )
         now = time.time()
-        record = TaskRecord(
+        return TaskRecord(
             task_id=secrets.token_urlsafe(TASK_ID_BYTES),
             status="working",
             created_at=now,
             last_updated_at=now,
-            ttl_ms=self.ttl_ms,
+            ttl_ms=ttl_ms,
             poll_interval_ms=self.poll_interval_ms,
             status_message=status_message,
             answers=dict(answers),
             owner=self.principal(info.auth),
         )
-        await self.store.create(record)  # durable before the reply: tasks/get will find it
-        self._runner.spawn(self._server, record, tool, arguments, info)
-        result = record.task_fields()
-        result["resultType"] = "task"
-        return result
+
+    def _core_owner(self, info: RequestInfo) -> str | None:
+        """Who owns a 2025 task: the authenticated principal, else the session itself."""
+        principal = self.principal(info.auth)
+        if principal is not None or info.connection is None:
+            return principal
+        token = self._sessions.get(info.connection)
+        if token is None:
+            token = self._sessions[info.connection] = secrets.token_urlsafe(TASK_ID_BYTES)
+        return f"session\x00{token}"
 
     # -- tasks/get, tasks/update, tasks/cancel -------------------------------------------------
 
     async def handle_get(self, info: RequestInfo, ctx: Context) -> JSONObject:
         record = await self._visible_record(info)
-        return record.detailed()
+        return record.core_task() if record.legacy else record.detailed()
+
+    async def handle_result(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        """2025-11-25 ``tasks/result``: wait for the end, then exactly the tool's answer."""
+        record = await self._visible_record(info)
+        try:
+            record = await self.wait_for(record.task_id)
+        except LookupError:
+            raise InvalidParams(
+                f"Failed to retrieve task: task {record.task_id!r} expired while waiting"
+            ) from None
+        related = {RELATED_TASK_KEY: {"taskId": record.task_id}}
+        if record.result is not None:
+            result = dict(record.result)
+            meta = result.get("_meta")
+            result["_meta"] = {**(meta if isinstance(meta, dict) else {}), **related}
+            return result
+        if record.status == "cancelled":
+            raise InternalError(f"Task {record.task_id} was cancelled before it finished")
+        error = record.error or {}
+        code = error.get("code")
+        raise JSONRPCError(
+            str(error.get("message", "The task failed")),
+            error.get("data"),
+            code=code if isinstance(code, int) else InternalError.code,
+        )
+
+    async def handle_list(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        """2025-11-25 ``tasks/list``: this session's (or principal's) tasks, paginated."""
+        self._require_core(info)
+        owner = self._core_owner(info)
+        cursor = info.params.get("cursor")
+        if cursor is not None and not isinstance(cursor, str):
+            raise InvalidParams("cursor must be a string")
+        records = await self.store.owned_by(owner) if owner is not None else []
+        records = [r for r in records if r.legacy]
+        start = 0
+        if cursor is not None:
+            ids = [r.task_id for r in records]
+            if cursor not in ids:
+                raise InvalidParams(f"Invalid cursor {cursor!r}: unknown or expired")
+            start = ids.index(cursor) + 1
+        page = records[start : start + MAX_TASKS_PAGE]
+        result: JSONObject = {"tasks": [r.core_task() for r in page]}
+        if start + MAX_TASKS_PAGE < len(records):
+            result["nextCursor"] = page[-1].task_id
+        return result
 
     async def handle_update(self, info: RequestInfo, ctx: Context) -> JSONObject:
         record = await self._visible_record(info)
@@ -326,10 +473,15 @@ class TaskManager:
 
     async def handle_cancel(self, info: RequestInfo, ctx: Context) -> JSONObject:
         record = await self._visible_record(info)
+        legacy = record.legacy
 
         def cancel(current: TaskRecord) -> bool:
             if current.terminal:
-                return False  # idempotent: the ack is the same
+                if legacy:  # 2025-11-25: cancelling a finished task is -32602
+                    raise InvalidParams(
+                        f"Cannot cancel task {current.task_id!r}: it is already {current.status}"
+                    )
+                return False  # 2026: idempotent, the ack is the same
             current.input_requests = {}
             current.status_message = CANCEL_MESSAGE
             current.touch("cancelled")
@@ -339,11 +491,23 @@ class TaskManager:
         if changed and updated is not None:
             self._runner.cancel(updated.task_id, CANCEL_MESSAGE)
             await self._changed(updated)
+        if legacy:
+            return (updated or record).core_task()
         return {}
 
+    def _require_core(self, info: RequestInfo) -> None:
+        if info.era == "modern" or info.protocol_version != CORE_TASKS_VERSION:
+            raise MethodNotFound(
+                f"Method not found: {info.request.method} (core tasks exist only in protocol "
+                f"{CORE_TASKS_VERSION}; this session speaks {info.protocol_version})"
+            )
+
     async def _visible_record(self, info: RequestInfo) -> TaskRecord:
-        if not client_declared_tasks(info.client_capabilities):
-            raise _missing_extension(info.request.method)
+        if info.era == "modern":
+            if not client_declared_tasks(info.client_capabilities):
+                raise _missing_extension(info.request.method)
+        else:
+            self._require_core(info)
         task_id = info.params.get("taskId")
         if not isinstance(task_id, str):
             raise InvalidParams(f"{info.request.method} needs params.taskId (a string)")
@@ -353,6 +517,11 @@ class TaskManager:
         return record
 
     def _owns(self, record: TaskRecord, info: RequestInfo) -> bool:
+        """Each era sees only its own tasks; a task with an owner only that owner sees."""
+        if record.legacy != (info.era != "modern"):
+            return False
+        if record.legacy:
+            return record.owner is None or record.owner == self._core_owner(info)
         return record.owner is None or record.owner == self.principal(info.auth)
 
     # -- notifications ---------------------------------------------------------------------------
@@ -374,6 +543,14 @@ class TaskManager:
         if self._change is not None:
             self._change.set()
             self._change = None
+        if record.legacy:
+            target = self._status_targets.get(record.task_id)
+            if record.terminal:
+                self._status_targets.pop(record.task_id, None)
+            if target is not None:
+                with contextlib.suppress(Exception):  # optional; a gone session is no error
+                    await target.send_notification("notifications/tasks/status", record.core_task())
+            return
         if self._server is not None:
             await self._server.listen_hub.publish_task(record.task_id, record.detailed())
 
