@@ -28,7 +28,8 @@ from mcpkit.client import (
     UnsupportedInEra,
 )
 from mcpkit.protocol.errors import InternalError, InvalidParams
-from mcpkit.server import Context, RequestInfo, Server, ToolError
+from mcpkit.server import Context, Server, ToolError
+from mcpkit.server.middleware import RequestView
 from mcpkit.server.tasks import TaskManager
 
 FIXTURE: Final = Path(__file__).resolve().parents[1] / "server" / "fixtures" / "tasks_server.py"
@@ -54,9 +55,9 @@ def build(poll_ms: int = 20) -> tuple[Server, Held, list[tuple[str, float]]]:
     held = Held()
     seen: list[tuple[str, float]] = []
 
-    async def record(info: RequestInfo, call_next: Any) -> dict[str, Any]:
-        if info.request.method.startswith("tasks/"):
-            seen.append((info.request.method, time.monotonic()))
+    async def record(request: RequestView, call_next: Any) -> dict[str, Any]:
+        if request.method.startswith("tasks/"):
+            seen.append((request.method, time.monotonic()))
         polls = sum(1 for method, _ in seen if method == "tasks/get")
         if held.release_after_polls is not None and polls >= held.release_after_polls:
             held.release.set()
