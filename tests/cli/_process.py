@@ -80,6 +80,32 @@ class Running:
             if needle in line:
                 return line
 
+    def wait_stdout(self, needle: str, timeout: float = LINE_TIMEOUT) -> str:
+        """The first stdout line containing ``needle`` (fails after ``timeout``)."""
+        deadline = time.monotonic() + timeout
+        seen: list[str] = []
+        while True:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"no stdout line with {needle!r}: {seen}"
+            try:
+                line = self.stdout.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            assert line is not None, f"stdout ended before {needle!r}: {seen}; stderr: {self._drain_stderr()}"
+            seen.append(line)
+            if needle in line:
+                return line
+
+    def _drain_stderr(self) -> list[str]:
+        while True:
+            try:
+                line = self.stderr.get_nowait()
+            except queue.Empty:
+                return self.stderr_seen
+            if line is None:
+                return self.stderr_seen
+            self.stderr_seen.append(line)
+
     def close(self, timeout: float = LINE_TIMEOUT) -> int:
         """Close stdin and wait for the exit (killing it if it does not come)."""
         if self.process.stdin is not None and not self.process.stdin.closed:

@@ -17,7 +17,7 @@ def _fake_program(folder: Path, name: str, output: str) -> None:
 
 
 def test_print_shows_the_inspector_command_for_a_file() -> None:
-    ran = mcpkit("dev", "examples/shop_server.py", "-e", "A=1", "--print")
+    ran = mcpkit("dev", "examples/shop_server.py", "-e", "A=1", "--official", "--print")
     assert ran.code == 0, ran
     shop = ROOT / "examples" / "shop_server.py"
     assert ran.out.strip() == (
@@ -27,7 +27,7 @@ def test_print_shows_the_inspector_command_for_a_file() -> None:
 
 
 def test_print_shows_the_inspector_command_for_a_url() -> None:
-    ran = mcpkit("dev", "http://127.0.0.1:8001/mcp", "--print")
+    ran = mcpkit("dev", "http://127.0.0.1:8001/mcp", "--official", "--print")
     assert ran.code == 0, ran
     assert ran.out.strip() == (
         "npx -y @modelcontextprotocol/inspector --transport http "
@@ -38,7 +38,7 @@ def test_print_shows_the_inspector_command_for_a_url() -> None:
 def test_without_node_it_says_what_to_do(tmp_path: Path) -> None:
     empty = tmp_path / "bin"
     empty.mkdir()
-    ran = mcpkit("dev", "examples/shop_server.py", env={"PATH": str(empty)})
+    ran = mcpkit("dev", "examples/shop_server.py", "--official", env={"PATH": str(empty)})
     assert ran.code == 2, ran
     assert "node/npx are not on PATH" in ran.err
     assert "mcpkit inspect TARGET" in ran.err
@@ -49,7 +49,7 @@ def test_an_old_node_is_named(tmp_path: Path) -> None:
     folder.mkdir()
     _fake_program(folder, "node", "v20.11.0")
     _fake_program(folder, "npx", "should-not-run")
-    ran = mcpkit("dev", "examples/shop_server.py",
+    ran = mcpkit("dev", "examples/shop_server.py", "--official",
                  env={"PATH": f"{folder}{os.pathsep}/usr/bin:/bin"})  # fmt: skip
     assert ran.code == 2, ran
     assert "needs Node.js 22 or newer; this node is v20" in ran.err

@@ -1,10 +1,12 @@
-"""``mcpkit dev TARGET``: open the official MCP Inspector (a web UI) on a server.
+"""``mcpkit dev [TARGET]``: explore, call and debug a server in mcpkit's own web inspector.
 
-Runs ``npx @modelcontextprotocol/inspector`` with the target's command (stdio) or its URL
-(``--transport http --server-url``). The Inspector needs Node.js :data:`MIN_NODE_MAJOR` or
-newer; without it (or with an older one) the command says so and exits 2, and
-``mcpkit inspect`` / ``mcpkit call`` remain available from the terminal. ``--print`` shows the
-command instead of running it.
+Serves a local page on 127.0.0.1 (a free port unless ``--port``) with a one-time token in its
+URL, already connected to TARGET when one is given; ``--open`` opens it in the browser. Nothing
+beyond ``mcpkit[cli]`` is needed (see docs/inspector.md).
+
+``--official`` runs the official MCP Inspector instead (``npx @modelcontextprotocol/inspector``
+with the target's command or URL), which needs Node.js :data:`MIN_NODE_MAJOR` or newer; without
+it the command says so and exits 2. ``--print`` shows that command instead of running it.
 """
 
 from __future__ import annotations
@@ -23,14 +25,68 @@ NODE_VERSION_TIMEOUT_SECONDS: Final = 10.0
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "dev", help="open the MCP Inspector on a server (needs Node.js)", description=__doc__
+        "dev",
+        help="explore a server in mcpkit's web inspector",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("target", metavar="TARGET")
-    parser.add_argument("-e", "--env", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("target", metavar="TARGET", nargs="?", help="the server to connect to")
+    parser.add_argument("-e", "--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="environment variable for a stdio server (repeatable)")  # fmt: skip
+    add_web_options(parser)
+    parser.add_argument("--official", action="store_true",
+                        help="run the official Inspector through npx (needs Node.js)")  # fmt: skip
     parser.add_argument("--package", default=INSPECTOR_PACKAGE,
                         help=f"the Inspector package (default {INSPECTOR_PACKAGE})")  # fmt: skip
     parser.add_argument("--print", dest="print_only", action="store_true",
                         help="print the command instead of running it")  # fmt: skip
+
+
+def add_web_options(parser: argparse.ArgumentParser) -> None:
+    """Options of the web inspector, shared with ``mcpkit inspect --web``."""
+    parser.add_argument("--port", type=int, default=0,
+                        help="port on 127.0.0.1 (default: any free port)")  # fmt: skip
+    parser.add_argument("--open", dest="open_browser", action="store_true",
+                        help="open the page in the browser")  # fmt: skip
+    parser.add_argument("--mode", "--era", dest="mode", default="auto",
+                        choices=("auto", "legacy", "2026-07-28"),
+                        help="protocol era for the first connection (default: detect)")  # fmt: skip
+    parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE",
+                        help="HTTP header for a URL target (repeatable)")  # fmt: skip
+    parser.add_argument("--bearer", metavar="TOKEN",
+                        help="bearer token for a URL target (or MCPKIT_BEARER)")  # fmt: skip
+
+
+def run_web_inspector(args: argparse.Namespace) -> int:
+    """Serve the web inspector, connected to ``args.target`` if given."""
+    import os
+
+    from mcpkit.cli.connect import parse_env
+    from mcpkit.cli.errors import CliError
+    from mcpkit.cli.inspector import ConnectSpec, run_inspector
+
+    headers: dict[str, str] = {}
+    for item in args.header:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise CliError(f"--header {item!r} is not NAME:VALUE")
+        headers[name.strip()] = value.strip()
+    spec = None
+    if args.target:
+        spec = ConnectSpec(
+            target=args.target,
+            mode=args.mode,
+            headers=headers,
+            bearer=args.bearer or os.environ.get("MCPKIT_BEARER") or None,
+            env=parse_env(getattr(args, "env", [])),
+        )
+    try:
+        return run_inspector(spec, port=args.port, open_browser=args.open_browser)
+    except OSError as exc:
+        raise CliError(
+            f"cannot serve the inspector on 127.0.0.1:{args.port}: {exc.strerror or exc}",
+            hint="choose another --port, or leave it out to take any free port",
+        ) from None
 
 
 def inspector_command(args: argparse.Namespace) -> list[str]:
@@ -69,6 +125,12 @@ def execute(args: argparse.Namespace) -> int:
     from mcpkit.cli.errors import CliError
     from mcpkit.cli.render import write
 
+    if not args.official:
+        if args.print_only:
+            raise CliError("--print shows the official Inspector's command: add --official")
+        return run_web_inspector(args)
+    if not args.target:
+        raise CliError("the official Inspector needs a TARGET")
     command = inspector_command(args)
     if args.print_only:
         write(shlex.join(command))

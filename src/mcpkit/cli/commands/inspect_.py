@@ -3,7 +3,8 @@
 What was negotiated (era, protocol version, the versions the server supports), what each side
 declared (server and client capabilities, server info, instructions), the raw ``initialize`` or
 ``server/discover`` result, and every tool, resource, template and prompt with its schemas
-exactly as the server sent them. ``--json`` prints it all as one JSON document; ``--wire``
+exactly as the server sent them. ``--web`` opens the same in mcpkit's web inspector (see
+``mcpkit dev``). ``--json`` prints it all as one JSON document; ``--wire``
 prints every message exchanged, in order, one JSON object per line (``→`` sent, ``←``
 received) — the place to look when a server and a client disagree.
 """
@@ -25,6 +26,10 @@ def register(subparsers: Any) -> None:
     view = parser.add_mutually_exclusive_group()
     view.add_argument("--json", action="store_true", help="one JSON document")
     view.add_argument("--wire", action="store_true", help="the message transcript")
+    view.add_argument("--web", action="store_true", help="open the web inspector (mcpkit dev)")
+    parser.add_argument("--port", type=int, default=0, help="with --web: the port on 127.0.0.1")
+    parser.add_argument("--open", dest="open_browser", action="store_true",
+                        help="with --web: open the page in the browser")  # fmt: skip
 
 
 def _json(value: Any) -> str:
@@ -113,5 +118,11 @@ async def _main(args: argparse.Namespace) -> int:
 
 def execute(args: argparse.Namespace) -> int:
     import asyncio
+
+    if args.web:
+        from mcpkit.cli.commands.dev import run_web_inspector
+
+        args.mode, args.header, args.bearer = args.era, [], None
+        return run_web_inspector(args)
 
     return asyncio.run(_main(args))

@@ -1,0 +1,358 @@
+"""The inspector's ASGI app: the page, its assets, and the JSON API the page drives.
+
+Safe by default, because whoever can reach this app can run commands as the user (connecting to
+a command target starts it):
+
+* it is served on loopback only (:func:`mcpkit.cli.inspector.serve.serve_inspector`);
+* every API request carries the one-time token in the ``X-Inspector-Token`` header. A header
+  cannot be set by a cross-site form or image, and a cross-origin ``fetch`` with it needs a CORS
+  preflight that this app never grants; the page itself is served only with the token in its URL;
+* the ``Host`` header must name the loopback address and port it serves (DNS rebinding), and an
+  ``Origin``, when sent, must be this app's own; duplicated ``Host`` or ``Origin`` headers are
+  refused;
+* responses forbid framing and caching, and the page's Content-Security-Policy allows only its
+  own scripts.
+
+Events reach the page as one long response of newline-delimited JSON (``/api/events``), read
+with ``fetch`` so that it too carries the token header (an ``EventSource`` cannot).
+"""
+
+from __future__ import annotations
+
+import hmac
+import importlib.resources
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any, Final
+from urllib.parse import parse_qs
+
+import msgspec
+
+from mcpkit.cli.inspector.session import ConnectSpec, InspectorError, InspectorSession
+
+__all__ = ["ASSETS", "MAX_BODY_BYTES", "InspectorApp"]
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+MAX_BODY_BYTES: Final = 8 * 1024 * 1024
+"""The largest API request body (a tool's arguments); larger ones get 413."""
+TOKEN_HEADER: Final = b"x-inspector-token"
+
+ASSETS: Final = {
+    "app.js": "text/javascript; charset=utf-8",
+    "forms.js": "text/javascript; charset=utf-8",
+    "app.css": "text/css; charset=utf-8",
+}
+"""The page's files, shipped inside the package (no CDN, no build step)."""
+
+_SECURITY_HEADERS: Final = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cache-control", b"no-store"),
+]
+_PAGE_CSP: Final = (
+    b"default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    b"img-src 'self' data: blob:; media-src 'self' data: blob:; frame-ancestors 'none'; "
+    b"base-uri 'none'; form-action 'none'"
+)
+
+
+def _asset(name: str) -> bytes:
+    return importlib.resources.files("mcpkit.cli.inspector").joinpath("static", name).read_bytes()
+
+
+class _Request:
+    def __init__(self, scope: Scope, receive: Receive) -> None:
+        self.scope = scope
+        self.receive = receive
+        self.method: str = scope["method"]
+        self.path: str = scope["path"]
+        self.query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        self.headers: list[tuple[bytes, bytes]] = list(scope.get("headers", []))
+
+    def header_values(self, name: bytes) -> list[bytes]:
+        return [value for key, value in self.headers if key.lower() == name]
+
+    async def body(self) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                raise InspectorError("the page went away", status=499)
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise InspectorError(f"request body larger than {MAX_BODY_BYTES} bytes", status=413)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def json(self) -> dict[str, Any]:
+        raw = await self.body()
+        try:
+            data = json.loads(raw or b"{}")
+        except ValueError as exc:
+            raise InspectorError(f"the request body is not JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise InspectorError("the request body must be a JSON object")
+        return data
+
+
+async def _respond(
+    send: Send,
+    status: int,
+    body: bytes,
+    content_type: bytes,
+    extra: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    headers = [
+        (b"content-type", content_type),
+        (b"content-length", str(len(body)).encode()),
+        *_SECURITY_HEADERS,
+        *(extra or []),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _json(send: Send, status: int, data: Any) -> None:
+    await _respond(send, status, json.dumps(data).encode(), b"application/json")
+
+
+class InspectorApp:
+    """The ASGI app for one inspector process (``port`` is the port it is served on)."""
+
+    def __init__(self, session: InspectorSession, *, token: str, port: int) -> None:
+        self.session = session
+        self._token = token.encode()
+        self._port = port
+        self._hosts = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()}
+        self._routes: dict[tuple[str, str], Callable[[_Request], Awaitable[Any]]] = {
+            ("GET", "/api/state"): self._state,
+            ("GET", "/api/lists"): self._lists,
+            ("POST", "/api/connect"): self._connect,
+            ("POST", "/api/disconnect"): self._disconnect,
+            ("POST", "/api/call"): self._call,
+            ("POST", "/api/cancel"): self._cancel,
+            ("POST", "/api/read"): self._read,
+            ("POST", "/api/prompt"): self._prompt,
+            ("POST", "/api/complete"): self._complete,
+            ("POST", "/api/log-level"): self._log_level,
+            ("POST", "/api/roots"): self._roots,
+            ("POST", "/api/watch"): self._watch,
+            ("POST", "/api/unwatch"): self._unwatch,
+            ("POST", "/api/answer"): self._answer,
+        }
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        request = _Request(scope, receive)
+        refusal = self._refusal(request)
+        if refusal is not None:
+            await _json(send, refusal[0], {"error": refusal[1]})
+            return
+        try:
+            await self._dispatch(request, send)
+        except InspectorError as exc:
+            await _json(send, exc.status, {"error": str(exc)})
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.session.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def _refusal(self, request: _Request) -> tuple[int, str] | None:
+        hosts = request.header_values(b"host")
+        if len(hosts) != 1 or hosts[0] not in self._hosts:
+            return 421 if len(hosts) == 1 else 400, (
+                f"this inspector answers only on 127.0.0.1:{self._port} or localhost:{self._port}"
+            )
+        origins = request.header_values(b"origin")
+        if len(origins) > 1:
+            return 400, "more than one Origin header"
+        if origins and origins[0] != b"http://" + hosts[0]:
+            return 403, "requests from other sites are refused"
+        return None
+
+    def _has_token(self, request: _Request) -> bool:
+        if request.path.startswith("/api/"):
+            given = request.header_values(TOKEN_HEADER)
+            return len(given) == 1 and hmac.compare_digest(given[0], self._token)
+        values = request.query.get("token", [])
+        return len(values) == 1 and hmac.compare_digest(values[0].encode(), self._token)
+
+    async def _dispatch(self, request: _Request, send: Send) -> None:
+        path, method = request.path, request.method
+        if path.startswith("/static/") and method == "GET":
+            name = path.removeprefix("/static/")
+            if name not in ASSETS:
+                raise InspectorError("no such file", status=404)
+            await _respond(send, 200, _asset(name), ASSETS[name].encode())
+            return
+        if path == "/favicon.ico":
+            await _respond(send, 204, b"", b"text/plain")
+            return
+        if not self._has_token(request):
+            raise InspectorError(
+                "missing or wrong inspector token: open the URL `mcpkit dev` printed", status=403
+            )
+        if path == "/" and method == "GET":
+            page = _asset("index.html")
+            await _respond(
+                send,
+                200,
+                page,
+                b"text/html; charset=utf-8",
+                [(b"content-security-policy", _PAGE_CSP)],
+            )
+            return
+        if path == "/api/events" and method == "GET":
+            await self._events(send)
+            return
+        if path == "/api/wire.jsonl" and method == "GET":
+            await _respond(
+                send,
+                200,
+                self.session.wire_jsonl().encode(),
+                b"application/jsonl; charset=utf-8",
+                [(b"content-disposition", b'attachment; filename="mcp-wire.jsonl"')],
+            )
+            return
+        handler = self._routes.get((method, path))
+        if handler is None:
+            known = any(p == path for _, p in self._routes)
+            raise InspectorError(
+                f"{method} {path} is not part of the inspector API", status=405 if known else 404
+            )
+        try:
+            result = await handler(request)
+        except InspectorError:
+            raise
+        except Exception as exc:
+            raise _as_inspector_error(exc) from None
+        await _json(send, 200, result)
+
+    async def _events(self, send: Send) -> None:
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/x-ndjson"), *_SECURITY_HEADERS],
+            }
+        )
+        await send({"type": "http.response.body", "body": b"", "more_body": True})
+        async for event in self.session.hub.stream():
+            line = json.dumps(event, ensure_ascii=False, default=str).encode() + b"\n"
+            await send({"type": "http.response.body", "body": line, "more_body": True})
+
+    # -- API handlers --------------------------------------------------------------------------
+
+    async def _state(self, request: _Request) -> Any:
+        return {**self.session.state(), "watches": self.session.watches()}
+
+    async def _lists(self, request: _Request) -> Any:
+        return await self.session.list_all()
+
+    async def _connect(self, request: _Request) -> Any:
+        raw = await request.body()
+        try:
+            spec = msgspec.json.decode(raw or b"{}", type=ConnectSpec)
+        except msgspec.ValidationError as exc:
+            raise InspectorError(f"connect: {exc}") from None
+        except msgspec.DecodeError as exc:
+            raise InspectorError(f"the request body is not JSON: {exc}") from None
+        return await self.session.connect(spec)
+
+    async def _disconnect(self, request: _Request) -> Any:
+        await self.session.disconnect()
+        return {"ok": True}
+
+    async def _call(self, request: _Request) -> Any:
+        data = await request.json()
+        name, arguments, call_id = data.get("name"), data.get("arguments", {}), data.get("callId")
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            raise InspectorError('call: give "name" (a string) and "arguments" (an object)')
+        if not isinstance(call_id, str) or not call_id:
+            raise InspectorError('call: give a "callId" string (it names the call to cancel it)')
+        return await self.session.call_tool(name, arguments, call_id)
+
+    async def _cancel(self, request: _Request) -> Any:
+        data = await request.json()
+        return {"cancelled": self.session.cancel(str(data.get("callId", "")))}
+
+    async def _read(self, request: _Request) -> Any:
+        uri = (await request.json()).get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise InspectorError('read: give the resource "uri"')
+        return await self.session.read_resource(uri)
+
+    async def _prompt(self, request: _Request) -> Any:
+        data = await request.json()
+        name, arguments = data.get("name"), data.get("arguments", {})
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            raise InspectorError('prompt: give "name" and "arguments" (an object of strings)')
+        return await self.session.get_prompt(name, {k: str(v) for k, v in arguments.items()})
+
+    async def _complete(self, request: _Request) -> Any:
+        data = await request.json()
+        ref, argument, value = data.get("ref"), data.get("argument"), data.get("value", "")
+        if not isinstance(ref, dict) or not isinstance(argument, str):
+            raise InspectorError('complete: give "ref" (an object) and "argument" (a name)')
+        context = data.get("context") or {}
+        return await self.session.complete(ref, argument, str(value), context)
+
+    async def _log_level(self, request: _Request) -> Any:
+        level = (await request.json()).get("level")
+        await self.session.set_log_level(str(level))
+        return {"level": level}
+
+    async def _roots(self, request: _Request) -> Any:
+        roots = (await request.json()).get("roots")
+        if not isinstance(roots, list) or not all(isinstance(r, dict) for r in roots):
+            raise InspectorError('roots: give "roots", a list of {"uri", "name"} objects')
+        await self.session.set_roots(roots)
+        return {"roots": roots}
+
+    async def _watch(self, request: _Request) -> Any:
+        uri = (await request.json()).get("uri")
+        if uri is not None and not isinstance(uri, str):
+            raise InspectorError('watch: "uri" is a string, or null for list changes')
+        return {"watch": await self.session.watch(uri)}
+
+    async def _unwatch(self, request: _Request) -> Any:
+        key = (await request.json()).get("watch")
+        return {"stopped": self.session.unwatch(str(key))}
+
+    async def _answer(self, request: _Request) -> Any:
+        data = await request.json()
+        answer = data.get("answer")
+        if not isinstance(answer, dict):
+            raise InspectorError('answer: give "id" and "answer" (an object with "action")')
+        self.session.answer(str(data.get("id", "")), answer)
+        return {"ok": True}
+
+
+def _as_inspector_error(exc: Exception) -> InspectorError:
+    """What the client raised, as a message the page shows (with the JSON-RPC code)."""
+    from mcpkit.protocol.errors import JSONRPCError, UsageError
+
+    if isinstance(exc, JSONRPCError):
+        return InspectorError(f"the server answered error {exc.code}: {exc}", status=502)
+    if isinstance(exc, UsageError):
+        return InspectorError(str(exc))
+    from mcpkit.cli.inspector.session import describe_error
+
+    return InspectorError(describe_error(exc), status=502)

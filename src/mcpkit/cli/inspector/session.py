@@ -1,0 +1,479 @@
+"""One inspected server: the connection, the calls in flight and the server's open questions.
+
+The inspector page drives a single :class:`~mcpkit.client.Client` at a time. The client lives in
+a task of its own (an ``async with`` must be entered and left by the same task), so that pages
+can come and go, and requests from the page can start calls, cancel them and answer questions
+in any order. Everything the connection does is published to the :class:`EventHub`: every wire
+message in both directions, progress, log messages, change notifications and questions.
+
+A question from the server (elicitation or sampling) waits for the person. It is published as a
+``question`` event and answered by :meth:`InspectorSession.answer`; a disconnect declines every
+question still open, so a tool body on the server never waits for a page that went away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from mcpkit.cli.inspector.events import EventHub
+from mcpkit.cli.wire import WireLog
+
+__all__ = [
+    "MAX_OPEN_QUESTIONS",
+    "ConnectSpec",
+    "InspectorError",
+    "InspectorSession",
+    "describe_error",
+]
+
+MAX_OPEN_QUESTIONS: Final = 32
+"""Questions waiting for the person at once; a server that asks more gets ``decline``."""
+MAX_CALLS_IN_FLIGHT: Final = 64
+"""Tool calls running at once from the page."""
+CONNECT_TIMEOUT: Final = 30.0
+"""Seconds to start the server and agree on an era before the page is told it failed."""
+
+MODES: Final = ("auto", "legacy", "2026-07-28")
+
+
+class InspectorError(Exception):
+    """A request from the page that cannot be served; the page shows ``str(error)``."""
+
+    def __init__(self, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ConnectSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """What the page's Connect form sends."""
+
+    target: str
+    mode: str = "auto"
+    headers: dict[str, str] = {}
+    bearer: str | None = None
+    env: dict[str, str] = {}
+
+
+def _plain(value: Any) -> Any:
+    """Typed results as JSON-ready builtins (``UNSET`` fields left out)."""
+    return msgspec.to_builtins(value)
+
+
+class _PublishingWireLog(WireLog):
+    """A wire log that also tells the page about each message as it passes."""
+
+    def __init__(self, hub: EventHub) -> None:
+        super().__init__()
+        self._hub = hub
+
+    def add(self, direction: str, message: Any) -> None:
+        super().add(direction, message)
+        if self.entries:
+            _, data = self.entries[-1]
+            self._hub.publish("wire", dir="out" if direction == "→" else "in", msg=data)
+
+
+class InspectorSession:
+    """The page's view of one server connection (see the module docstring)."""
+
+    def __init__(self, hub: EventHub) -> None:
+        self.hub = hub
+        self._client: Any = None
+        self._owner: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._spec: ConnectSpec | None = None
+        self._wire: _PublishingWireLog | None = None
+        self._calls: dict[str, asyncio.Task[Any]] = {}
+        self._questions: dict[str, asyncio.Future[Any]] = {}
+        self._watches: dict[str, asyncio.Task[None]] = {}
+        self._roots: list[dict[str, str]] = [
+            {"uri": Path.cwd().as_uri(), "name": "current directory"}
+        ]
+        self._ids = itertools.count(1)
+        self._tool_defs: dict[str, dict[str, Any]] = {}
+
+    # -- connection ----------------------------------------------------------------------------
+
+    @property
+    def client(self) -> Any:
+        if self._client is None or not self._client.connected:
+            raise InspectorError("not connected: connect to a server first", status=409)
+        return self._client
+
+    async def connect(self, spec: ConnectSpec) -> dict[str, Any]:
+        """Connect to ``spec.target`` (closing any previous connection); the server's summary."""
+        if spec.mode not in MODES:
+            raise InspectorError(f"mode must be one of {', '.join(MODES)}, not {spec.mode!r}")
+        await self.disconnect()
+        client = self._make_client(spec)
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        stop = asyncio.Event()
+        self._client, self._stop, self._spec = client, stop, spec
+        self._owner = asyncio.create_task(self._own(client, ready, stop), name="inspector-client")
+        self.hub.publish("status", state="connecting", target=spec.target, mode=spec.mode)
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), CONNECT_TIMEOUT)
+        except BaseException as exc:
+            await self.disconnect()
+            message = (
+                describe_error(exc)
+                if not isinstance(exc, TimeoutError)
+                else (f"no answer from {spec.target} within {CONNECT_TIMEOUT:g} s")
+            )
+            self.hub.publish("status", state="failed", error=message)
+            raise InspectorError(message, status=502) from None
+        summary = self.summary()
+        self.hub.publish("status", state="connected", server=summary)
+        return summary
+
+    def _make_client(self, spec: ConnectSpec) -> Any:
+        from mcpkit.cli.errors import CliError
+        from mcpkit.cli.targets import resolve
+        from mcpkit.client import Client
+        from mcpkit.client.connectors import UrlConnector, resolve_target
+
+        try:
+            target = resolve(spec.target, env=dict(spec.env))
+        except CliError as exc:
+            raise InspectorError(exc.message + (f" ({exc.hint})" if exc.hint else "")) from None
+        headers = dict(spec.headers)
+        if spec.bearer:
+            headers["Authorization"] = f"Bearer {spec.bearer}"
+        if headers and target.kind != "url":
+            raise InspectorError("headers and a bearer token apply to URL targets only")
+        connector: Any = (
+            UrlConnector(target.client_target, headers=headers)
+            if target.kind == "url"
+            else resolve_target(target.client_target)
+        )
+        self._wire = _PublishingWireLog(self.hub)
+        return Client(
+            self._wire.wrap(connector),
+            name=target.label,
+            mode=spec.mode,  # type: ignore[arg-type]
+            elicitation_handler=self._elicit,
+            url_elicitation=True,
+            sampling_handler=self._sample,
+            roots=lambda: list(self._roots),
+            logging_handler=self._on_log,
+            notification_handler=self._on_notification,
+            log_level="debug",
+            timeout=None,
+            initialize_timeout=CONNECT_TIMEOUT,
+            output_validation="off",
+        )
+
+    async def _own(self, client: Any, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
+        """Hold the client open until asked to stop or the server goes away."""
+        try:
+            async with client:
+                ready.set_result(None)
+                stopped = asyncio.create_task(stop.wait())
+                gone = asyncio.create_task(client.wait_disconnected())
+                try:
+                    await asyncio.wait({stopped, gone}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    stopped.cancel()
+                    gone.cancel()
+                if not stop.is_set():
+                    self.hub.publish("status", state="disconnected", error="the server went away")
+        except Exception as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+            else:
+                self.hub.publish("status", state="disconnected", error=describe_error(exc))
+
+    async def disconnect(self) -> None:
+        """Close the connection; calls in flight are cancelled and open questions declined."""
+        for task in list(self._calls.values()) + list(self._watches.values()):
+            task.cancel()
+        for future in self._questions.values():
+            if not future.done():
+                future.set_result({"action": "decline"})
+        owner, stop = self._owner, self._stop
+        self._owner = self._stop = None
+        if stop is not None:
+            stop.set()
+        if owner is not None:
+            with contextlib.suppress(BaseException):
+                await owner
+            self.hub.publish("status", state="disconnected")
+        self._client = None
+        self._watches.clear()
+
+    async def aclose(self) -> None:
+        await self.disconnect()
+
+    def summary(self) -> dict[str, Any]:
+        client = self.client
+        return {
+            "target": self._spec.target if self._spec else None,
+            "mode": self._spec.mode if self._spec else None,
+            "era": client.era,
+            "protocolVersion": client.protocol_version,
+            "serverInfo": client.server_info,
+            "instructions": client.instructions,
+            "capabilities": client.server_capabilities,
+            "clientCapabilities": client.client_capabilities,
+        }
+
+    def state(self) -> dict[str, Any]:
+        connected = self._client is not None and self._client.connected
+        return {
+            "connected": connected,
+            "server": self.summary() if connected else None,
+            "roots": list(self._roots),
+            "questions": [],
+        }
+
+    # -- features ------------------------------------------------------------------------------
+
+    async def list_all(self) -> dict[str, Any]:
+        """Tools, resources, templates and prompts — each only if the server offers it."""
+        client = self.client
+        caps = client.server_capabilities
+        out: dict[str, Any] = {"tools": [], "resources": [], "resourceTemplates": [], "prompts": []}
+        if "tools" in caps:
+            out["tools"] = _plain(await client.list_tools())
+            self._tool_defs = {tool["name"]: tool for tool in out["tools"]}
+        if "resources" in caps:
+            out["resources"] = _plain(await client.list_resources())
+            out["resourceTemplates"] = _plain(await client.list_resource_templates())
+        if "prompts" in caps:
+            out["prompts"] = _plain(await client.list_prompts())
+        return out
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any], call_id: str) -> Any:
+        """Run one tool call; progress goes out as events tagged with ``call_id``."""
+        client = self.client
+        if len(self._calls) >= MAX_CALLS_IN_FLIGHT:
+            raise InspectorError(f"{MAX_CALLS_IN_FLIGHT} calls are already running", status=429)
+        if call_id in self._calls:
+            raise InspectorError(f"call id {call_id!r} is already in use")
+
+        def progress(done: float, total: float | None, message: str | None) -> None:
+            self.hub.publish(
+                "progress", callId=call_id, progress=done, total=total, message=message
+            )
+
+        task = asyncio.create_task(
+            client.call_tool(name, dict(arguments), progress_callback=progress)
+        )
+        self._calls[call_id] = task
+        try:
+            result = await task
+        except asyncio.CancelledError:
+            if task.cancelled():
+                raise InspectorError("the call was cancelled", status=499) from None
+            raise
+        finally:
+            self._calls.pop(call_id, None)
+        plain = _plain(result)
+        return {"result": plain, "outputCheck": await self._check_output(name, plain)}
+
+    async def _check_output(self, name: str, result: dict[str, Any]) -> dict[str, Any] | None:
+        """Does ``structuredContent`` match the tool's ``outputSchema``? (``None``: no schema.)"""
+        if name not in self._tool_defs:
+            with contextlib.suppress(Exception):
+                await self.list_all()
+        schema = self._tool_defs.get(name, {}).get("outputSchema")
+        if schema is None or result.get("isError"):
+            return None
+        if "structuredContent" not in result:
+            return {
+                "ok": False,
+                "errors": ["the tool has an outputSchema but sent no structuredContent"],
+            }
+        return check_against_schema(result["structuredContent"], schema)
+
+    def cancel(self, call_id: str) -> bool:
+        task = self._calls.get(call_id)
+        if task is None:
+            return False
+        task.cancel()
+        return True
+
+    async def read_resource(self, uri: str) -> Any:
+        return _plain(await self.client.read_resource(uri))
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, str]) -> Any:
+        return _plain(await self.client.get_prompt(name, dict(arguments)))
+
+    async def complete(
+        self, ref: Mapping[str, Any], argument: str, value: str, context: Mapping[str, str]
+    ) -> Any:
+        return _plain(
+            await self.client.complete(ref, argument, value, context_arguments=dict(context))
+        )
+
+    async def set_log_level(self, level: str) -> None:
+        from mcpkit.protocol.errors import UsageError
+
+        try:
+            await self.client.set_logging_level(level)
+        except UsageError as exc:
+            raise InspectorError(str(exc)) from None
+
+    async def set_roots(self, roots: list[dict[str, str]]) -> None:
+        for root in roots:
+            if not str(root.get("uri", "")).startswith("file://"):
+                raise InspectorError(f"a root is a file:// URI, not {root.get('uri')!r}")
+        self._roots = [
+            {"uri": r["uri"], **({"name": r["name"]} if r.get("name") else {})} for r in roots
+        ]
+        if self._client is not None and self._client.connected:
+            await self._client.set_roots(lambda: list(self._roots))
+        self.hub.publish("roots", roots=self._roots)
+
+    async def watch(self, uri: str | None) -> str:
+        """Listen for changes (``uri``: that resource's updates; ``None``: list changes)."""
+        client = self.client
+        key = uri or "*lists*"
+        if key in self._watches:
+            return key
+        if uri is None:
+            subscription = client.listen(tools=True, prompts=True, resources=True)
+        else:
+            subscription = client.listen(resource_uris=[uri])
+        started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._watches[key] = asyncio.create_task(self._run_watch(key, subscription, started))
+        try:
+            await started
+        except BaseException:
+            self._watches.pop(key, None)
+            raise
+        return key
+
+    async def _run_watch(self, key: str, subscription: Any, started: asyncio.Future[None]) -> None:
+        try:
+            async with subscription as notes:
+                started.set_result(None)
+                async for note in notes:
+                    plain = _plain(note)
+                    self.hub.publish(
+                        "update", watch=key, method=plain.get("method"), params=plain.get("params")
+                    )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if not started.done():
+                started.set_exception(InspectorError(describe_error(exc), status=502))
+            else:
+                self.hub.publish("update", watch=key, error=describe_error(exc))
+        finally:
+            self._watches.pop(key, None)
+
+    def unwatch(self, key: str) -> bool:
+        task = self._watches.pop(key, None)
+        if task is None:
+            return False
+        task.cancel()
+        return True
+
+    def watches(self) -> list[str]:
+        return sorted(self._watches)
+
+    def wire_jsonl(self) -> str:
+        """The whole transcript as JSON lines (``{"dir": "out"|"in", "msg": {...}}``)."""
+        if self._wire is None:
+            return ""
+        lines = [
+            json.dumps({"dir": "out" if d == "→" else "in", "msg": m}, ensure_ascii=False)
+            for d, m in self._wire.entries
+        ]
+        return "".join(line + "\n" for line in lines)
+
+    # -- the server's questions and notifications ----------------------------------------------
+
+    async def _ask(self, kind: str, params: Any, context: Any) -> Any:
+        if len(self._questions) >= MAX_OPEN_QUESTIONS:
+            return None
+        question_id = f"q{next(self._ids)}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._questions[question_id] = future
+        self.hub.publish(
+            "question",
+            id=question_id,
+            kind=kind,
+            params=_plain(params),
+            defaults=getattr(context, "defaults", {}),
+            during=getattr(context, "asked_during", None),
+        )
+        try:
+            return await future
+        finally:
+            self._questions.pop(question_id, None)
+            self.hub.publish("question-closed", id=question_id)
+
+    async def _elicit(self, params: Any, context: Any) -> Any:
+        answer = await self._ask("elicitation", params, context)
+        return answer if answer is not None else {"action": "decline"}
+
+    async def _sample(self, params: Any, context: Any) -> Any:
+        answer = await self._ask("sampling", params, context)
+        if answer is None or answer.get("action") == "decline":
+            from mcpkit.protocol.errors import JSONRPCError
+
+            raise JSONRPCError("the person declined the sampling request", code=-1)
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": str(answer.get("text", ""))},
+            "model": str(answer.get("model") or "human (mcpkit inspector)"),
+            "stopReason": "endTurn",
+        }
+
+    def answer(self, question_id: str, answer: Mapping[str, Any]) -> None:
+        future = self._questions.get(question_id)
+        if future is None or future.done():
+            raise InspectorError(f"no open question {question_id!r}", status=404)
+        action = answer.get("action")
+        if action not in ("accept", "decline", "cancel"):
+            raise InspectorError('an answer\'s action is "accept", "decline" or "cancel"')
+        future.set_result(dict(answer))
+
+    def _on_log(self, params: Any) -> None:
+        self.hub.publish(
+            "log",
+            level=getattr(params, "level", "info"),
+            logger=getattr(params, "logger", None),
+            data=_plain(getattr(params, "data", None)),
+        )
+
+    def _on_notification(self, note: Any) -> None:
+        plain = _plain(note)
+        self.hub.publish("notification", method=plain.get("method"), params=plain.get("params"))
+
+
+def check_against_schema(value: Any, schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate ``value`` with the schema's own dialect (2020-12 by default); local refs only."""
+    import jsonschema
+
+    try:
+        validator_class = jsonschema.validators.validator_for(
+            schema, jsonschema.Draft202012Validator
+        )
+        validator = validator_class(schema)
+        errors = [
+            f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"
+            for error in validator.iter_errors(value)
+        ]
+    except (jsonschema.SchemaError, jsonschema.exceptions.RefResolutionError) as exc:
+        return {"ok": False, "errors": [f"the outputSchema itself is invalid: {exc}"]}
+    return {"ok": not errors, "errors": errors[:20]}
+
+
+def describe_error(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    from mcpkit.cli.errors import explain
+
+    error = explain(exc, target="the server")
+    return error.message + (f" ({error.hint})" if error.hint else "")

@@ -1,0 +1,570 @@
+// The inspector page: talks to the local backend (/api/*) with the one-time token, renders what
+// the server offers, and shows every event the backend streams (wire, progress, logs, questions).
+import { el, schemaForm } from "/static/forms.js";
+
+const token = new URLSearchParams(location.search).get("token") || "";
+history.replaceState(null, "", "/"); // keep the token out of the address bar and history
+const $ = (id) => document.getElementById(id);
+const state = { lists: { tools: [], resources: [], resourceTemplates: [], prompts: [] }, calls: new Map(), questions: new Map(), wire: [], callSeq: 0 };
+
+// -- the API -------------------------------------------------------------------------------------
+async function api(path, body) {
+  const init = { method: body === undefined ? "GET" : "POST", headers: { "X-Inspector-Token": token } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  return data;
+}
+
+// -- panels (tabs: arrows move between them, Enter/Space or click selects) -----------------------
+const tabs = [...document.querySelectorAll('[role="tab"]')];
+function showPanel(name) {
+  for (const tab of tabs) {
+    const selected = tab.id === "tab-" + name;
+    tab.setAttribute("aria-selected", String(selected));
+    tab.tabIndex = selected ? 0 : -1;
+    $(tab.getAttribute("aria-controls")).hidden = !selected;
+  }
+}
+tabs.forEach((tab, index) => {
+  tab.addEventListener("click", () => showPanel(tab.id.slice(4)));
+  tab.addEventListener("keydown", (event) => {
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+    if (!step) return;
+    const next = tabs[(index + step + tabs.length) % tabs.length];
+    next.focus();
+    showPanel(next.id.slice(4));
+  });
+});
+showPanel("connect");
+
+// -- connection ----------------------------------------------------------------------------------
+function setStatus(text, kind) {
+  const status = $("status");
+  status.textContent = text;
+  status.className = "pill " + (kind || "");
+}
+
+function lines(text, sep) {
+  const out = {};
+  for (const line of text.split("\n")) {
+    const at = line.indexOf(sep);
+    if (at > 0) out[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return out;
+}
+
+$("connect-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("connect-error").hidden = true;
+  setStatus("connecting…");
+  try {
+    const server = await api("/api/connect", {
+      target: $("target").value.trim(), mode: $("mode").value,
+      headers: lines($("headers").value, ":"), bearer: $("bearer").value || null, env: lines($("env").value, "="),
+    });
+    await connected(server);
+  } catch (error) {
+    setStatus("not connected", "failed");
+    $("connect-error").textContent = error.message;
+    $("connect-error").hidden = false;
+  }
+});
+$("disconnect").addEventListener("click", async () => {
+  await api("/api/disconnect", {});
+  setStatus("not connected");
+});
+
+async function connected(server) {
+  const info = server.serverInfo || {};
+  setStatus("connected", "connected");
+  $("server-line").textContent = `${info.name || "?"} ${info.version || ""} · ${server.era} · ${server.protocolVersion}`;
+  if (server.target) $("target").value = server.target;
+  const facts = $("server-facts");
+  facts.replaceChildren();
+  for (const [key, value] of [["name", info.name], ["title", info.title], ["version", info.version], ["era", server.era], ["protocol version", server.protocolVersion], ["mode", server.mode]]) {
+    if (value) facts.append(el("dt", { text: key }), el("dd", { text: value, "data-fact": key }));
+  }
+  $("server-instructions").textContent = server.instructions || "(none)";
+  $("server-capabilities").textContent = JSON.stringify(server.capabilities, null, 2);
+  $("server-info").hidden = false;
+  await refreshLists();
+}
+
+async function refreshLists() {
+  state.lists = await api("/api/lists");
+  renderTools();
+  renderResources();
+  renderPrompts();
+}
+
+// -- tools ---------------------------------------------------------------------------------------
+function listButton(list, title, sub, onSelect) {
+  const button = el("button", { type: "button" }, el("span", { text: title }), sub ? el("span", { class: "sub", text: sub }) : null);
+  button.addEventListener("click", () => {
+    for (const other of list.querySelectorAll("button")) other.removeAttribute("aria-current");
+    button.setAttribute("aria-current", "true");
+    onSelect();
+  });
+  list.append(el("li", {}, button));
+  return button;
+}
+
+function renderTools() {
+  const list = $("tool-list");
+  list.replaceChildren();
+  if (!state.lists.tools.length) list.append(el("li", { class: "muted", text: "No tools." }));
+  for (const tool of state.lists.tools) listButton(list, tool.name, tool.title || tool.description || "", () => showTool(tool));
+}
+
+function annotationTags(annotations) {
+  const tags = el("p");
+  for (const [key, label] of [["readOnlyHint", "read-only"], ["destructiveHint", "destructive"], ["idempotentHint", "idempotent"], ["openWorldHint", "open world"]]) {
+    if (annotations && annotations[key] !== undefined) tags.append(el("span", { class: "tag", text: `${label}: ${annotations[key]}` }));
+  }
+  return tags;
+}
+
+function showTool(tool) {
+  const detail = $("tool-detail");
+  const form = schemaForm(tool.inputSchema);
+  const call = el("button", { type: "submit", id: "call-tool", text: "Call" });
+  const cancel = el("button", { type: "button", id: "cancel-tool", text: "Cancel", disabled: true });
+  const bar = el("progress", { id: "tool-progress", hidden: true, max: 1 });
+  const progressText = el("span", { id: "tool-progress-text", class: "muted" });
+  const result = el("div", { id: "tool-result", "aria-live": "polite" });
+  const formNode = el("form", { id: "tool-form" }, form.node, el("div", { class: "actions" }, call, cancel, bar, progressText));
+  detail.replaceChildren(
+    el("h2", { text: tool.title || tool.name }), el("p", { class: "muted", text: tool.description || "" }),
+    annotationTags(tool.annotations), formNode,
+    el("details", {}, el("summary", { text: "Schemas" }), el("h3", { text: "inputSchema" }), el("pre", { text: JSON.stringify(tool.inputSchema, null, 2) }),
+      tool.outputSchema ? el("h3", { text: "outputSchema" }) : null, tool.outputSchema ? el("pre", { text: JSON.stringify(tool.outputSchema, null, 2) }) : null),
+    result,
+  );
+  formNode.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    let args;
+    try {
+      args = form.read();
+    } catch (error) {
+      result.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+      return;
+    }
+    const callId = "c" + ++state.callSeq;
+    state.calls.set(callId, { bar, progressText });
+    call.disabled = true;
+    cancel.disabled = false;
+    bar.hidden = false;
+    bar.removeAttribute("value");
+    progressText.textContent = "";
+    result.replaceChildren(el("p", { class: "muted", text: "calling…" }));
+    const onCancel = () => api("/api/cancel", { callId });
+    cancel.addEventListener("click", onCancel, { once: true });
+    try {
+      const answer = await api("/api/call", { name: tool.name, arguments: args, callId });
+      renderToolResult(result, answer);
+    } catch (error) {
+      result.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+    } finally {
+      state.calls.delete(callId);
+      call.disabled = false;
+      cancel.disabled = true;
+      cancel.removeEventListener("click", onCancel);
+      bar.hidden = true;
+    }
+  });
+  form.focus();
+}
+
+function renderToolResult(box, answer) {
+  const result = answer.result;
+  const node = el("div", { class: "result " + (result.isError ? "is-error" : "ok"), "data-is-error": String(!!result.isError) });
+  node.append(el("h3", { text: result.isError ? "Error result (isError)" : "Result" }));
+  for (const item of result.content || []) node.append(renderContent(item));
+  if (result.structuredContent !== undefined) {
+    node.append(el("h3", { text: "structuredContent" }), el("pre", { text: JSON.stringify(result.structuredContent, null, 2) }));
+  }
+  const check = answer.outputCheck;
+  if (check) {
+    node.append(el("p", { class: check.ok ? "muted" : "error", "data-output-check": check.ok ? "ok" : "failed", text: check.ok ? "✓ structuredContent matches the outputSchema" : "✗ structuredContent violates the outputSchema: " + check.errors.join("; ") }));
+  }
+  box.replaceChildren(node);
+}
+
+function blobUrl(base64, mimeType) {
+  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  return URL.createObjectURL(new Blob([bytes], { type: mimeType || "application/octet-stream" }));
+}
+
+function renderContent(item) {
+  switch (item.type) {
+    case "text":
+      return el("pre", { class: "content text", text: item.text });
+    case "image":
+      return el("img", { class: "content", alt: "image content (" + item.mimeType + ")", src: `data:${item.mimeType};base64,${item.data}` });
+    case "audio":
+      return el("audio", { class: "content", controls: true, src: blobUrl(item.data, item.mimeType) });
+    case "resource_link":
+      return el("p", {}, el("span", { class: "tag", text: "resource link" }), el("a", { href: "#", "data-uri": item.uri, text: item.name || item.uri }));
+    case "resource": {
+      const res = item.resource || {};
+      return el("div", { class: "content embedded" }, el("span", { class: "tag", text: "embedded " + res.uri }), renderResourceContents(res));
+    }
+    default:
+      return el("pre", { text: JSON.stringify(item, null, 2) });
+  }
+}
+
+function renderResourceContents(contents) {
+  if (contents.text !== undefined) return el("pre", { class: "resource-text", text: contents.text });
+  if (contents.blob !== undefined) {
+    if ((contents.mimeType || "").startsWith("image/")) return el("img", { class: "content", alt: contents.uri, src: `data:${contents.mimeType};base64,${contents.blob}` });
+    const name = (contents.uri || "resource").split("/").pop() || "resource";
+    return el("a", { class: "download", href: blobUrl(contents.blob, contents.mimeType), download: name, text: `download ${name} (${contents.mimeType || "binary"})` });
+  }
+  return el("pre", { text: JSON.stringify(contents, null, 2) });
+}
+
+// -- resources -----------------------------------------------------------------------------------
+function renderResources() {
+  const list = $("resource-list");
+  list.replaceChildren();
+  for (const resource of state.lists.resources) listButton(list, resource.name || resource.uri, resource.uri, () => showResource(resource.uri, resource));
+  const templates = $("template-list");
+  templates.replaceChildren();
+  for (const template of state.lists.resourceTemplates) listButton(templates, template.name || template.uriTemplate, template.uriTemplate, () => showTemplate(template));
+}
+
+async function showResource(uri, resource) {
+  const detail = $("resource-detail");
+  const subscribe = el("button", { type: "button", id: "subscribe", text: "Subscribe to updates" });
+  const body = el("div", { id: "resource-body" }, el("p", { class: "muted", text: "reading…" }));
+  detail.replaceChildren(el("h2", { text: (resource && resource.name) || uri }), el("p", { class: "muted", text: uri }), el("div", { class: "actions" }, subscribe), body);
+  subscribe.addEventListener("click", async () => {
+    try {
+      await api("/api/watch", { uri });
+      subscribe.textContent = "Subscribed";
+      subscribe.disabled = true;
+    } catch (error) {
+      body.prepend(el("p", { class: "error", role: "alert", text: error.message }));
+    }
+  });
+  try {
+    const read = await api("/api/read", { uri });
+    body.replaceChildren(...read.contents.map(renderResourceContents));
+  } catch (error) {
+    body.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+  }
+}
+
+function templateVariables(template) {
+  const names = [];
+  for (const match of template.matchAll(/\{([^}]+)\}/g)) {
+    for (const part of match[1].replace(/^[+#./;?&]/, "").split(",")) names.push(part.replace(/\*$|:\d+$/, ""));
+  }
+  return names;
+}
+
+function expandTemplate(template, values) {
+  return template.replace(/\{([+#./;?&]?)([^}]+)\}/g, (_, op, vars) => {
+    const parts = vars.split(",").map((v) => v.replace(/\*$|:\d+$/, "")).filter((v) => values[v]);
+    if (!parts.length) return "";
+    const enc = (v) => (op === "+" || op === "#" ? encodeURI(v) : encodeURIComponent(v));
+    if (op === "?" || op === "&") return op + parts.map((v) => `${v}=${enc(values[v])}`).join("&");
+    const prefix = { "": "", "+": "", "#": "#", ".": ".", "/": "/", ";": ";" }[op];
+    return prefix + parts.map((v) => enc(values[v])).join(op === "" || op === "+" ? "," : prefix || ",");
+  });
+}
+
+function showTemplate(template) {
+  const detail = $("resource-detail");
+  const names = templateVariables(template.uriTemplate);
+  const form = schemaForm({ type: "object", properties: Object.fromEntries(names.map((n) => [n, { type: "string" }])) });
+  const read = el("button", { type: "submit", text: "Read" });
+  const formNode = el("form", { id: "template-form" }, form.node, el("div", { class: "actions" }, read));
+  detail.replaceChildren(el("h2", { text: template.name || template.uriTemplate }), el("p", { class: "muted", text: template.uriTemplate }), formNode);
+  formNode.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const uri = expandTemplate(template.uriTemplate, form.read());
+    showResource(uri, { name: uri });
+  });
+}
+
+$("watch-lists").addEventListener("click", async () => {
+  await api("/api/watch", { uri: null });
+  $("watch-lists").textContent = "Watching list changes";
+  $("watch-lists").disabled = true;
+});
+
+// -- prompts -------------------------------------------------------------------------------------
+function renderPrompts() {
+  const list = $("prompt-list");
+  list.replaceChildren();
+  for (const prompt of state.lists.prompts) listButton(list, prompt.name, prompt.title || prompt.description || "", () => showPrompt(prompt));
+}
+
+function showPrompt(prompt) {
+  const detail = $("prompt-detail");
+  const inputs = {};
+  const fields = el("div", { class: "fields" });
+  for (const argument of prompt.arguments || []) {
+    const id = "arg-" + argument.name;
+    const datalist = el("datalist", { id: id + "-options" });
+    const input = el("input", { id, name: argument.name, required: argument.required, list: id + "-options", autocomplete: "off" });
+    input.addEventListener("input", async () => {
+      try {
+        const others = Object.fromEntries(Object.entries(inputs).filter(([k, i]) => k !== argument.name && i.value).map(([k, i]) => [k, i.value]));
+        const answer = await api("/api/complete", { ref: { type: "ref/prompt", name: prompt.name }, argument: argument.name, value: input.value, context: others });
+        datalist.replaceChildren(...answer.completion.values.map((v) => el("option", { value: v })));
+        input.dataset.suggestions = answer.completion.values.join("|");
+      } catch {
+        // completion is optional; typing still works without it
+      }
+    });
+    inputs[argument.name] = input;
+    fields.append(el("div", { class: "field" }, el("label", { for: id, text: argument.name + (argument.required ? " *" : "") }), input, datalist, argument.description ? el("small", { class: "help", text: argument.description }) : null));
+  }
+  const get = el("button", { type: "submit", text: "Get prompt" });
+  const output = el("div", { id: "prompt-result", "aria-live": "polite" });
+  const form = el("form", { id: "prompt-form" }, fields, el("div", { class: "actions" }, get));
+  detail.replaceChildren(el("h2", { text: prompt.title || prompt.name }), el("p", { class: "muted", text: prompt.description || "" }), form, output);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const args = Object.fromEntries(Object.entries(inputs).filter(([, i]) => i.value).map(([k, i]) => [k, i.value]));
+    try {
+      const result = await api("/api/prompt", { name: prompt.name, arguments: args });
+      output.replaceChildren(...(result.description ? [el("p", { class: "muted", text: result.description })] : []),
+        ...result.messages.map((m) => el("div", { class: "card message" }, el("span", { class: "tag", text: m.role }), renderContent(m.content))));
+    } catch (error) {
+      output.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+    }
+  });
+}
+
+// -- questions from the server --------------------------------------------------------------------
+function updateQuestionCount() {
+  const count = state.questions.size;
+  $("question-count").textContent = String(count);
+  $("question-count").hidden = count === 0;
+}
+
+function showQuestion(event) {
+  const box = el("form", { class: "card question", id: "question-" + event.id, "data-kind": event.kind });
+  const answer = async (body) => {
+    try {
+      await api("/api/answer", { id: event.id, answer: body });
+    } catch (error) {
+      box.append(el("p", { class: "error", role: "alert", text: error.message }));
+    }
+  };
+  const params = event.params || {};
+  if (event.kind === "elicitation" && params.mode === "url") {
+    box.append(el("h2", { text: "The server asks you to open a page" }), el("p", { text: params.message }),
+      el("p", {}, el("a", { href: params.url, target: "_blank", rel: "noopener noreferrer", text: params.url })));
+    const done = el("button", { type: "submit", text: "Done" });
+    const decline = el("button", { type: "button", text: "Decline" });
+    box.append(el("div", { class: "actions" }, done, decline));
+    box.addEventListener("submit", (e) => { e.preventDefault(); answer({ action: "accept" }); });
+    decline.addEventListener("click", () => answer({ action: "decline" }));
+  } else if (event.kind === "elicitation") {
+    const form = schemaForm(params.requestedSchema, event.defaults);
+    const accept = el("button", { type: "submit", text: "Accept" });
+    const decline = el("button", { type: "button", text: "Decline" });
+    const cancel = el("button", { type: "button", text: "Cancel" });
+    const problem = el("p", { class: "error", role: "alert" });
+    box.append(el("h2", { text: "The server asks" + (event.during ? ` (during ${event.during})` : "") }), el("p", { class: "message", text: params.message }), form.node, problem, el("div", { class: "actions" }, accept, decline, cancel));
+    box.addEventListener("submit", (e) => {
+      e.preventDefault();
+      try {
+        answer({ action: "accept", content: form.read() });
+      } catch (error) {
+        problem.textContent = error.message;
+      }
+    });
+    decline.addEventListener("click", () => answer({ action: "decline" }));
+    cancel.addEventListener("click", () => answer({ action: "cancel" }));
+    setTimeout(() => form.focus(), 0);
+  } else {
+    const reply = el("textarea", { id: "sampling-reply-" + event.id, rows: 4, "aria-label": "your reply as the model" });
+    const send = el("button", { type: "submit", text: "Send reply" });
+    const decline = el("button", { type: "button", text: "Decline" });
+    box.append(el("h2", { text: "The server asks the model (sampling)" }));
+    if (params.systemPrompt) box.append(el("p", { class: "muted", text: "system: " + params.systemPrompt }));
+    for (const message of params.messages || []) box.append(el("div", {}, el("span", { class: "tag", text: message.role }), renderContent(message.content && !Array.isArray(message.content) ? message.content : { type: "text", text: JSON.stringify(message.content) })));
+    box.append(el("label", { for: reply.id, text: "Reply" }), reply, el("div", { class: "actions" }, send, decline));
+    box.addEventListener("submit", (e) => { e.preventDefault(); answer({ action: "accept", text: reply.value }); });
+    decline.addEventListener("click", () => answer({ action: "decline" }));
+  }
+  state.questions.set(event.id, box);
+  $("question-list").append(box);
+  updateQuestionCount();
+  showPanel("questions");
+}
+
+function closeQuestion(id) {
+  const box = state.questions.get(id);
+  if (box) box.remove();
+  state.questions.delete(id);
+  updateQuestionCount();
+}
+
+// -- roots ---------------------------------------------------------------------------------------
+function rootRow(root) {
+  const n = $("root-rows").children.length;
+  const uri = el("input", { id: "root-uri-" + n, value: root.uri || "", placeholder: "file:///path/to/folder", "aria-label": "root URI" });
+  const name = el("input", { id: "root-name-" + n, value: root.name || "", placeholder: "name", "aria-label": "root name" });
+  const remove = el("button", { type: "button", class: "small", text: "remove" });
+  const row = el("div", { class: "row root" }, uri, name, remove);
+  remove.addEventListener("click", () => row.remove());
+  $("root-rows").append(row);
+  return uri;
+}
+$("add-root").addEventListener("click", () => rootRow({}).focus());
+$("roots-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const roots = [...$("root-rows").children].map((row) => {
+    const [uri, name] = row.querySelectorAll("input");
+    return { uri: uri.value.trim(), name: name.value.trim() };
+  }).filter((r) => r.uri);
+  try {
+    await api("/api/roots", { roots });
+    $("roots-error").hidden = true;
+  } catch (error) {
+    $("roots-error").textContent = error.message;
+    $("roots-error").hidden = false;
+  }
+});
+
+// -- wire and logs --------------------------------------------------------------------------------
+function wireLabel(msg) {
+  if (msg.method) return msg.method + (msg.id !== undefined ? ` #${msg.id}` : "");
+  return (msg.error ? "error" : "result") + ` #${msg.id}`;
+}
+
+function wireVisible(entry) {
+  const dir = $("wire-dir").value;
+  const filter = $("wire-method").value.trim();
+  if (dir && entry.dir !== dir) return false;
+  if (filter && !wireLabel(entry.msg).includes(filter) && !(entry.method || "").includes(filter)) return false;
+  return true;
+}
+
+const requestMethods = new Map();
+function addWire(event) {
+  const msg = event.msg;
+  if (msg.method && msg.id !== undefined) requestMethods.set(`${event.dir}:${msg.id}`, msg.method);
+  const method = msg.method || requestMethods.get(`${event.dir === "in" ? "out" : "in"}:${msg.id}`) || "";
+  const entry = { ...event, method };
+  state.wire.push(entry);
+  const text = JSON.stringify(msg);
+  const row = el("tr", { "data-dir": event.dir, "data-method": method }, el("td", { text: event.t.toFixed(0) }), el("td", { text: event.dir === "out" ? "→" : "←" }),
+    el("td", { text: wireLabel(msg) + (msg.method ? "" : method ? ` (${method})` : "") }), el("td", { class: "msg", tabindex: 0, text }));
+  row.querySelector(".msg").addEventListener("click", (e) => toggleWire(row, msg, e.currentTarget));
+  row.querySelector(".msg").addEventListener("keydown", (e) => { if (e.key === "Enter") toggleWire(row, msg, e.currentTarget); });
+  row.hidden = !wireVisible(entry);
+  entry.row = row;
+  $("wire-rows").append(row);
+}
+function toggleWire(row, msg, cell) {
+  const open = row.classList.toggle("open");
+  cell.textContent = open ? JSON.stringify(msg, null, 2) : JSON.stringify(msg);
+}
+function filterWire() {
+  for (const entry of state.wire) entry.row.hidden = !wireVisible(entry);
+}
+$("wire-method").addEventListener("input", filterWire);
+$("wire-dir").addEventListener("change", filterWire);
+$("wire-clear").addEventListener("click", () => { state.wire = []; $("wire-rows").replaceChildren(); });
+$("wire-export").addEventListener("click", async () => {
+  const response = await fetch("/api/wire.jsonl", { headers: { "X-Inspector-Token": token } });
+  const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "mcp-wire.jsonl" });
+  document.body.append(link);
+  link.click();
+  link.remove();
+});
+
+$("set-log-level").addEventListener("click", async () => {
+  try {
+    await api("/api/log-level", { level: $("log-level").value });
+    addLog({ level: "info", logger: "inspector", data: "log level set to " + $("log-level").value });
+  } catch (error) {
+    addLog({ level: "error", logger: "inspector", data: error.message });
+  }
+});
+function addLog(event) {
+  const data = typeof event.data === "string" ? event.data : JSON.stringify(event.data);
+  $("log-lines").append(el("li", { "data-level": event.level, text: `${event.level}${event.logger ? " [" + event.logger + "]" : ""}: ${data}` }));
+}
+
+// -- the event stream -----------------------------------------------------------------------------
+function onEvent(event) {
+  switch (event.type) {
+    case "wire": addWire(event); break;
+    case "progress": {
+      const call = state.calls.get(event.callId);
+      if (call) {
+        if (event.total) { call.bar.max = event.total; call.bar.value = event.progress; } else call.bar.removeAttribute("value");
+        call.progressText.textContent = `${event.progress}${event.total ? "/" + event.total : ""}${event.message ? " " + event.message : ""}`;
+      }
+      break;
+    }
+    case "log": addLog(event); break;
+    case "question": showQuestion(event); break;
+    case "question-closed": closeQuestion(event.id); break;
+    case "update": {
+      const text = event.error ? `error: ${event.error}` : `${event.method} ${event.params && event.params.uri ? event.params.uri : ""}`;
+      $("updates").append(el("li", { "data-method": event.method || "", text: `${event.t.toFixed(0)} ms ${text}` }));
+      if (event.method && event.method.endsWith("list_changed")) refreshLists();
+      break;
+    }
+    case "notification":
+      if (event.method && event.method.endsWith("list_changed")) refreshLists();
+      break;
+    case "status":
+      if (event.state === "disconnected") setStatus("disconnected" + (event.error ? ": " + event.error : ""), event.error ? "failed" : "");
+      break;
+    default: break;
+  }
+}
+
+async function streamEvents() {
+  for (let delay = 500; ; delay = Math.min(delay * 2, 8000)) {
+    try {
+      const response = await fetch("/api/events", { headers: { "X-Inspector-Token": token } });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      delay = 500;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let newline;
+        while ((newline = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          if (line) onEvent(JSON.parse(line));
+        }
+      }
+    } catch {
+      // the backend went away or restarted; try again shortly
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+// -- start ---------------------------------------------------------------------------------------
+(async () => {
+  const initial = await api("/api/state");
+  for (const root of initial.roots) rootRow(root);
+  streamEvents();
+  if (initial.connected) await connected(initial.server);
+  document.body.dataset.ready = "true";
+})().catch((error) => {
+  setStatus(error.message, "failed");
+});
