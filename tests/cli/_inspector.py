@@ -89,8 +89,8 @@ def chromium_path() -> str:
     if found:
         return found
     if os.environ.get("CI"):
-        raise AssertionError("Chromium is missing in CI: scripts/install-system should install it")
-    pytest.skip("Chromium is not installed (apt-get install chromium, or run scripts/install-system)")
+        raise AssertionError("Chromium is missing in CI: scripts/install-system installs it")
+    pytest.skip("Chromium is missing: run scripts/install-system (or apt-get install chromium)")
 
 
 def screenshot_dir(fallback: Path) -> Path:

@@ -91,7 +91,9 @@ class Running:
                 line = self.stdout.get(timeout=remaining)
             except queue.Empty:
                 continue
-            assert line is not None, f"stdout ended before {needle!r}: {seen}; stderr: {self._drain_stderr()}"
+            assert line is not None, (
+                f"stdout ended before {needle!r}: {seen}; stderr: {self._drain_stderr()}"
+            )
             seen.append(line)
             if needle in line:
                 return line

@@ -150,3 +150,32 @@ def test_a_port_in_use_is_one_clear_error(tmp_path: Path) -> None:
         ran = mcpkit("dev", "--port", str(port))
     assert ran.code != 0
     assert f"cannot serve the inspector on 127.0.0.1:{port}" in ran.err
+
+
+def test_the_page_assets_weigh_what_the_docs_say() -> None:
+    import re
+    from importlib.resources import files
+
+    from ._run import ROOT
+
+    doc = (ROOT / "docs" / "inspector.md").read_text(encoding="utf-8")
+    stated = re.search(r"the page's\s+assets\s+weigh\s+(\d+)\s+KiB", doc)
+    assert stated, "docs/inspector.md no longer states the assets' weight"
+    static = files("mcpkit.cli.inspector").joinpath("static")
+    total = sum(item.stat().st_size for item in Path(str(static)).iterdir())
+    assert abs(total / 1024 - int(stated.group(1))) <= 2, f"assets weigh {total / 1024:.1f} KiB"
+
+
+def test_the_shop_example_opens_a_working_page() -> None:
+    """The README's promise: `mcpkit dev examples/shop_server.py` on a plain clone."""
+    with run_inspector(str(EXAMPLES / "shop_server.py")) as running:
+        with _api(running) as api:
+            page = api.get("/", params={"token": running.token})
+            tools = api.get("/api/lists").json()["tools"]
+            found = api.post(
+                "/api/call",
+                json={"name": "search_products", "arguments": {"query": "跑步鞋"}, "callId": "s"},
+            ).json()
+        assert page.status_code == 200 and "<title>mcpkit inspector</title>" in page.text
+        assert "search_products" in {t["name"] for t in tools}
+        assert "Nike Air Max" in json.dumps(found, ensure_ascii=False)

@@ -24,7 +24,7 @@ __all__ = ["LOOPBACK", "bind_loopback", "inspector_url", "serve_inspector"]
 
 LOOPBACK: Final = "127.0.0.1"
 TOKEN_BYTES: Final = 24
-SHUTDOWN_GRACE_SECONDS: Final = 2.0
+SHUTDOWN_GRACE_SECONDS: Final = 2
 """On Ctrl-C, how long open pages (their event streams never end) may hold the exit."""
 
 
