@@ -9,12 +9,18 @@ at a few attribute writes, and a request without progress at one timer.
 from __future__ import annotations
 
 import asyncio
+from typing import Final
 
 from mcpkit._runtime.context import ProgressCallback
 from mcpkit.protocol.errors import RequestTimeout
 from mcpkit.types.jsonrpc import JSONObject
 
-__all__ = ["PendingRequest"]
+__all__ = ["DEFAULT_MAX_TOTAL_TIMEOUT", "PendingRequest"]
+
+DEFAULT_MAX_TOTAL_TIMEOUT: Final = 600.0
+"""How long progress notifications can keep one request alive in total when the caller set a
+``timeout`` but no ``max_timeout`` (``max_timeout=math.inf`` lifts it; longer work belongs in a
+task). A call without progress, or with ``timeout=None``, is not affected."""
 
 
 class PendingRequest:
@@ -62,6 +68,10 @@ class PendingRequest:
         """Start the deadline: ``timeout`` without news, never beyond ``max_timeout`` in total."""
         now = loop.time()
         self.timeout = timeout
+        if max_timeout is None and timeout is not None and self.progress_callback is not None:
+            # progress may move the deadline: never let it do so forever (a hostile or stuck
+            # peer reporting progress would hold the call open for good)
+            max_timeout = max(DEFAULT_MAX_TOTAL_TIMEOUT, timeout)
         self._max_timeout = max_timeout
         self.hard_deadline = None if max_timeout is None else now + max_timeout
         self.deadline = self._next_deadline(now)
@@ -83,7 +93,7 @@ class PendingRequest:
     def timeout_error(self) -> RequestTimeout:
         hit_max = self.hard_deadline is not None and self.deadline >= self.hard_deadline
         limit = self._max_timeout if hit_max or self.timeout is None else self.timeout
-        return RequestTimeout(self.method, limit or 0.0)
+        return RequestTimeout(self.method, limit or 0.0, total=hit_max and self.timeout is not None)
 
     def _next_deadline(self, now: float) -> float:
         soft = None if self.timeout is None else now + self.timeout

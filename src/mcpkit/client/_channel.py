@@ -21,6 +21,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, Literal, Protocol
 
+from mcpkit._runtime.pending import DEFAULT_MAX_TOTAL_TIMEOUT
 from mcpkit._runtime.session import ProgressCallback, Session
 from mcpkit.client.connectors import ExchangeTransport
 from mcpkit.protocol.errors import ConnectionBroken, ConnectionClosed, JSONRPCError, RequestTimeout
@@ -287,12 +288,16 @@ async def _await_with_deadline(
 ) -> Any:
     if timeout is None and max_timeout is None:
         return await exchange
+    if resets and max_timeout is None and timeout is not None:
+        max_timeout = max(DEFAULT_MAX_TOTAL_TIMEOUT, timeout)  # progress never extends forever
     loop = asyncio.get_running_loop()
     hard = None if max_timeout is None else loop.time() + max_timeout
     while True:
         wait = timeout
+        capped = False  # this wait ends at the total cap, not at the no-news deadline
         if hard is not None:
             left = hard - loop.time()
+            capped = wait is None or left <= wait
             wait = left if wait is None else min(wait, left)
         progressed.clear()
         waiter = asyncio.ensure_future(progressed.wait())
@@ -308,4 +313,6 @@ async def _await_with_deadline(
             return exchange.result()
         if resets and waiter in done and (hard is None or loop.time() < hard):
             continue
+        if (capped or (hard is not None and loop.time() >= hard)) and timeout is not None:
+            raise RequestTimeout(method, max_timeout or 0.0, total=True)
         raise RequestTimeout(method, (timeout if timeout is not None else max_timeout) or 0.0)

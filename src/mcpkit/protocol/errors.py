@@ -223,10 +223,17 @@ class ConnectionBroken(TransportError):
 class RequestTimeout(MCPError, TimeoutError):
     """A request we sent got no response before its deadline. Never sent by the peer."""
 
-    def __init__(self, method: str, timeout: float) -> None:
-        super().__init__(f"{method} got no response within {timeout:g} s")
+    def __init__(self, method: str, timeout: float, *, total: bool = False) -> None:
+        text = f"{method} got no response within {timeout:g} s"
+        if total:
+            text += (
+                " in total (max_timeout: progress notifications extend a deadline only up to "
+                "it; raise max_timeout for longer calls)"
+            )
+        super().__init__(text)
         self.method = method
         self.timeout = timeout
+        self.total = total
 
 
 class RequestCancelled(MCPError):
