@@ -1,7 +1,121 @@
-"""mcpkit: the Model Context Protocol for Python."""
+"""mcpkit: the Model Context Protocol for Python.
+
+The names most programs need are importable from here::
+
+    from mcpkit import Server, Context, Client, SyncClient, Host, ToolError
+
+plus every exception of :mod:`mcpkit.errors`. Everything else lives in its subpackage
+(``mcpkit.server``, ``mcpkit.client``, ``mcpkit.types`` …); ``docs/api.md`` lists the whole
+public surface on one page. Names load on first use (PEP 562), so ``import mcpkit`` stays cheap
+for a stdio server's start.
+"""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from mcpkit import errors as _errors
+
+if TYPE_CHECKING:
+    from mcpkit.client import Client, Host, SyncClient, SyncHost
+    from mcpkit.errors import (
+        AuthorizationError,
+        ClientError,
+        ConnectionBroken,
+        ConnectionClosed,
+        IncompatibleServer,
+        InputRequiredLoopExceeded,
+        InputValidationError,
+        InternalError,
+        InvalidParams,
+        InvalidRequest,
+        JSONRPCError,
+        LocalProtocolError,
+        MCPError,
+        MethodNotFound,
+        MissingRequiredClientCapability,
+        OutputValidationError,
+        RemoteProtocolError,
+        RequestCancelled,
+        RequestTimeout,
+        ResourceNotFound,
+        ScopeRequired,
+        ServerMisbehaved,
+        ServerUnavailable,
+        ToolError,
+        TransportError,
+        UnknownTool,
+        UnsupportedInEra,
+        UnsupportedProtocolVersion,
+        URLElicitationRequired,
+        UsageError,
+    )
+    from mcpkit.server import Context, ElicitAnswer, Server
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = [
+    "AuthorizationError",
+    "Client",
+    "ClientError",
+    "ConnectionBroken",
+    "ConnectionClosed",
+    "Context",
+    "ElicitAnswer",
+    "Host",
+    "IncompatibleServer",
+    "InputRequiredLoopExceeded",
+    "InputValidationError",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "JSONRPCError",
+    "LocalProtocolError",
+    "MCPError",
+    "MethodNotFound",
+    "MissingRequiredClientCapability",
+    "OutputValidationError",
+    "RemoteProtocolError",
+    "RequestCancelled",
+    "RequestTimeout",
+    "ResourceNotFound",
+    "ScopeRequired",
+    "Server",
+    "ServerMisbehaved",
+    "ServerUnavailable",
+    "SyncClient",
+    "SyncHost",
+    "ToolError",
+    "TransportError",
+    "URLElicitationRequired",
+    "UnknownTool",
+    "UnsupportedInEra",
+    "UnsupportedProtocolVersion",
+    "UsageError",
+    "__version__",
+]
+
+_WHERE: dict[str, str] = {
+    "Client": "mcpkit.client",
+    "Context": "mcpkit.server",
+    "ElicitAnswer": "mcpkit.server",
+    "Host": "mcpkit.client",
+    "Server": "mcpkit.server",
+    "SyncClient": "mcpkit.client",
+    "SyncHost": "mcpkit.client",
+    **dict.fromkeys(_errors.__all__, "mcpkit.errors"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcpkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcpkit.contrib.auth.conformance import UNSUPPORTED_SCENARIOS, client_auth_from_context
+from _oauth_context import UNSUPPORTED_SCENARIOS, client_auth_from_context
+
 from mcpkit.transports.http.client import HttpClientConnector
 
 __all__ = ["authorized_target", "unsupported_reason"]

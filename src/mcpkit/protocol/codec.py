@@ -25,6 +25,14 @@ from mcpkit.types.jsonrpc import (
     message_to_dict,
 )
 
+__all__ = [
+    "decode_json",
+    "decode_message",
+    "encode_json",
+    "encode_message",
+    "message_from_obj",
+]
+
 _decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
 

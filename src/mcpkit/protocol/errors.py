@@ -24,6 +24,45 @@ import msgspec
 
 from mcpkit.types.jsonrpc import ErrorObject, RequestId
 
+__all__ = [
+    "HEADER_MISMATCH",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "MISSING_REQUIRED_CLIENT_CAPABILITY",
+    "PARSE_ERROR",
+    "RESOURCE_NOT_FOUND",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "URL_ELICITATION_REQUIRED",
+    "USER_REJECTED",
+    "AuthorizationError",
+    "ConnectionBroken",
+    "ConnectionClosed",
+    "HeaderMismatch",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "JSONRPCError",
+    "LocalProtocolError",
+    "MCPError",
+    "MessageDecodeError",
+    "MethodNotFound",
+    "MissingRequiredClientCapability",
+    "MissingServerCapability",
+    "ParseError",
+    "RemoteProtocolError",
+    "RequestCancelled",
+    "RequestTimeout",
+    "ResourceNotFound",
+    "SSEProtocolError",
+    "TooManyInFlight",
+    "TransportError",
+    "URLElicitationRequired",
+    "UnsupportedProtocolVersion",
+    "UsageError",
+]
+
 # JSON-RPC 2.0 codes
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600

@@ -11,6 +11,13 @@ from collections.abc import Callable
 
 from mcpkit.types.jsonrpc import Message
 
+__all__ = [
+    "OutboundObserver",
+    "add_outbound_observer",
+    "notify_outbound",
+    "remove_outbound_observer",
+]
+
 OutboundObserver = Callable[[Message, "str | None", "str | None"], None]
 """Called as ``observer(message, protocol_version, method)``.
 

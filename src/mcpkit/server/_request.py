@@ -16,9 +16,23 @@ from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
 from mcpkit.types.jsonrpc import JSONObject, Request, RequestId
 from mcpkit.types.versions import LEGACY_VERSIONS
 
-__all__ = ["Era", "LegacyConnection", "Outbound", "RequestInfo"]
+__all__ = ["Era", "InputRequired", "LegacyConnection", "Outbound", "RequestInfo"]
 
 Era = Literal["legacy", "modern"]
+
+
+class InputRequired(Exception):
+    """Ends a 2026-07-28 round: the client must answer ``requests`` and retry.
+
+    Raised by :class:`Context` inside a modern request; the dispatcher turns it into an
+    ``InputRequiredResult`` with a sealed ``requestState``. User code never catches it (it is not
+    an ``MCPError`` so that generic ``except MCPError`` blocks in tools do not swallow it).
+    """
+
+    def __init__(self, requests: JSONObject, answers: JSONObject) -> None:
+        super().__init__("input required")
+        self.requests = requests
+        self.answers = answers
 
 
 class LegacyConnection:

@@ -13,6 +13,12 @@ from typing import Any
 
 from mcpkit.protocol.errors import InvalidRequest
 
+__all__ = [
+    "ScopeRequired",
+    "check_tool_scopes",
+    "token_scopes",
+]
+
 
 class ScopeRequired(InvalidRequest):
     """The caller's token lacks scopes a tool requires."""

@@ -30,6 +30,7 @@ from mcpkit.protocol.errors import (
     MissingRequiredClientCapability,
 )
 from mcpkit.protocol.meta import LOG_LEVELS
+from mcpkit.server._request import InputRequired as InputRequired  # raised here, caught above
 from mcpkit.server._request import RequestInfo
 from mcpkit.types.jsonrpc import JSONObject, RequestId
 
@@ -40,20 +41,6 @@ if TYPE_CHECKING:
 __all__ = ["Context", "ElicitAnswer", "Question"]
 
 T = TypeVar("T")
-
-
-class InputRequired(Exception):
-    """Ends a 2026-07-28 round: the client must answer ``requests`` and retry.
-
-    Raised by :class:`Context` inside a modern request; the dispatcher turns it into an
-    ``InputRequiredResult`` with a sealed ``requestState``. User code never catches it (it is not
-    an ``MCPError`` so that generic ``except MCPError`` blocks in tools do not swallow it).
-    """
-
-    def __init__(self, requests: JSONObject, answers: JSONObject) -> None:
-        super().__init__("input required")
-        self.requests = requests
-        self.answers = answers
 
 
 @dataclass(frozen=True, slots=True)

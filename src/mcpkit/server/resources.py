@@ -23,7 +23,7 @@ from mcpkit.types.jsonrpc import JSONObject
 if TYPE_CHECKING:  # imported where used: a server without resources never pays for them
     from pathlib import Path
 
-__all__ = ["RegisteredResource", "ResourceData", "file_resource_reader"]
+__all__ = ["RegisteredResource", "ResourceData", "file_resource_reader", "to_contents"]
 
 
 @dataclass(slots=True)

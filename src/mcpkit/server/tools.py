@@ -33,7 +33,15 @@ from mcpkit.types.jsonrpc import JSONObject
 
 logger = logging.getLogger("mcpkit.server")
 
-__all__ = ["Header", "RegisteredTool", "TaskStart", "TaskSupport", "ToolError", "ToolResult"]
+__all__ = [
+    "Header",
+    "RegisteredTool",
+    "TaskStart",
+    "TaskSupport",
+    "ToolError",
+    "ToolResult",
+    "error_result",
+]
 
 TaskSupport = Literal["forbidden", "optional", "required"]
 """Whether calls may (``optional``) or must (``required``) run as tasks; see
@@ -74,6 +82,9 @@ def _apply_headers(fn: Callable[..., Any], schema: JSONObject) -> None:
 
 class ToolError(Exception):
     """Raise from a tool to return ``isError: true`` with exactly this message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
 
 
 @dataclass(slots=True)

@@ -12,6 +12,19 @@ from typing import Any, Final
 
 import msgspec
 
+__all__ = [
+    "JSONRPC_VERSION",
+    "ErrorObject",
+    "ErrorResponse",
+    "JSONObject",
+    "Message",
+    "Notification",
+    "Request",
+    "RequestId",
+    "Response",
+    "message_to_dict",
+]
+
 JSONRPC_VERSION: Final = "2.0"
 
 RequestId = int | str

@@ -9,6 +9,20 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+__all__ = [
+    "ALL_VERSIONS",
+    "DEFAULT_HTTP_LEGACY_VERSION",
+    "LATEST_LEGACY_VERSION",
+    "LATEST_MODERN_VERSION",
+    "LATEST_VERSION",
+    "LEGACY_VERSIONS",
+    "MODERN_VERSIONS",
+    "Era",
+    "era_of",
+    "is_legacy",
+    "is_modern",
+]
+
 LEGACY_VERSIONS: Final[tuple[str, ...]] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """Handshake-era revisions, oldest first."""
 

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
         parse_bearer_challenge,
     )
     from mcpkit.contrib.auth.client import OAuthClient
-    from mcpkit.contrib.auth.conformance import client_auth_from_context
     from mcpkit.contrib.auth.enterprise import IdJagProvider
     from mcpkit.contrib.auth.errors import (
         AuthError,
@@ -96,7 +95,6 @@ __all__ = [
     "UrlPolicy",
     "access_token_of",
     "check_scopes",
-    "client_auth_from_context",
     "format_bearer_challenge",
     "parse_bearer_challenge",
 ]
@@ -108,7 +106,6 @@ _WHERE: dict[str, str] = {
     "format_bearer_challenge": "challenge",
     "parse_bearer_challenge": "challenge",
     "OAuthClient": "client",
-    "client_auth_from_context": "conformance",
     "AuthError": "errors",
     "AuthorizationResponseError": "errors",
     "DiscoveryError": "errors",

@@ -20,7 +20,7 @@ from mcpkit.contrib.auth.errors import InsufficientScope
 from mcpkit.contrib.auth.metadata import ProtectedResourceMetadata
 from mcpkit.contrib.auth.verifier import AccessToken, TokenVerifier
 
-__all__ = ["ProtectedResource", "check_scopes", "expand_scopes"]
+__all__ = ["ProtectedResource", "check_scopes", "error_response", "expand_scopes"]
 
 
 def expand_scopes(scopes: Iterable[str], hierarchy: Mapping[str, Iterable[str]] | None) -> set[str]:

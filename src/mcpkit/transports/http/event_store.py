@@ -44,6 +44,11 @@ __all__ = [
     "Replay",
     "ReplayGap",
     "UnknownEventId",
+    "format_event_id",
+    "new_stream_key",
+    "parse_event_id",
+    "replay_gap",
+    "unknown_event",
 ]
 
 MAX_EVENTS_PER_STREAM: Final = 1_000
@@ -132,14 +137,14 @@ def parse_event_id(event_id: str) -> tuple[str, int]:
     return key, int(seq)
 
 
-def unknown(event_id: str) -> UnknownEventId:
+def unknown_event(event_id: str) -> UnknownEventId:
     return UnknownEventId(
         f"unknown event id {event_id[:MAX_EVENT_ID_CHARS]!r}: no stream of this session has it "
         "(it expired, or was never issued here); re-send the request instead of resuming"
     )
 
 
-def gap(event_id: str) -> ReplayGap:
+def replay_gap(event_id: str) -> ReplayGap:
     return ReplayGap(
         f"cannot resume after event {event_id[:MAX_EVENT_ID_CHARS]!r}: later events were "
         "already dropped (the stream outgrew its bounds); re-send the request"
@@ -232,9 +237,9 @@ class MemoryEventStore:
         key, seq = parse_event_id(last_event_id)
         stream = self._streams.get(key)
         if stream is None or stream.session_id != session_id or seq >= stream.next_seq:
-            raise unknown(last_event_id)
+            raise unknown_event(last_event_id)
         if seq < stream.first_seq - 1:
-            raise gap(last_event_id)
+            raise replay_gap(last_event_id)
         start = seq + 1 - stream.first_seq
         events = [
             (format_event_id(key, s), data)

@@ -36,10 +36,10 @@ from mcpkit.transports.http.event_store import (
     STREAM_TTL_SECONDS,
     Replay,
     format_event_id,
-    gap,
     new_stream_key,
     parse_event_id,
-    unknown,
+    replay_gap,
+    unknown_event,
 )
 
 __all__ = ["BUSY_TIMEOUT_SECONDS", "SQLiteEventStore"]
@@ -260,9 +260,9 @@ class SQLiteEventStore:
                 (key,),
             ).fetchone()
             if row is None or row[0] != session_id or row[5] + self._ttl <= now or seq >= row[3]:
-                raise unknown(last_event_id)
+                raise unknown_event(last_event_id)
             if seq < row[2] - 1:
-                raise gap(last_event_id)
+                raise replay_gap(last_event_id)
             events = [
                 (format_event_id(key, s), data)
                 for s, data in db.execute(

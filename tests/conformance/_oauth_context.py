@@ -1,4 +1,4 @@
-"""Build an :class:`OAuthClient` from the conformance suite's ``MCP_CONFORMANCE_CONTEXT``.
+"""Test-suite glue: an :class:`OAuthClient` from the suite's ``MCP_CONFORMANCE_CONTEXT``.
 
 The suite's mock authorization servers approve without a user and redirect straight back,
 so the client is headless. What each ``auth/*`` scenario passes (see ``docs/auth.md``):

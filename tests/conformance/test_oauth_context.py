@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from mcpkit.contrib.auth import HeadlessAuthorizer, client_auth_from_context
-from mcpkit.contrib.auth.conformance import CONFORMANCE_CIMD_URL
+from _oauth_context import CONFORMANCE_CIMD_URL, client_auth_from_context
+
+from mcpkit.contrib.auth import HeadlessAuthorizer
 
 
 def test_default_scenarios_use_cimd_then_dcr_headlessly() -> None:

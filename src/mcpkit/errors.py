@@ -1,0 +1,121 @@
+"""Every exception mcpkit users raise or catch, importable from one place.
+
+* **Raise from a tool, resource or prompt**: :class:`ToolError` (the model reads it as an
+  ``isError`` result), :class:`InvalidParams`, :class:`ResourceNotFound`, :class:`ScopeRequired`,
+  :class:`URLElicitationRequired`, or any :class:`JSONRPCError` with your own ``code``.
+* **Catch around a client call**: :class:`MCPError` is the base of everything;
+  :class:`JSONRPCError` (and its subclasses) is an error answer from the server;
+  :class:`ClientError` and its subclasses are the client's own verdicts (unreachable server,
+  wrong era, invalid arguments, a misbehaving server); :class:`TransportError`,
+  :class:`RequestTimeout` and :class:`RequestCancelled` are about the connection.
+* :class:`UsageError` means the API was used wrongly (a bad argument, a duplicate name).
+
+Loaded lazily: ``import mcpkit.errors`` costs nothing until a name is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpkit.client.errors import (
+        ClientError,
+        IncompatibleServer,
+        InputRequiredLoopExceeded,
+        InputValidationError,
+        OutputValidationError,
+        ServerMisbehaved,
+        ServerUnavailable,
+        UnknownTool,
+        UnsupportedInEra,
+    )
+    from mcpkit.protocol.errors import (
+        AuthorizationError,
+        ConnectionBroken,
+        ConnectionClosed,
+        InternalError,
+        InvalidParams,
+        InvalidRequest,
+        JSONRPCError,
+        LocalProtocolError,
+        MCPError,
+        MethodNotFound,
+        MissingRequiredClientCapability,
+        RemoteProtocolError,
+        RequestCancelled,
+        RequestTimeout,
+        ResourceNotFound,
+        TransportError,
+        UnsupportedProtocolVersion,
+        URLElicitationRequired,
+        UsageError,
+    )
+    from mcpkit.server.auth_hooks import ScopeRequired
+    from mcpkit.server.tools import ToolError
+
+__all__ = [
+    "AuthorizationError",
+    "ClientError",
+    "ConnectionBroken",
+    "ConnectionClosed",
+    "IncompatibleServer",
+    "InputRequiredLoopExceeded",
+    "InputValidationError",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "JSONRPCError",
+    "LocalProtocolError",
+    "MCPError",
+    "MethodNotFound",
+    "MissingRequiredClientCapability",
+    "OutputValidationError",
+    "RemoteProtocolError",
+    "RequestCancelled",
+    "RequestTimeout",
+    "ResourceNotFound",
+    "ScopeRequired",
+    "ServerMisbehaved",
+    "ServerUnavailable",
+    "ToolError",
+    "TransportError",
+    "URLElicitationRequired",
+    "UnknownTool",
+    "UnsupportedInEra",
+    "UnsupportedProtocolVersion",
+    "UsageError",
+]
+
+_CLIENT = "mcpkit.client.errors"
+_PROTOCOL = "mcpkit.protocol.errors"
+_WHERE: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "ClientError",
+            "IncompatibleServer",
+            "InputRequiredLoopExceeded",
+            "InputValidationError",
+            "OutputValidationError",
+            "ServerMisbehaved",
+            "ServerUnavailable",
+            "UnknownTool",
+            "UnsupportedInEra",
+        ),
+        _CLIENT,
+    ),
+    "ScopeRequired": "mcpkit.server.auth_hooks",
+    "ToolError": "mcpkit.server.tools",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'mcpkit.errors' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE.get(name, _PROTOCOL)), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
