@@ -41,7 +41,13 @@ from mcpkit.server.tools import RegisteredTool, ToolResult
 if TYPE_CHECKING:
     from mcpkit.server import Server
 
-__all__ = ["Contract", "ContractError", "ContractViolation", "OperationError"]
+__all__ = [
+    "Contract",
+    "ContractError",
+    "ContractViolation",
+    "OperationError",
+    "OperationImplementation",
+]
 
 logger = logging.getLogger("mcpkit.contrib.openapi")
 
@@ -88,7 +94,7 @@ class OperationError(Exception):
 
 
 @dataclass(slots=True)
-class Implementation:
+class OperationImplementation:
     component: Component
     fn: Callable[..., Any]
     is_async: bool
@@ -117,7 +123,7 @@ class Contract:
             if op.operation_id:
                 self._components[op.operation_id] = component
             self._components[op.label] = component
-        self.implementations: dict[str, Implementation] = {}
+        self.implementations: dict[str, OperationImplementation] = {}
 
     # -- registration --------------------------------------------------------------------------
 
@@ -137,7 +143,7 @@ class Contract:
             defaults = _check_signature(fn, component)
             success = component.operation.success_responses()
             status = int(success[0].status) if success and success[0].status.isdigit() else 200
-            self.implementations[key] = Implementation(
+            self.implementations[key] = OperationImplementation(
                 component,
                 fn,
                 inspect.iscoroutinefunction(inspect.unwrap(fn)),
@@ -171,7 +177,7 @@ class Contract:
     # -- calling -------------------------------------------------------------------------------
 
     async def invoke(
-        self, implementation: Implementation, arguments: dict[str, Any]
+        self, implementation: OperationImplementation, arguments: dict[str, Any]
     ) -> tuple[int, Any]:
         """Run an implementation on validated arguments; (status, body) it answers."""
         values = {**implementation.defaults, **arguments}
@@ -195,7 +201,7 @@ class Contract:
         self._check(implementation, implementation.success_status, body)
         return implementation.success_status, body
 
-    def _check(self, implementation: Implementation, status: int, body: Any) -> None:
+    def _check(self, implementation: OperationImplementation, status: int, body: Any) -> None:
         if self.validate_responses == "off":
             return
         problem = implementation.component.output.problem(status, body)
@@ -228,7 +234,7 @@ class Contract:
             server.add_tool(self._tool(implementation))
         return server
 
-    def _tool(self, implementation: Implementation) -> RegisteredTool:
+    def _tool(self, implementation: OperationImplementation) -> RegisteredTool:
         from mcpkit.contrib.openapi.provider import _ANNOTATIONS
 
         component = implementation.component

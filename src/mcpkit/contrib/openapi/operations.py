@@ -15,7 +15,7 @@ from mcpkit.contrib.openapi.document import HTTP_METHODS, Document, escape_point
 from mcpkit.contrib.openapi.errors import OpenAPIError
 from mcpkit.contrib.openapi.schemas import SchemaConverter
 
-__all__ = ["Operation", "Parameter", "RequestBody", "Response", "read_operations"]
+__all__ = ["Operation", "Parameter", "RequestBody", "OperationResponse", "read_operations"]
 
 LOCATIONS: Final = ("path", "query", "header", "cookie")
 _IGNORED_HEADERS: Final = frozenset({"accept", "content-type", "authorization"})
@@ -44,7 +44,7 @@ class RequestBody:
 
 
 @dataclass(slots=True)
-class Response:
+class OperationResponse:
     status: str
     """``"200"``, ``"2XX"`` or ``"default"``, as the document keys it."""
     description: str | None
@@ -66,7 +66,7 @@ class Operation:
     deprecated: bool
     parameters: list[Parameter]
     body: RequestBody | None
-    responses: dict[str, Response]
+    responses: dict[str, OperationResponse]
     pointer: str
     refs: set[str] = field(default_factory=set)
     """``$defs`` names the request side uses."""
@@ -75,10 +75,10 @@ class Operation:
     def label(self) -> str:
         return f"{self.method} {self.path}"
 
-    def success_responses(self) -> list[Response]:
+    def success_responses(self) -> list[OperationResponse]:
         return [r for code, r in sorted(self.responses.items()) if code.startswith("2")]
 
-    def response_for(self, status: int) -> Response | None:
+    def response_for(self, status: int) -> OperationResponse | None:
         """The documented response for an actual status (exact, then ``4XX``, then default)."""
         return (
             self.responses.get(str(status))
@@ -141,7 +141,7 @@ def _operation(
     body = None
     if "requestBody" in op:
         body = _body(document, converter, op["requestBody"], f"{at}/requestBody", refs)
-    responses: dict[str, Response] = {}
+    responses: dict[str, OperationResponse] = {}
     raw_responses = op.get("responses", {})
     if not isinstance(raw_responses, dict):
         raise OpenAPIError(f"{at}/responses", "must be an object keyed by status code")
@@ -271,7 +271,7 @@ def _response(
     status: str,
     raw: Any,
     at: str,
-) -> Response:
+) -> OperationResponse:
     response, where = document.resolve(raw, at)
     if not isinstance(response, dict):
         raise OpenAPIError(where, "a response must be an object")
@@ -285,7 +285,7 @@ def _response(
         if "schema" in entry and _json_media({media: None}):
             schema_at = f"{where}/content/{escape_pointer(media)}/schema"
             schema = converter.convert_into(entry["schema"], schema_at, refs)
-    return Response(
+    return OperationResponse(
         status=status,
         description=_text(response.get("description")),
         media_type=media,

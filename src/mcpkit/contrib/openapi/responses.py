@@ -11,10 +11,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from mcpkit.contrib.openapi.operations import Operation, Response
+from mcpkit.contrib.openapi.operations import Operation, OperationResponse
 from mcpkit.contrib.openapi.schemas import SchemaConverter, attach_defs, is_object_schema
 
-__all__ = ["OutputPlan", "ValidationMode", "plan_output", "problem_text"]
+__all__ = ["OutputPlan", "ValidationMode", "object_root", "plan_output", "problem_text"]
 
 ValidationMode = Literal["strict", "warn", "off"]
 VALIDATION_MODES: Final = ("strict", "warn", "off")
@@ -47,7 +47,7 @@ class OutputPlan:
         )
         return f"at {where}: {error.message}"
 
-    def _validator(self, response: Response) -> Any:
+    def _validator(self, response: OperationResponse) -> Any:
         validator = self._validators.get(response.status)
         if validator is None:
             from jsonschema import Draft202012Validator

@@ -29,7 +29,7 @@ from mcpkit.contrib.openapi._asgi import (
 from mcpkit.contrib.openapi.arguments import Argument
 
 if TYPE_CHECKING:
-    from mcpkit.contrib.openapi.contract import Contract, Implementation
+    from mcpkit.contrib.openapi.contract import Contract, OperationImplementation
 
 __all__ = ["ContractApp", "problem"]
 
@@ -42,7 +42,7 @@ def problem(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any
 
 
 class _Route:
-    def __init__(self, implementation: Implementation) -> None:
+    def __init__(self, implementation: OperationImplementation) -> None:
         from jsonschema import Draft202012Validator
 
         self.implementation = implementation

@@ -18,7 +18,7 @@ from typing import Final, Literal
 from mcpkit.contrib.openapi.operations import Operation
 from mcpkit.protocol.errors import UsageError
 
-__all__ = ["GET_AS_RESOURCES", "Kind", "RouteMap", "choose_kind"]
+__all__ = ["GET_AS_RESOURCES", "Kind", "RouteMap", "choose_kind", "readable"]
 
 Kind = Literal["tool", "resource", "resource_template", "exclude"]
 _KINDS: Final = ("tool", "resource", "resource_template", "exclude")

@@ -20,7 +20,7 @@ from typing import Any, Final
 from mcpkit.contrib.openapi.document import Document, escape_pointer
 from mcpkit.contrib.openapi.errors import OpenAPIError
 
-__all__ = ["SchemaConverter"]
+__all__ = ["SchemaConverter", "attach_defs", "is_object_schema"]
 
 _SCHEMA_MAP_KEYS: Final = ("properties", "patternProperties", "dependentSchemas", "$defs")
 _SCHEMA_KEYS: Final = (
