@@ -23,7 +23,9 @@ from mcpkit.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, CliError
 
 __all__ = ["COMMANDS", "build_parser", "run_cli"]
 
-COMMANDS: Final = ("run", "list", "call", "read", "prompt", "inspect", "install", "dev", "host")
+COMMANDS: Final = (
+    "run", "list", "call", "read", "prompt", "inspect", "install", "dev", "host", "rest",
+)  # fmt: skip
 
 DESCRIPTION: Final = """\
 Run, explore and call MCP servers (both protocol eras).

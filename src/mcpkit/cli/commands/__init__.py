@@ -18,6 +18,7 @@ MODULES: Final = {
     "install": "install",
     "dev": "dev",
     "host": "host",
+    "rest": "rest",
 }
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "Document",
     "OpenAPIError",
     "OperationError",
+    "RestFacade",
     "RouteMap",
     "add_openapi",
     "convert",
@@ -35,6 +36,7 @@ __all__ = [
     "from_fastapi",
     "from_openapi",
     "load_document",
+    "rest_app",
 ]
 
 _WHERE: Final = {
@@ -54,6 +56,8 @@ _WHERE: Final = {
     "Contract": "contract",
     "ContractError": "contract",
     "OperationError": "contract",
+    "RestFacade": "facade",
+    "rest_app": "facade",
 }
 
 

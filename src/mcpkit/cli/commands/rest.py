@@ -1,0 +1,85 @@
+"""``mcpkit rest TARGET --port N``: serve any MCP server as a plain REST API.
+
+One endpoint per tool (``POST /tools/NAME``, JSON body = arguments), the server's prompts and
+resources readable, errors as HTTP statuses with RFC 9457 problem details, and the generated
+OpenAPI 3.1 document at ``/openapi.json`` (see :mod:`mcpkit.contrib.openapi.facade`). The
+target is anything the other commands take: a command, a URL, ``config.json#name``, a file.
+``--port 0`` picks a free port; the address is printed on stderr once the API is serving.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Final
+
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_PORT: Final = 8000
+
+
+def register(subparsers: Any) -> None:
+    from mcpkit.cli.connect import DEFAULT_TIMEOUT
+
+    parser = subparsers.add_parser(
+        "rest", help="serve an MCP server as a REST API (OpenAPI 3.1)", description=__doc__
+    )
+    parser.add_argument("target", metavar="TARGET", help="the server (see `mcpkit --help`)")
+    parser.add_argument(
+        "-e", "--env", action="append", default=[], metavar="KEY=VALUE",
+        help="environment variable for a stdio server (repeatable)",
+    )  # fmt: skip
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"host (default {DEFAULT_HOST})")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+        help=f"per-call limit; past it the API answers 504 (default {DEFAULT_TIMEOUT:g})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--era", choices=("auto", "legacy", "2026-07-28"), default="auto",
+        help="protocol era towards the server (default: detect)",
+    )  # fmt: skip
+
+
+def execute(args: argparse.Namespace) -> int:
+    import socket
+    import sys
+
+    import uvicorn
+
+    from mcpkit.cli.connect import parse_env
+    from mcpkit.cli.elicit import declining_handler
+    from mcpkit.cli.targets import resolve
+    from mcpkit.client.connectors import resolve_target
+    from mcpkit.contrib.openapi.facade import rest_app
+
+    target = resolve(args.target, env=parse_env(args.env))
+    app = rest_app(
+        resolve_target(target.client_target),
+        timeout=args.timeout,
+        client_options={"mode": args.era, "elicitation_handler": declining_handler},
+    )
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((args.host, args.port))
+    sock.listen(128)
+    host, port = sock.getsockname()[:2]
+    url = f"http://{f'[{host}]' if family == socket.AF_INET6 else host}:{port}"
+
+    class _Announce(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if not self.should_exit:
+                sys.stderr.write(
+                    f"mcpkit rest: serving {target.label} at {url} ({url}/openapi.json)\n"
+                )
+                sys.stderr.flush()
+
+    config = uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False)
+    server = _Announce(config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0 if server.started else 1

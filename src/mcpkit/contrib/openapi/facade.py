@@ -1,0 +1,308 @@
+"""Any MCP server as a plain REST API (ASGI), with a generated OpenAPI 3.1 document.
+
+``rest_app(target)`` connects to the server (anything :class:`~mcpkit.client.Client` accepts:
+a command line, a URL, an ``mcpServers`` entry, an in-process ``Server``; either era) when the
+app starts (ASGI lifespan, or ``async with app``) and serves:
+
+* ``POST /tools/{name}`` — JSON body = arguments; 200 with the structured result (or
+  ``{"content": [...]}`` for tools without an output schema);
+* ``GET /tools``, ``GET /prompts``, ``POST /prompts/{name}``, ``GET /resources``,
+  ``GET /resources/read?uri=...``;
+* ``GET /openapi.json`` — the OpenAPI 3.1 document describing all of the above.
+
+Failures are RFC 9457 problem details: 400 (arguments break the input schema; body not JSON),
+404 (no such tool, prompt or resource), 405, 413, 422 (the tool reported ``isError``), 502 (the
+server failed or went away), 503 (not connected yet), 504 (the server did not answer in time).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any, Final
+
+from mcpkit.contrib.openapi._asgi import BodyTooLarge, Receive, Scope, Send, read_body, send_json
+from mcpkit.contrib.openapi.facade_document import PROBLEM_JSON, build_document
+
+__all__ = ["RestFacade", "rest_app"]
+
+logger = logging.getLogger("mcpkit.contrib.openapi")
+
+_METHODS: Final = {
+    "/tools": "GET",
+    "/prompts": "GET",
+    "/resources": "GET",
+    "/resources/read": "GET",
+}
+
+
+def rest_app(
+    target: Any, *, client_options: Mapping[str, Any] | None = None, timeout: float | None = 60.0
+) -> RestFacade:
+    """An ASGI app putting the MCP server ``target`` behind plain HTTP."""
+    return RestFacade(target, client_options=client_options, timeout=timeout)
+
+
+def _problem(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
+
+
+class _Failure(Exception):
+    def __init__(self, status: int, title: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.body = _problem(status, title, detail, **extra)
+
+
+class RestFacade:
+    """The ASGI app; connect with its lifespan or ``async with facade``."""
+
+    def __init__(
+        self,
+        target: Any,
+        *,
+        client_options: Mapping[str, Any] | None = None,
+        timeout: float | None = 60.0,
+    ) -> None:
+        self.target = target
+        self.client_options = {"timeout": timeout, **dict(client_options or {})}
+        self.client: Any = None
+        self.document: dict[str, Any] = {}
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._tools: dict[str, dict[str, Any]] = {}
+        self._validators: dict[str, Any] = {}
+        self._prompts: dict[str, dict[str, Any]] = {}
+        self._has_resources = False
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def __aenter__(self) -> RestFacade:
+        from mcpkit.client import Client
+        from mcpkit.server import Server
+
+        stack = contextlib.AsyncExitStack()
+        try:
+            if isinstance(self.target, Server):
+                await stack.enter_async_context(self.target.running())
+            self.client = await stack.enter_async_context(
+                Client(self.target, name="rest", **self.client_options)
+            )
+            await self._load()
+        except BaseException:
+            await stack.aclose()
+            raise
+        self._stack = stack
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            await stack.aclose()
+
+    async def _load(self) -> None:
+        import msgspec
+        from jsonschema import Draft202012Validator
+
+        client = self.client
+        capabilities = client.server_capabilities or {}
+        tools = [msgspec.to_builtins(t) for t in await client.list_tools()]
+        prompts: list[dict[str, Any]] = []
+        if "prompts" in capabilities:
+            prompts = [msgspec.to_builtins(p) for p in await client.list_prompts()]
+        self._has_resources = "resources" in capabilities
+        self._tools = {t["name"]: t for t in tools}
+        self._validators = {
+            t["name"]: Draft202012Validator(t.get("inputSchema") or {"type": "object"})
+            for t in tools
+        }
+        self._prompts = {p["name"]: p for p in prompts}
+        self.document = build_document(
+            dict(client.server_info or {}), tools, prompts, has_resources=self._has_resources
+        )
+
+    # -- ASGI ----------------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        try:
+            status, body = await self._route(scope, receive)
+        except _Failure as failure:
+            headers = []
+            if failure.status == 405:
+                headers.append((b"allow", failure.body.pop("allow").encode()))
+            await send_json(
+                send, failure.status, failure.body, content_type=PROBLEM_JSON, headers=headers
+            )
+            return
+        content_type = PROBLEM_JSON if status >= 400 else "application/json"
+        await send_json(send, status, body, content_type=content_type)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    await self.__aenter__()
+                except Exception as exc:
+                    logger.exception("could not connect to the MCP server")
+                    await send({"type": "lifespan.startup.failed", "message": str(exc)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.__aexit__(None, None, None)
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _route(self, scope: Scope, receive: Receive) -> tuple[int, Any]:
+        path: str = scope["path"]
+        method: str = scope["method"]
+        if self.client is None:
+            raise _Failure(503, "Service Unavailable", "not connected to the MCP server yet")
+        if path == "/openapi.json":
+            self._allow(method, "GET")
+            return 200, self.document
+        if path in _METHODS:
+            self._allow(method, _METHODS[path])
+            return await self._guard(self._listing(path, scope))
+        for prefix, table, handler in (
+            ("/tools/", self._tools, self._call_tool),
+            ("/prompts/", self._prompts, self._get_prompt),
+        ):
+            if path.startswith(prefix):
+                name = path[len(prefix) :]
+                if name not in table:
+                    raise _Failure(404, "Not Found", f"no {prefix[1:-2]} named {name!r}")
+                self._allow(method, "POST")
+                arguments = await _json_body(receive)
+                return await self._guard(handler(name, arguments))
+        raise _Failure(404, "Not Found", f"nothing at {path}; GET /openapi.json lists the API")
+
+    @staticmethod
+    def _allow(method: str, allowed: str) -> None:
+        if method != allowed:
+            raise _Failure(405, "Method Not Allowed", f"use {allowed}", allow=allowed)
+
+    async def _guard(self, work: Any) -> tuple[int, Any]:
+        """Translate what the MCP side raised into HTTP statuses."""
+        from mcpkit.protocol.errors import (
+            InvalidParams,
+            JSONRPCError,
+            RequestTimeout,
+            ResourceNotFound,
+            TransportError,
+        )
+
+        try:
+            result: tuple[int, Any] = await work
+            return result
+        except _Failure:
+            raise
+        except ResourceNotFound as exc:
+            raise _Failure(404, "Not Found", exc.message) from None
+        except InvalidParams as exc:
+            raise _Failure(400, "Bad Request", exc.message) from None
+        except RequestTimeout as exc:
+            raise _Failure(504, "Gateway Timeout", str(exc)) from None
+        except JSONRPCError as exc:
+            raise _Failure(502, "Bad Gateway", f"the MCP server answered: {exc.message}") from None
+        except (TransportError, OSError) as exc:
+            raise _Failure(502, "Bad Gateway", f"the MCP server is unreachable: {exc}") from None
+        except Exception as exc:
+            from mcpkit.client.errors import ClientError
+
+            if isinstance(exc, ClientError):
+                raise _Failure(502, "Bad Gateway", str(exc)) from None
+            raise
+
+    async def _listing(self, path: str, scope: Scope) -> tuple[int, Any]:
+        import msgspec
+
+        client = self.client
+        if path == "/tools":
+            return 200, list(self._tools.values())
+        if path == "/prompts":
+            return 200, list(self._prompts.values())
+        if not self._has_resources:
+            raise _Failure(404, "Not Found", "this MCP server has no resources")
+        if path == "/resources":
+            resources = [msgspec.to_builtins(r) for r in await client.list_resources()]
+            templates = [msgspec.to_builtins(t) for t in await client.list_resource_templates()]
+            return 200, {"resources": resources, "resourceTemplates": templates}
+        from urllib.parse import parse_qs
+
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        uris = query.get("uri")
+        if not uris or not uris[0]:
+            raise _Failure(400, "Bad Request", "give the resource as ?uri=...")
+        result = msgspec.to_builtins(await client.read_resource(uris[0]))
+        return 200, {"contents": result.get("contents", [])}
+
+    async def _call_tool(self, name: str, arguments: Any) -> tuple[int, Any]:
+        import msgspec
+
+        if arguments is None:
+            arguments = {}
+        errors = sorted(self._validators[name].iter_errors(arguments), key=lambda e: list(e.path))
+        if errors:
+            details = [
+                {"field": ".".join(str(p) for p in e.absolute_path) or None, "message": e.message}
+                for e in errors[:10]
+            ]
+            raise _Failure(400, "Bad Request", details[0]["message"], errors=details)
+        result = msgspec.to_builtins(
+            await self.client.call_tool(name, arguments, output_validation="strict")
+        )
+        content = result.get("content", [])
+        if result.get("isError"):
+            text = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+            return 422, _problem(
+                422, "Tool Error", text or f"tool {name!r} failed", content=content
+            )
+        if self._tools[name].get("outputSchema") is not None:
+            return 200, result.get("structuredContent")
+        return 200, {"content": content}
+
+    async def _get_prompt(self, name: str, arguments: Any) -> tuple[int, Any]:
+        import msgspec
+
+        arguments = arguments if arguments is not None else {}
+        if not isinstance(arguments, dict) or not all(
+            isinstance(v, str) for v in arguments.values()
+        ):
+            raise _Failure(400, "Bad Request", "prompt arguments are an object of strings")
+        declared = {a["name"]: a for a in self._prompts[name].get("arguments") or []}
+        unknown = sorted(set(arguments) - set(declared))
+        missing = sorted(n for n, a in declared.items() if a.get("required") and n not in arguments)
+        if unknown or missing:
+            detail = "; ".join(
+                part
+                for part in (
+                    f"unknown argument(s): {', '.join(unknown)}" if unknown else "",
+                    f"missing argument(s): {', '.join(missing)}" if missing else "",
+                )
+                if part
+            )
+            raise _Failure(400, "Bad Request", detail)
+        result = msgspec.to_builtins(await self.client.get_prompt(name, arguments))
+        result.pop("_meta", None)
+        result.pop("resultType", None)
+        return 200, result
+
+
+async def _json_body(receive: Receive) -> Any:
+    try:
+        raw = await read_body(receive)
+    except BodyTooLarge:
+        raise _Failure(413, "Content Too Large", "the body is too large") from None
+    if not raw.strip():
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise _Failure(400, "Bad Request", f"the body is not valid JSON: {exc}") from None
