@@ -217,3 +217,50 @@ def test_the_page_is_refused_without_its_token(browser: Any) -> None:
         )
         assert api == 403
         context.close()
+
+
+EVERYTHING: Final = "tests/conformance/everything_server.py:server"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_tasks_are_listed_with_status_result_and_cancel(browser: Any, mode: str) -> None:
+    """2025-11-25 core tasks (legacy) and the 2026 Tasks extension, from the same page."""
+    with run_inspector(EVERYTHING, "--mode", mode) as inspector:
+        page = _open(browser, inspector.url)
+        expect(page.locator("#status")).to_have_text("connected")
+        _tool(page, "slow_compute")
+        page.fill('#tool-form input[name="seconds"]', "600")
+        page.fill('#tool-form input[name="label"]', "long")
+        page.check("#as-task")
+        page.click("#call-tool")
+        expect(page.locator("#tool-result")).to_contain_text("started task")
+        _tool(page, "slow_compute")
+        page.fill('#tool-form input[name="seconds"]', "0.1")
+        page.fill('#tool-form input[name="label"]', "quick")
+        page.check("#as-task")
+        page.click("#call-tool")
+        page.click("#tab-tasks")
+        rows = page.locator("#task-rows tr")
+        expect(rows).to_have_count(2)
+        done = page.locator('#task-rows tr[data-status="completed"]')
+        expect(done).to_have_count(1)
+        done.get_by_role("button", name="Result").click()
+        expect(page.locator("#task-result")).to_contain_text("Computed quick after 0.1s")
+        working = page.locator('#task-rows tr[data-status="working"]')
+        expect(working).to_have_count(1)
+        working.get_by_role("button", name="Cancel").click()
+        expect(page.locator('#task-rows tr[data-status="cancelled"]')).to_have_count(1)
+
+        # A plain call (not a task) cancelled from the page: the server is told, the page says so.
+        _tool(page, "slow_compute")
+        page.fill('#tool-form input[name="seconds"]', "600")
+        page.click("#call-tool")
+        expect(page.locator("#cancel-tool")).to_be_enabled()
+        page.click("#cancel-tool")
+        expect(page.locator("#tool-result")).to_contain_text("the call was cancelled")
+        expect(page.locator("#call-tool")).to_be_enabled()
+        page.click("#tab-wire")
+        page.fill("#wire-method", "notifications/cancelled")
+        if mode == "legacy":  # 2026 over stdio cancels the same way; HTTP closes the stream
+            expect(page.locator("#wire-rows tr:visible").first).to_be_visible()
+        assert page.errors == []

@@ -146,6 +146,9 @@ class InspectorApp:
             ("POST", "/api/watch"): self._watch,
             ("POST", "/api/unwatch"): self._unwatch,
             ("POST", "/api/answer"): self._answer,
+            ("GET", "/api/tasks"): self._tasks,
+            ("POST", "/api/task"): self._task,
+            ("POST", "/api/task/cancel"): self._task_cancel,
         }
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -288,6 +291,22 @@ class InspectorApp:
         if not isinstance(call_id, str) or not call_id:
             raise InspectorError('call: give a "callId" string (it names the call to cancel it)')
         return await self.session.call_tool(name, arguments, call_id)
+
+    async def _task(self, request: _Request) -> Any:
+        data = await request.json()
+        name, arguments = data.get("name"), data.get("arguments", {})
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            raise InspectorError('task: give "name" (a string) and "arguments" (an object)')
+        return await self.session.start_task(name, arguments)
+
+    async def _tasks(self, request: _Request) -> Any:
+        return {"tasks": await self.session.list_tasks()}
+
+    async def _task_cancel(self, request: _Request) -> Any:
+        task_id = (await request.json()).get("taskId")
+        if not isinstance(task_id, str) or not task_id:
+            raise InspectorError('task/cancel: give the "taskId"')
+        return await self.session.cancel_task(task_id)
 
     async def _cancel(self, request: _Request) -> Any:
         data = await request.json()

@@ -41,6 +41,9 @@ MAX_CALLS_IN_FLIGHT: Final = 64
 CONNECT_TIMEOUT: Final = 30.0
 """Seconds to start the server and agree on an era before the page is told it failed."""
 
+MAX_TASKS: Final = 256
+"""Tasks the page keeps track of; the oldest finished ones are forgotten first."""
+
 MODES: Final = ("auto", "legacy", "2026-07-28")
 
 
@@ -99,6 +102,8 @@ class InspectorSession:
         ]
         self._ids = itertools.count(1)
         self._tool_defs: dict[str, dict[str, Any]] = {}
+        self._tasks: dict[str, dict[str, Any]] = {}
+        self._followers: dict[str, asyncio.Task[None]] = {}
 
     # -- connection ----------------------------------------------------------------------------
 
@@ -193,8 +198,10 @@ class InspectorSession:
 
     async def disconnect(self) -> None:
         """Close the connection; calls in flight are cancelled and open questions declined."""
-        for task in list(self._calls.values()) + list(self._watches.values()):
+        for task in [*self._calls.values(), *self._watches.values(), *self._followers.values()]:
             task.cancel()
+        self._followers.clear()
+        self._tasks.clear()
         for future in self._questions.values():
             if not future.done():
                 future.set_result({"action": "decline"})
@@ -300,6 +307,83 @@ class InspectorSession:
             return False
         task.cancel()
         return True
+
+    # -- tasks ---------------------------------------------------------------------------------
+
+    async def start_task(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Start a tool call as a task (2026 extension or 2025-11-25 core tasks) and follow it."""
+        from mcpkit.client import TasksUnsupported
+
+        try:
+            handle = await self.client.call_tool_as_task(name, dict(arguments))
+        except TasksUnsupported as exc:
+            raise InspectorError(str(exc)) from None
+        if handle.task_id is None:  # the server answered at once
+            return {"task": None, "result": _plain(await handle.result())}
+        record = self._remember(handle.task_id, name, handle.info)
+        self._followers[handle.task_id] = asyncio.create_task(self._follow(handle))
+        return {"task": record}
+
+    def _remember(self, task_id: str, tool: str, info: Any) -> dict[str, Any]:
+        record = self._tasks.get(task_id) or {"taskId": task_id, "tool": tool}
+        if info is not None:
+            record.update(
+                status=info.status,
+                statusMessage=info.status_message,
+                lastUpdatedAt=info.last_updated_at,
+                createdAt=info.created_at,
+            )
+        self._tasks[task_id] = record
+        while len(self._tasks) > MAX_TASKS:
+            oldest = next(
+                (
+                    k
+                    for k, r in self._tasks.items()
+                    if r.get("status") not in ("working", "input_required")
+                ),
+                next(iter(self._tasks)),
+            )
+            self._tasks.pop(oldest)
+        self.hub.publish("task", task=dict(record))
+        return dict(record)
+
+    async def _follow(self, handle: Any) -> None:
+        from mcpkit.client import TaskCancelled
+
+        task_id = handle.task_id
+        try:
+            result = await handle.result(
+                on_status=lambda info: self._remember(task_id, handle.tool, info)
+            )
+            record = self._remember(task_id, handle.tool, handle.info)
+            record["result"] = _plain(result)
+            self._tasks[task_id]["result"] = record["result"]
+            self.hub.publish("task", task=record)
+        except TaskCancelled:
+            self._remember(task_id, handle.tool, handle.info)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            record = self._tasks.get(task_id, {"taskId": task_id, "tool": handle.tool})
+            record["error"] = describe_error(exc)
+            self.hub.publish("task", task=dict(record))
+        finally:
+            self._followers.pop(task_id, None)
+
+    async def list_tasks(self) -> list[dict[str, Any]]:
+        """The tasks started from this page, plus (legacy) the server's own ``tasks/list``."""
+        client = self.client
+        if client.era == "legacy" and "tasks" in client.server_capabilities:
+            with contextlib.suppress(Exception):
+                for info in await client.list_tasks():
+                    if info.task_id not in self._tasks:
+                        self._remember(info.task_id, "", info)
+        return [dict(record) for record in self._tasks.values()]
+
+    async def cancel_task(self, task_id: str) -> dict[str, Any]:
+        info = await self.client.cancel_task(task_id)
+        record = self._tasks.get(task_id, {"tool": ""})
+        return self._remember(task_id, str(record.get("tool", "")), info)
 
     async def read_resource(self, uri: str) -> Any:
         return _plain(await self.client.read_resource(uri))

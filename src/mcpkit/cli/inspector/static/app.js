@@ -133,11 +133,13 @@ function showTool(tool) {
   const detail = $("tool-detail");
   const form = schemaForm(tool.inputSchema);
   const call = el("button", { type: "submit", id: "call-tool", text: "Call" });
+  const asTask = el("input", { type: "checkbox", id: "as-task" });
+  const asTaskLabel = el("label", { for: "as-task", text: "run as task" });
   const cancel = el("button", { type: "button", id: "cancel-tool", text: "Cancel", disabled: true });
   const bar = el("progress", { id: "tool-progress", hidden: true, max: 1 });
   const progressText = el("span", { id: "tool-progress-text", class: "muted" });
   const result = el("div", { id: "tool-result", "aria-live": "polite" });
-  const formNode = el("form", { id: "tool-form" }, form.node, el("div", { class: "actions" }, call, cancel, bar, progressText));
+  const formNode = el("form", { id: "tool-form" }, form.node, el("div", { class: "actions" }, call, cancel, el("span", { class: "check" }, asTask, asTaskLabel), bar, progressText));
   detail.replaceChildren(
     el("h2", { text: tool.title || tool.name }), el("p", { class: "muted", text: tool.description || "" }),
     annotationTags(tool.annotations), formNode,
@@ -152,6 +154,19 @@ function showTool(tool) {
       args = form.read();
     } catch (error) {
       result.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+      return;
+    }
+    if (asTask.checked) {
+      try {
+        const started = await api("/api/task", { name: tool.name, arguments: args });
+        if (started.task) {
+          result.replaceChildren(el("p", { text: `started task ${started.task.taskId} (${started.task.status}): see Tasks` }));
+        } else {
+          renderToolResult(result, { result: started.result, outputCheck: null });
+        }
+      } catch (error) {
+        result.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+      }
       return;
     }
     const callId = "c" + ++state.callSeq;
@@ -412,6 +427,44 @@ function closeQuestion(id) {
   updateQuestionCount();
 }
 
+// -- tasks ---------------------------------------------------------------------------------------
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+function showTask(task) {
+  let row = document.querySelector(`#task-rows tr[data-task="${CSS.escape(task.taskId)}"]`);
+  if (!row) {
+    row = el("tr", { "data-task": task.taskId });
+    $("task-rows").append(row);
+  }
+  const actions = el("td");
+  if (!TERMINAL.has(task.status)) {
+    const cancel = el("button", { type: "button", class: "small", text: "Cancel" });
+    cancel.addEventListener("click", async () => {
+      try {
+        showTask(await api("/api/task/cancel", { taskId: task.taskId }));
+      } catch (error) {
+        $("task-result").replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+      }
+    });
+    actions.append(cancel);
+  }
+  if (task.result) {
+    const view = el("button", { type: "button", class: "small", text: "Result" });
+    view.addEventListener("click", () => renderToolResult($("task-result"), { result: task.result, outputCheck: null }));
+    actions.append(view);
+  }
+  if (task.error) actions.append(el("span", { class: "error", text: task.error }));
+  row.dataset.status = task.status || "";
+  row.replaceChildren(el("td", { text: task.taskId }), el("td", { text: task.tool || "" }), el("td", { class: "status", text: task.status || "" }), el("td", { text: task.statusMessage || "" }), actions);
+}
+async function refreshTasks() {
+  try {
+    for (const task of (await api("/api/tasks")).tasks) showTask(task);
+  } catch (error) {
+    $("task-result").replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+  }
+}
+$("refresh-tasks").addEventListener("click", refreshTasks);
+
 // -- roots ---------------------------------------------------------------------------------------
 function rootRow(root) {
   const n = $("root-rows").children.length;
@@ -515,6 +568,7 @@ function onEvent(event) {
     case "log": addLog(event); break;
     case "question": showQuestion(event); break;
     case "question-closed": closeQuestion(event.id); break;
+    case "task": showTask(event.task); break;
     case "update": {
       const text = event.error ? `error: ${event.error}` : `${event.method} ${event.params && event.params.uri ? event.params.uri : ""}`;
       $("updates").append(el("li", { "data-method": event.method || "", text: `${event.t.toFixed(0)} ms ${text}` }));
