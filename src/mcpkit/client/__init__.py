@@ -37,6 +37,7 @@ from mcpkit.client.errors import (
     UnsupportedInEra,
 )
 from mcpkit.client.host import Host, HostPrompt, HostResource, HostTool, ToolCollision, ToolFilter
+from mcpkit.client.mrtr import InputRequired
 from mcpkit.client.negotiate import Negotiated
 from mcpkit.client.questions import QuestionContext, form_defaults
 from mcpkit.client.subscriptions import Subscription
@@ -56,6 +57,7 @@ __all__ = [
     "HttpConnector",
     "InMemoryConnector",
     "IncompatibleServer",
+    "InputRequired",
     "InputRequiredLoopExceeded",
     "InputValidationError",
     "Negotiated",

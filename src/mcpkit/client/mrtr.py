@@ -15,12 +15,20 @@ the Tasks extension's ``task``). Rounds are bounded so a server cannot keep a ca
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from mcpkit.client.errors import InputRequiredLoopExceeded, ServerMisbehaved
 from mcpkit.types.jsonrpc import JSONObject
 
-__all__ = ["DEFAULT_MAX_INPUT_ROUNDS", "INPUT_REQUIRED", "MRTR_METHODS", "run_input_rounds"]
+__all__ = [
+    "DEFAULT_MAX_INPUT_ROUNDS",
+    "INPUT_REQUIRED",
+    "MRTR_METHODS",
+    "InputRequired",
+    "check_input_required",
+    "run_input_rounds",
+]
 
 DEFAULT_MAX_INPUT_ROUNDS: Final = 16
 """Input-required answers followed before giving up on a request."""
@@ -31,6 +39,41 @@ MRTR_METHODS: Final = frozenset({"tools/call", "resources/read", "prompts/get"})
 Send = Callable[[JSONObject], Awaitable[JSONObject]]
 Answer = Callable[[str, Any], Awaitable[JSONObject]]
 """``answer(key, input_request) -> result`` for one entry of ``inputRequests``."""
+
+
+@dataclass(frozen=True, slots=True)
+class InputRequired:
+    """One 2026 ``input_required`` answer, handed to the caller instead of being followed.
+
+    Plain JSON data, so a caller can keep it anywhere (a LangGraph checkpoint, a database) and
+    continue later — even from another process — with ``call_tool_round(...,
+    input_responses=..., request_state=self.request_state)``.
+    """
+
+    input_requests: dict[str, Any] = field(default_factory=dict)
+    """The questions, by key: ``{"method": "elicitation/create", "params": {...}}`` ..."""
+    request_state: str | None = None
+    """The server's opaque state for the retry; echo it exactly."""
+
+
+def check_input_required(method: str, result: JSONObject) -> InputRequired:
+    """Validate an ``input_required`` result's shape; :class:`ServerMisbehaved` if it is wrong."""
+    if method not in MRTR_METHODS:
+        raise ServerMisbehaved(
+            f"{method} answered input_required, which only tools/call, "
+            "resources/read and prompts/get may do"
+        )
+    requests = result.get("inputRequests")
+    state = result.get("requestState")
+    if requests is None and state is None:
+        raise ServerMisbehaved(
+            f"{method}: an input_required result must carry inputRequests or requestState"
+        )
+    if requests is not None and not isinstance(requests, dict):
+        raise ServerMisbehaved(f"{method}: inputRequests must be an object keyed by name")
+    if state is not None and not isinstance(state, str):
+        raise ServerMisbehaved(f"{method}: requestState must be a string")
+    return InputRequired(dict(requests or {}), state)
 
 
 async def run_input_rounds(
@@ -52,21 +95,8 @@ async def run_input_rounds(
         result = await send(current)
         if result.get("resultType") != INPUT_REQUIRED:
             return result, rounds
-        if method not in MRTR_METHODS:
-            raise ServerMisbehaved(
-                f"{method} answered input_required, which only tools/call, "
-                "resources/read and prompts/get may do"
-            )
-        requests = result.get("inputRequests")
-        state = result.get("requestState")
-        if requests is None and state is None:
-            raise ServerMisbehaved(
-                f"{method}: an input_required result must carry inputRequests or requestState"
-            )
-        if requests is not None and not isinstance(requests, dict):
-            raise ServerMisbehaved(f"{method}: inputRequests must be an object keyed by name")
-        if state is not None and not isinstance(state, str):
-            raise ServerMisbehaved(f"{method}: requestState must be a string")
+        pending = check_input_required(method, result)
+        requests, state = pending.input_requests, pending.request_state
         current = dict(base)
         if requests:
             current["inputResponses"] = {

@@ -22,7 +22,9 @@ from mcpkit.client.errors import (
     OutputValidationError,
     ServerMisbehaved,
     UnknownTool,
+    UnsupportedInEra,
 )
+from mcpkit.client.mrtr import INPUT_REQUIRED, InputRequired, check_input_required
 from mcpkit.client.schemas import SchemaProblem, ValidationMode
 from mcpkit.protocol.errors import JSONRPCError
 from mcpkit.protocol.http_headers import tool_header_problem
@@ -35,7 +37,7 @@ logger = logging.getLogger("mcpkit.client")
 
 
 class ToolMethods(ClientPlumbing):
-    """``list_tools``, ``call_tool``, ``check_arguments``, ``ainvoke``."""
+    """``list_tools``, ``call_tool``, ``call_tool_round``, ``check_arguments``, ``ainvoke``."""
 
     async def list_tools(self) -> list[Tool]:
         """Every tool the server offers (all pages)."""
@@ -84,6 +86,68 @@ class ToolMethods(ClientPlumbing):
         result, _ = await self._request_with_input(
             "tools/call", params, timeout=timeout, progress_callback=progress_callback, tool=tool
         )
+        return self._finish_call(name, tool, result, mode)
+
+    async def call_tool_round(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
+        output_validation: ValidationMode | None = None,
+    ) -> CallToolResult | InputRequired:
+        """One round of a 2026-07-28 tool call, for callers that answer questions themselves.
+
+        Where :meth:`call_tool` answers ``input_required`` with the client's handlers and
+        retries, this returns the :class:`~mcpkit.client.mrtr.InputRequired` to the caller,
+        which may keep it (it is plain data) and continue later, even in another process, by
+        calling again with the same ``arguments``, ``input_responses`` (answers by key, see
+        :meth:`answer_input_request` for the ones a handler can answer) and the
+        ``request_state`` it carried. A legacy server asks inside the open request instead, so
+        this raises :class:`UnsupportedInEra` there: use :meth:`call_tool` and handlers.
+        """
+        if self.era != "modern":
+            raise UnsupportedInEra(
+                "call_tool_round is for 2026-07-28 servers; a legacy server asks its questions "
+                "inside the open call: use call_tool with an elicitation_handler"
+            )
+        mode = output_validation or self.output_validation
+        tool = self._tools.get(name)
+        if tool is None:
+            tool = await self._tool_definition(name)
+        params: JSONObject = {"name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        if input_responses is not None:
+            params["inputResponses"] = dict(input_responses)
+        if request_state is not None:
+            params["requestState"] = request_state
+        result = await self._request(
+            "tools/call", params, timeout=timeout, progress_callback=progress_callback, tool=tool
+        )
+        if result.get("resultType") == INPUT_REQUIRED:
+            return check_input_required("tools/call", result)
+        return self._finish_call(name, tool, result, mode)
+
+    async def answer_input_request(
+        self, key: str, request: Any, *, asked_during: str = "tools/call"
+    ) -> JSONObject:
+        """Answer one entry of an :class:`InputRequired` with this client's handlers
+        (elicitation, sampling, roots), exactly as :meth:`call_tool` would."""
+        return await self._questions.answer_input_request(
+            key,
+            request,
+            protocol_version=self.negotiated.protocol_version,
+            server_name=self.negotiated.server_name,
+            asked_during=asked_during,
+        )
+
+    def _finish_call(
+        self, name: str, tool: JSONObject | None, result: JSONObject, mode: ValidationMode
+    ) -> CallToolResult:
         result_type = result.get("resultType")
         if result_type not in (None, "complete"):
             raise ServerMisbehaved(

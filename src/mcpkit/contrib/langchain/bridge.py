@@ -1,0 +1,358 @@
+"""Questions as LangGraph interrupts; progress and server logs as custom stream events.
+
+A server may ask the user something in the middle of a tool call (elicitation). Inside a graph
+that becomes ``interrupt(payload)``: the graph pauses, the caller shows ``payload`` (the message
+and the requested schema) and resumes with ``Command(resume=answer)``; the answer reaches the
+server and the call completes. How that works in each era:
+
+* **One process.** The call runs in a task owned by the :class:`GraphBridge`. When the node is
+  interrupted the task is *parked*, not cancelled: a legacy session keeps its request open, a
+  2026 call keeps its round (``requestState`` and the answers so far) in memory. On resume the
+  node runs again, finds its parked call by key (thread, checkpoint namespace, tool and
+  arguments), and hands the answer to the waiting question. A parked call that is never resumed
+  is answered ``cancel`` after ``park_seconds``.
+* **After a restart** nothing is parked. The node runs again and the call is made again: the
+  server asks the same question, and LangGraph's ``interrupt()`` returns the stored answer
+  at once (answers are matched by order, so several questions replay correctly). A 2026 server
+  re-executes its tool on every retry anyway; a legacy server's work *before* the question runs
+  a second time. :func:`mcpkit.contrib.langchain.tool_node` with ``then=`` instead keeps a 2026
+  round's ``requestState`` in the graph's state, so nothing is re-run (see ``nodes``).
+
+Routing a question to the call it belongs to: in 2026 it is asked inside the call's own task (a
+context variable says which call). A legacy server asks over its session, which carries no link
+to the request: the question goes to the oldest open graph call on the server with that name.
+
+Progress notifications and ``notifications/message`` logs of a call are written with
+``get_stream_writer()`` as ``{"type": "mcp_progress" | "mcp_log", ...}`` events, seen with
+``graph.astream(..., stream_mode="custom")``. Outside a graph, questions go to
+``fallback_elicitation`` (or are answered ``cancel``) and logs to the ``mcpkit.client.server``
+logger.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar
+
+from langgraph.config import get_config, get_stream_writer
+from langgraph.errors import GraphInterrupt
+from langgraph.types import interrupt
+
+from mcpkit.client import QuestionContext, form_defaults
+from mcpkit.types.jsonrpc import JSONObject
+
+__all__ = [
+    "DEFAULT_PARK_SECONDS",
+    "GraphBridge",
+    "StreamWriter",
+    "answer_from_resume",
+    "question_payload",
+]
+
+T = TypeVar("T")
+logger = logging.getLogger("mcpkit.contrib.langchain")
+server_logger = logging.getLogger("mcpkit.client.server")
+
+DEFAULT_PARK_SECONDS: Final = 900.0
+"""How long a paused call stays open waiting for ``Command(resume=...)`` (a 2026 server's
+``requestState`` also expires after 15 minutes by default)."""
+
+StreamWriter = Callable[[Any], None]
+ElicitationFallback = Callable[[Any, QuestionContext], Awaitable[Any]]
+
+
+def _builtins(value: Any) -> Any:
+    if isinstance(value, dict):
+        return value
+    import msgspec
+
+    return msgspec.to_builtins(value)
+
+
+def question_payload(server: str, tool: str, params: Mapping[str, Any]) -> JSONObject:
+    """The ``interrupt()`` value for an elicitation: what a UI needs to ask the user."""
+    mode = params.get("mode", "form")
+    schema = params.get("requestedSchema")
+    payload: JSONObject = {
+        "type": "mcp_elicitation",
+        "server": server,
+        "tool": tool,
+        "mode": mode,
+        "message": params.get("message", ""),
+    }
+    if mode == "form":
+        payload["requested_schema"] = schema
+        payload["defaults"] = form_defaults(schema)
+    else:
+        payload["url"] = params.get("url")
+        payload["elicitation_id"] = params.get("elicitationId")
+    return payload
+
+
+def answer_from_resume(value: Any) -> JSONObject:
+    """The ``ElicitResult`` for a ``Command(resume=value)``.
+
+    A dict with ``action`` is used as is; any other dict is accepted content; ``None``,
+    ``False`` or ``"decline"`` decline; ``"cancel"`` cancels; ``True`` or ``"accept"`` accept
+    with no content (URL mode, or a form whose defaults are enough).
+    """
+    if isinstance(value, Mapping):
+        if "action" in value:
+            return dict(value)
+        return {"action": "accept", "content": dict(value)}
+    if value is None or value is False or value == "decline":
+        return {"action": "decline"}
+    if value == "cancel":
+        return {"action": "cancel"}
+    if value is True or value == "accept":
+        return {"action": "accept"}
+    raise TypeError(
+        f"resume an MCP question with a dict of answers, True/'accept', None/'decline' or "
+        f"'cancel', not {value!r}"
+    )
+
+
+@dataclass(eq=False)
+class _Asked:
+    params: JSONObject
+    answer: asyncio.Future[JSONObject]
+
+
+@dataclass(eq=False)
+class _Call:
+    """One tool call made from a graph node, with the questions it asked."""
+
+    server: str
+    """The label shown to users (the host's server name)."""
+    server_name: str
+    """The name the server gave itself (what a legacy question's context says)."""
+    tool: str
+    writer: StreamWriter | None
+    asked: asyncio.Queue[_Asked] = field(default_factory=asyncio.Queue)
+    waiting: _Asked | None = None
+    answered: int = 0
+    task: asyncio.Task[Any] | None = None
+    expiry: asyncio.TimerHandle | None = None
+
+    def emit(self, event: JSONObject) -> None:
+        if self.writer is not None:
+            self.writer({"server": self.server, "tool": self.tool, **event})
+
+
+_CURRENT: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
+    "mcpkit_langchain_call", default=None
+)
+
+
+_IN_GRAPH: Final = ("__pregel_runtime", "__pregel_scratchpad")
+"""Keys LangGraph puts in a node's ``configurable`` (``interrupt()`` and the stream writer need
+them); a plain ``tool.ainvoke`` outside a graph has a config without them."""
+
+
+def _graph_config() -> Mapping[str, Any] | None:
+    """The running node's config, or ``None`` outside a LangGraph node."""
+    try:
+        config = get_config()
+    except RuntimeError:
+        return None
+    configurable = config.get("configurable") or {}
+    return config if all(key in configurable for key in _IN_GRAPH) else None
+
+
+def current_writer() -> StreamWriter | None:
+    """LangGraph's custom stream writer when running inside a graph node, else ``None``."""
+    if _graph_config() is None:
+        return None
+    try:
+        return get_stream_writer()
+    except (RuntimeError, KeyError):
+        return None
+
+
+class GraphBridge:
+    """Turns what MCP servers send during a call into LangGraph interrupts and stream events.
+
+    Pass :meth:`client_options` to the ``Host`` (``client_options=``) or ``Client`` so questions
+    and logs come here, and the bridge to :func:`load_tools` / :func:`tool_node`.
+    """
+
+    def __init__(
+        self,
+        *,
+        fallback_elicitation: ElicitationFallback | None = None,
+        park_seconds: float = DEFAULT_PARK_SECONDS,
+    ) -> None:
+        self._fallback = fallback_elicitation
+        self._park_seconds = park_seconds
+        self._parked: dict[tuple[Any, ...], _Call] = {}
+        self._open: dict[int, _Call] = {}
+
+    def client_options(self) -> dict[str, Any]:
+        """``elicitation_handler`` and ``logging_handler`` for ``Client``/``Host``."""
+        return {"elicitation_handler": self.on_elicitation, "logging_handler": self.on_log}
+
+    @property
+    def parked(self) -> int:
+        """Calls paused by an interrupt and waiting to be resumed in this process."""
+        return len(self._parked)
+
+    # -- what the client's handlers receive ----------------------------------------------------
+
+    def _call_for(self, server_name: str) -> _Call | None:
+        call = _CURRENT.get()
+        if call is not None:
+            return call
+        for candidate in self._open.values():  # oldest first
+            if candidate.server_name == server_name:
+                return candidate
+        return None
+
+    async def on_elicitation(self, params: Any, ctx: QuestionContext) -> Any:
+        """The client's elicitation handler: hand the question to the graph call waiting on it."""
+        call = self._call_for(ctx.server_name)
+        if call is None:
+            if self._fallback is not None:
+                return await self._fallback(params, ctx)
+            logger.warning(
+                "%s asked %r outside a graph call and no fallback_elicitation was given: "
+                "answering cancel",
+                ctx.server_name,
+                getattr(params, "message", ""),
+            )
+            return {"action": "cancel"}
+        answer: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
+        call.asked.put_nowait(_Asked(_builtins(params), answer))
+        return await answer
+
+    def on_log(self, params: Any) -> None:
+        """The client's logging handler: a stream event for the call, else the logger."""
+        data = _builtins(params)
+        call = _CURRENT.get()
+        if call is None and len(self._open) == 1:
+            call = next(iter(self._open.values()))
+        if call is not None and call.writer is not None:
+            call.emit({"type": "mcp_log", **data})
+            return
+        server_logger.info("%s", data)
+
+    # -- running one call ----------------------------------------------------------------------
+
+    async def run(
+        self,
+        start: Callable[[], Awaitable[T]],
+        *,
+        server: str,
+        server_name: str,
+        tool: str,
+        key: tuple[Any, ...],
+        writer: StreamWriter | None = None,
+    ) -> T:
+        """Run ``start()`` (one tool call) so that its questions become interrupts.
+
+        Outside a graph this is just ``await start()``.
+        """
+        config = _graph_config()
+        if config is None:
+            return await start()
+        configurable = config.get("configurable") or {}
+        full_key = (configurable.get("thread_id"), configurable.get("checkpoint_ns"), *key)
+        call = self._parked.pop(full_key, None)
+        if call is not None:
+            if call.expiry is not None:
+                call.expiry.cancel()
+            call.writer = writer or call.writer
+            for _ in range(call.answered):
+                interrupt(None)  # replays the stored answers, so the next index is ours
+        else:
+            call = _Call(server, server_name, tool, writer)
+            token = _CURRENT.set(call)
+            try:
+                call.task = asyncio.ensure_future(start())
+            finally:
+                _CURRENT.reset(token)
+            self._open[id(call)] = call
+            call.task.add_done_callback(lambda _: self._open.pop(id(call), None))
+        try:
+            return await self._drive(call, full_key)  # type: ignore[no-any-return]
+        except GraphInterrupt:
+            raise
+        except BaseException:
+            if call.task is not None and not call.task.done():
+                call.task.cancel()
+            raise
+
+    async def _drive(self, call: _Call, key: tuple[Any, ...]) -> Any:
+        task = call.task
+        assert task is not None
+        while True:
+            if call.waiting is None:
+                getter = asyncio.ensure_future(call.asked.get())
+                try:
+                    await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    if not getter.done():
+                        getter.cancel()
+                if not getter.done() or getter.cancelled():
+                    return task.result()
+                call.waiting = getter.result()
+            asked = call.waiting
+            try:
+                value = interrupt(question_payload(call.server, call.tool, asked.params))
+            except GraphInterrupt:
+                self._park(key, call)
+                raise
+            call.waiting = None
+            call.answered += 1
+            if not asked.answer.done():
+                try:
+                    asked.answer.set_result(answer_from_resume(value))
+                except TypeError as exc:
+                    asked.answer.set_exception(exc)
+
+    def _park(self, key: tuple[Any, ...], call: _Call) -> None:
+        old = self._parked.pop(key, None)
+        if old is not None and old is not call:
+            self._expire(old)
+        self._parked[key] = call
+        call.expiry = asyncio.get_running_loop().call_later(
+            self._park_seconds, self._expire_key, key
+        )
+
+    def _expire_key(self, key: tuple[Any, ...]) -> None:
+        call = self._parked.pop(key, None)
+        if call is not None:
+            logger.warning(
+                "%s/%s: no resume within %g s; the question is answered cancel",
+                call.server,
+                call.tool,
+                self._park_seconds,
+            )
+            self._expire(call)
+
+    @staticmethod
+    def _expire(call: _Call) -> None:
+        if call.expiry is not None:
+            call.expiry.cancel()
+        if call.waiting is not None and not call.waiting.answer.done():
+            call.waiting.answer.set_result({"action": "cancel"})
+        if call.task is not None:
+            call.task.add_done_callback(_consume)
+
+    async def aclose(self) -> None:
+        """Answer ``cancel`` to every parked call and wait for them to finish."""
+        calls = list(self._parked.values())
+        self._parked.clear()
+        for call in calls:
+            self._expire(call)
+        tasks = [call.task for call in calls if call.task is not None]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _consume(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()

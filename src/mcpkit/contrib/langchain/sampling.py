@@ -1,0 +1,137 @@
+"""Answer a server's sampling requests (``sampling/createMessage``) with a LangChain chat model.
+
+    client_options = {**bridge.client_options(), **sampling_options(model)}
+
+The request's ``systemPrompt`` and messages become LangChain messages, the model is called
+(with the request's ``tools`` bound when the revision allows sampling with tools and the model
+supports ``bind_tools``), and its answer becomes a ``CreateMessageResult``: text, or
+``tool_use`` blocks with ``stopReason: "toolUse"`` when the model calls tools.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+from mcpkit.client import QuestionContext
+from mcpkit.types.jsonrpc import JSONObject
+
+__all__ = ["ChatModelSampler", "sampling_options"]
+
+
+def _blocks(content: Any) -> list[JSONObject]:
+    if isinstance(content, list):
+        return [c for c in content if isinstance(c, dict)]
+    return [content] if isinstance(content, dict) else []
+
+
+def _text(blocks: list[JSONObject]) -> str:
+    return "\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+
+
+def to_messages(params: Mapping[str, Any]) -> list[BaseMessage]:
+    """The request's system prompt and messages as LangChain messages."""
+    out: list[BaseMessage] = []
+    if params.get("systemPrompt"):
+        out.append(SystemMessage(content=str(params["systemPrompt"])))
+    for message in params.get("messages") or []:
+        blocks = _blocks(message.get("content"))
+        if message.get("role") == "assistant":
+            calls = [
+                {"name": b["name"], "args": b.get("input") or {}, "id": b["id"]}
+                for b in blocks
+                if b.get("type") == "tool_use"
+            ]
+            out.append(AIMessage(content=_text(blocks), tool_calls=calls))
+            continue
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        for result in results:
+            out.append(
+                ToolMessage(
+                    content=_text(_blocks(result.get("content"))),
+                    tool_call_id=str(result.get("toolUseId")),
+                    status="error" if result.get("isError") else "success",
+                )
+            )
+        if not results:
+            out.append(HumanMessage(content=_text(blocks)))
+    return out
+
+
+def _lc_tool(tool: Mapping[str, Any]) -> JSONObject:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool["name"],
+            "description": tool.get("description") or "",
+            "parameters": tool.get("inputSchema") or {"type": "object"},
+        },
+    }
+
+
+class ChatModelSampler:
+    """A sampling handler backed by a LangChain chat model (``model.ainvoke``)."""
+
+    def __init__(self, model: BaseChatModel, *, model_name: str | None = None) -> None:
+        self.model = model
+        self.model_name = model_name or getattr(model, "model_name", None) or type(model).__name__
+
+    async def __call__(self, params: Any, ctx: QuestionContext) -> JSONObject:
+        raw: JSONObject = params if isinstance(params, dict) else msgspec.to_builtins(params)
+        runnable: Any = self.model
+        tools = raw.get("tools")
+        if tools:
+            runnable = self.model.bind_tools([_lc_tool(t) for t in tools])
+        options: dict[str, Any] = {}
+        if raw.get("stopSequences"):
+            options["stop"] = list(raw["stopSequences"])
+        answer = await runnable.ainvoke(to_messages(raw), **options)
+        return self._result(answer)
+
+    def _result(self, answer: Any) -> JSONObject:
+        if not isinstance(answer, AIMessage):
+            answer = AIMessage(content=str(getattr(answer, "content", answer)))
+        text = answer.content if isinstance(answer.content, str) else answer.text
+        if answer.tool_calls:
+            content: list[JSONObject] = []
+            if text:
+                content.append({"type": "text", "text": text})
+            for call in answer.tool_calls:
+                content.append(
+                    {
+                        "type": "tool_use",
+                        "id": call.get("id") or f"call-{call['name']}",
+                        "name": call["name"],
+                        "input": dict(call.get("args") or {}),
+                    }
+                )
+            return {
+                "role": "assistant",
+                "content": content,
+                "model": self.model_name,
+                "stopReason": "toolUse",
+            }
+        if not isinstance(text, str):
+            text = json.dumps(text)
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": text},
+            "model": self.model_name,
+            "stopReason": "endTurn",
+        }
+
+
+def sampling_options(model: BaseChatModel, *, tools: bool = True) -> dict[str, Any]:
+    """``sampling_handler`` (and ``sampling_tools``) client options answering with ``model``."""
+    return {"sampling_handler": ChatModelSampler(model), "sampling_tools": tools}
