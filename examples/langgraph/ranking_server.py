@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from _serve import main, versions
 
-from mcpkit.server import Context, Server
+from mcpkit.server import Context, Server, ToolError
 
 
 @dataclass
@@ -32,6 +32,8 @@ def build(legacy_only: bool = False) -> Server:
     def rank(budget: float, candidates: list[Candidate]) -> list[Ranked]:
         """Rank candidates for a budget (CNY): in stock and affordable first, then by price
         closest to the budget."""
+        if not candidates:
+            raise ToolError("no candidates to rank: search the catalogue first")
         ranked = []
         for c in candidates:
             affordable = c.price <= budget

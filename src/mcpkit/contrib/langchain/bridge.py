@@ -96,8 +96,8 @@ def question_payload(server: str, tool: str, params: Mapping[str, Any]) -> JSONO
 def answer_from_resume(value: Any) -> JSONObject:
     """The ``ElicitResult`` for a ``Command(resume=value)``.
 
-    A dict with ``action`` is used as is; any other dict is accepted content; ``None``,
-    ``False`` or ``"decline"`` decline; ``"cancel"`` cancels; ``True`` or ``"accept"`` accept
+    A dict with ``action`` is used as is; any other dict is accepted content; ``"decline"`` or
+    ``False`` decline (so does ``None``, though LangGraph cannot resume with ``None`` itself); ``"cancel"`` cancels; ``True`` or ``"accept"`` accept
     with no content (URL mode, or a form whose defaults are enough).
     """
     if isinstance(value, Mapping):
@@ -168,9 +168,17 @@ def current_writer() -> StreamWriter | None:
     if _graph_config() is None:
         return None
     try:
-        return get_stream_writer()
+        writer = get_stream_writer()
     except (RuntimeError, KeyError):
         return None
+    # Progress and logs arrive in the connection's own task, where LangGraph's context (which
+    # the writer reads) is not set: write from a copy of the node's context.
+    context = contextvars.copy_context()
+
+    def write(event: Any) -> None:
+        context.run(writer, event)
+
+    return write
 
 
 class GraphBridge:
@@ -318,6 +326,8 @@ class GraphBridge:
         if old is not None and old is not call:
             self._expire(old)
         self._parked[key] = call
+        if call.task is not None:  # nobody may await it again (the process may exit first)
+            call.task.add_done_callback(_consume)
         call.expiry = asyncio.get_running_loop().call_later(
             self._park_seconds, self._expire_key, key
         )
