@@ -96,9 +96,10 @@ def question_payload(server: str, tool: str, params: Mapping[str, Any]) -> JSONO
 def answer_from_resume(value: Any) -> JSONObject:
     """The ``ElicitResult`` for a ``Command(resume=value)``.
 
-    A dict with ``action`` is used as is; any other dict is accepted content; ``"decline"`` or
-    ``False`` decline (so does ``None``, though LangGraph cannot resume with ``None`` itself); ``"cancel"`` cancels; ``True`` or ``"accept"`` accept
-    with no content (URL mode, or a form whose defaults are enough).
+    A dict with ``action`` is used as is; any other dict is accepted content; ``"decline"``
+    or ``False`` decline (so does ``None``, though LangGraph cannot resume with ``None``);
+    ``"cancel"`` cancels; ``True`` or ``"accept"`` accept with no content (URL mode, or a form
+    whose defaults are enough).
     """
     if isinstance(value, Mapping):
         if "action" in value:
