@@ -123,8 +123,8 @@ def build(legacy_only: bool = False) -> Server:
         )
         if not answer.accepted or answer.content is None:
             raise ToolError("the order was cancelled by the user")
-        quantity = int(answer.content.get("quantity", 1))
-        address = str(answer.content["address"])
+        quantity = answer.content.quantity
+        address = answer.content.address
         if not 1 <= quantity <= row["stock"]:
             raise ToolError(f"cannot order {quantity}: {row['stock']} in stock")
         await ctx.info(f"reserving {quantity} x {product_id} for {address}")

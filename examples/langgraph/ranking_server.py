@@ -51,9 +51,7 @@ def build(legacy_only: bool = False) -> Server:
         answer = await ctx.sample(
             f"In one sentence, why is {product_id} a good running shoe?", max_tokens=60
         )
-        content = answer.get("content") or {}
-        text = content.get("text") if isinstance(content, dict) else None
-        return str(text or "")
+        return str(getattr(answer.content, "text", ""))
 
     return server
 

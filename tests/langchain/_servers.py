@@ -6,6 +6,8 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from mcpkit.server import Context, Message, Server, ToolError, ToolResult
 
 PIXEL = base64.b64encode(b"\x89PNG fake").decode()
@@ -72,16 +74,18 @@ def build(starts: list[str] | None = None) -> Server:
         if not address.accepted or address.content is None:
             raise ToolError("cancelled")
         await ctx.report_progress(2, 2, "done")
-        return Total(product, int(quantity.content["quantity"]), str(address.content["address"]))
+        return Total(product, quantity.content.quantity, address.content.address)
 
     @server.tool
     async def ask_model(question: str, ctx: Context) -> dict[str, Any]:
         """Sampling with a tool the model may call."""
-        return await ctx.sample(
+        answer = await ctx.sample(
             question,
             max_tokens=50,
             tools=[{"name": "lookup", "inputSchema": {"type": "object"}}],
         )
+        built: dict[str, Any] = msgspec.to_builtins(answer)
+        return built
 
     @server.resource("mem://readme", mime_type="text/plain")
     def readme() -> str:
