@@ -54,6 +54,7 @@ from mcpkit.protocol.errors import (
     MCPError,
     MessageDecodeError,
     MethodNotFound,
+    RemoteProtocolError,
     RequestCancelled,
     RequestTimeout,
     TransportError,
@@ -360,6 +361,16 @@ class Session:
                     ErrorResponse(error.request_id, error.error.to_error_object()), None
                 )
             )
+        elif error.request_id is not None:
+            # A broken *response*: the request it answers fails now instead of timing out.
+            entry = self._outbound.resolve(error.request_id)
+            if entry is not None and not entry.value.future.done():
+                entry.value.future.set_exception(
+                    RemoteProtocolError(
+                        f"the peer answered request {error.request_id!r} with an invalid "
+                        f"message: {error.error.message}"
+                    )
+                )
 
     def _accept_response(self, response: Response | ErrorResponse) -> None:
         entry = self._outbound.resolve(response.id)
@@ -502,13 +513,13 @@ class Session:
             await self._send(response, ctx.protocol_version or self.protocol_version, method)
         except MCPError as exc:
             logger.debug("%s: could not answer %s: %s", self.name, method, exc)
-        except Exception:  # the result could not be encoded: say so instead of going silent
+        except Exception:  # the answer could not be encoded: say so instead of going silent
             logger.exception("%s: the response to %s could not be sent", self.name, method)
-            if type(response) is Response:
-                error = _internal_error(
-                    ctx.request, f"Internal error: the result of {method} could not be encoded"
-                )
-                await self._send_quietly(error, method, ctx.protocol_version)
+            what = "result" if type(response) is Response else "error"
+            error = _internal_error(
+                ctx.request, f"Internal error: the {what} of {method} could not be encoded"
+            )
+            await self._send_quietly(error, method, ctx.protocol_version)
 
     async def _run_notification_handler(self, note: Notification) -> None:
         try:

@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "-v", "--verbose", action="count", default=0,
-        help="more logging on stderr (-v: info, including server stderr; -vv: debug)",
+        help="more logging on stderr, ours and the server's (-v: info; -vv: debug)",
     )  # fmt: skip
     parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -90,16 +90,44 @@ def _version() -> str:
     return f"mcpkit {__version__}"
 
 
-def _configure_logging(verbosity: int) -> None:
+SERVER_COMMANDS: Final = ("run",)
+"""Commands that *are* the server: their log (tracebacks of failing tools) is the server's
+stderr, shown from ``warning`` up without ``-v``."""
+VERBOSE_ENV: Final = "MCPKIT_VERBOSE"
+"""``-v`` as a number for a server this command starts (``mcpkit run`` reads it, and so does
+:meth:`mcpkit.server.Server.run`), so the server logs in as much detail as the command."""
+
+
+def verbosity(args: argparse.Namespace) -> int:
+    """``-v`` count, or for ``run`` the larger of it and :data:`VERBOSE_ENV` (set by a client)."""
+    import os
+
+    level = int(getattr(args, "verbose", 0) or 0)
+    if getattr(args, "command", None) in SERVER_COMMANDS:
+        raw = os.environ.get(VERBOSE_ENV, "")
+        level = max(level, int(raw) if raw.isdigit() else 0)
+    return level
+
+
+def _configure_logging(verbosity: int, command: str | None = None) -> None:
     level = logging.ERROR if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
+    if command in SERVER_COMMANDS:
+        # A server's warnings and errors (a tool's traceback) are what its stderr is for.
+        root.setLevel(min(level, logging.WARNING))
+        return
     root.setLevel(level)
+    from mcpkit.cli import server_stderr
+
+    server_stderr.install(prefix=command == "host", live=command == "host")
+    handler.addFilter(lambda record: not server_stderr.is_server_line(record))
     if verbosity <= 0:
-        # Our error line already quotes what these say (exit codes, the stderr tail).
-        logging.getLogger("mcpkit").setLevel(logging.CRITICAL)
+        # Our error line already quotes what these say (exit codes, the stderr tail); the
+        # server's own stderr lines still reach the terminal through ``server_stderr``.
+        handler.addFilter(lambda record: not record.name.startswith("mcpkit"))
 
 
 def report(error: CliError) -> int:
@@ -118,7 +146,7 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        _configure_logging(args.verbose)
+        _configure_logging(verbosity(args), args.command)
         return int(load_command(args.command).execute(args))
     except CliError as error:
         return report(error)

@@ -13,9 +13,11 @@ import argparse
 import contextlib
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
+from mcpkit.cli import server_stderr
 from mcpkit.cli.errors import CliError, explain
 from mcpkit.cli.targets import ResolvedTarget, resolve
 
@@ -25,6 +27,7 @@ __all__ = [
     "add_client_options",
     "open_client",
     "parse_env",
+    "with_verbosity",
 ]
 
 DEFAULT_TIMEOUT: Final = 60.0
@@ -91,7 +94,9 @@ async def open_client(
     from mcpkit.client import Client
     from mcpkit.client.connectors import resolve_target
 
-    target: ResolvedTarget = resolve(args.target, env=parse_env(args.env))
+    target: ResolvedTarget = with_verbosity(
+        resolve(args.target, env=parse_env(args.env)), args.verbose
+    )
     if elicitation is None:
         elicitation = declining_handler if args.no_input else TerminalElicitation()
     try:
@@ -110,16 +115,47 @@ async def open_client(
             initialize_timeout=args.timeout,
             probe_timeout=min(args.timeout, 10.0),
         )
+        connected = False
         async with client:
+            connected = True
+            stderr_lines = server_stderr.current()
+            if stderr_lines is not None:
+                stderr_lines.go_live()
             yield client
     except CliError:
         raise
     except Exception as exc:  # every failure becomes one line
         raise _unwrap(exc, target.label) from exc
+    finally:
+        stderr_lines = server_stderr.current()
+        if stderr_lines is not None and not connected:
+            stderr_lines.go_live()  # a failure after the start quotes no stderr of its own
 
 
 def _unwrap(exc: BaseException, label: str) -> CliError:
-    """The most telling error of a group (task groups wrap what went wrong), explained."""
+    """The most telling error of a group (task groups wrap what went wrong), explained.
+
+    Once the server's stderr is shown as it comes, an error quoting its last lines would
+    repeat them; before that, the quoted lines are all the person sees of it.
+    """
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    return explain(exc, target=label)
+    error = explain(exc, target=label)
+    stderr_lines = server_stderr.current()
+    if stderr_lines is not None:
+        if stderr_lines.live:
+            error.message = server_stderr.without_quoted_tail(error.message)
+        elif server_stderr.quotes_tail(error.message):
+            stderr_lines.drop_held()
+    return error
+
+
+def with_verbosity(target: ResolvedTarget, verbose: int) -> ResolvedTarget:
+    """``-v`` reaches a stdio server too: its entry gets ``MCPKIT_VERBOSE`` (see ``run``)."""
+    from mcpkit.cli.app import VERBOSE_ENV
+
+    entry = target.client_target
+    if verbose <= 0 or not isinstance(entry, dict) or "command" not in entry:
+        return target
+    env = {**(entry.get("env") or {}), VERBOSE_ENV: str(verbose)}
+    return replace(target, client_target={**entry, "env": env})

@@ -110,11 +110,14 @@ class CommandConnector:
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        name: str | None = None,
     ) -> None:
         self.command = command
         self.args = list(args)
         self.env = dict(env) if env else None
         self.cwd = cwd
+        self.name = name
+        """Names the child in logs (``mcpkit.stdio.<name>``, its stderr lines) and errors."""
         self._params: Any = None
 
     @classmethod
@@ -139,7 +142,7 @@ class CommandConnector:
         params = self._params
         if not isinstance(params, stdio.StdioServerParameters):
             params = stdio.StdioServerParameters(
-                command=self.command, args=self.args, env=self.env, cwd=self.cwd
+                command=self.command, args=self.args, env=self.env, cwd=self.cwd, name=self.name
             )
         async with stdio.stdio_client(params) as stream:
             yield stream

@@ -106,6 +106,7 @@ class JSONRPCError(MCPError):
         code: int | None = None,
         remote: bool = False,
     ) -> None:
+        _check_arguments(type(self), message, data, code)
         super().__init__(message)
         self.message = message
         self.data = data
@@ -131,6 +132,29 @@ class JSONRPCError(MCPError):
         if cls is None:
             return JSONRPCError(error.message, data, code=error.code, remote=remote)
         return cls(error.message, data, remote=remote)
+
+
+def _check_arguments(cls: type, message: object, data: object, code: object) -> None:
+    """Catch a misbuilt error where it is built, not as an unencodable answer later."""
+    if not isinstance(message, str):
+        raise TypeError(
+            f"{cls.__name__}(message, data=None, *, code=None): message must be a str, got "
+            f"{type(message).__name__} {message!r}"
+            + (" (the code is a keyword argument: code=...)" if isinstance(message, int) else "")
+        )
+    if data is not None:
+        try:
+            msgspec.json.encode(data)
+        except (TypeError, ValueError, msgspec.EncodeError) as exc:
+            raise TypeError(
+                f"{cls.__name__}(message, data=None, *, code=None): data must be JSON "
+                f"(dicts, lists, str, numbers, bool, None): {exc}"
+            ) from None
+    if code is not None and (not isinstance(code, int) or isinstance(code, bool)):
+        raise TypeError(
+            f"{cls.__name__}(message, data=None, *, code=None): code must be an int, got "
+            f"{type(code).__name__} {code!r}"
+        )
 
 
 class ParseError(JSONRPCError):

@@ -466,7 +466,13 @@ class Server:
                         self.lifespan_state = None
 
     def run(self, transport: str = "stdio", **kwargs: Any) -> None:
-        """Serve until the client goes away: ``stdio`` (default) or ``http``."""
+        """Serve until the client goes away: ``stdio`` (default) or ``http``.
+
+        Without a logging configuration of the program's own, warnings and errors (a tool's
+        traceback) go to stderr as Python prints them by default; ``MCPKIT_VERBOSE=1`` (set by
+        ``mcpkit -v``) adds info, ``2`` debug.
+        """
+        _log_as_asked()
         if transport == "stdio":
             from mcpkit.server._stdio import run_stdio
 
@@ -794,3 +800,17 @@ def _make_sealer(keys: list[bytes] | None) -> RequestStateSealer:
     from mcpkit.server.request_state import RequestStateSealer
 
     return RequestStateSealer(keys)
+
+
+def _log_as_asked() -> None:
+    """Honour ``MCPKIT_VERBOSE`` when the program configured no logging of its own."""
+    import os
+
+    raw = os.environ.get("MCPKIT_VERBOSE", "")
+    root = logging.getLogger()
+    if not raw.isdigit() or int(raw) <= 0 or root.handlers:
+        return
+    logging.basicConfig(
+        level=logging.INFO if int(raw) == 1 else logging.DEBUG,
+        format="%(name)s: %(message)s",
+    )

@@ -259,7 +259,7 @@ class RegisteredTool:
         except JSONRPCError:
             raise  # deliberate protocol errors (e.g. a missing client capability) stay errors
         except Exception as exc:
-            logger.exception("tool %s raised", self.name)
+            logger.exception("tool %r raised (the client gets an isError result)", self.name)
             return error_result(f"Error executing tool {self.name}: {exc}")
         return self._to_result(value)
 

@@ -8,7 +8,8 @@
   keys and tokens in the host's environment do not leak into every server it starts.
 * **Its own process group** (``start_new_session``), so stopping it reaches whatever it started.
 * **stderr** is read continuously (a full stderr pipe would block the child): each line is logged
-  to ``mcpkit.stdio.<name>`` at :data:`STDERR_LOG_LEVEL` and the last :data:`STDERR_TAIL_LINES`
+  to ``mcpkit.stdio.<name>`` at :data:`STDERR_LOG_LEVEL` (marked with
+  :data:`STDERR_RECORD_ATTR`) and the last :data:`STDERR_TAIL_LINES`
   are kept for error messages.
 * **Shutdown** as the spec says: close stdin, wait :data:`STDIN_CLOSE_TIMEOUT`, SIGTERM the
   group, wait :data:`TERMINATE_TIMEOUT`, SIGKILL the group. When the server process has exited
@@ -49,6 +50,7 @@ __all__ = [
     "KILL_TIMEOUT",
     "MAX_STDERR_LINE_BYTES",
     "STDERR_LOG_LEVEL",
+    "STDERR_RECORD_ATTR",
     "STDERR_TAIL_LINES",
     "STDIN_CLOSE_TIMEOUT",
     "TERMINATE_TIMEOUT",
@@ -74,6 +76,9 @@ MAX_STDERR_LINE_BYTES: Final = 16 * 1024
 """A longer stderr line is dropped (noted in the log) rather than buffered."""
 STDERR_LOG_LEVEL: Final = logging.INFO
 """stderr is the server's log, not an error channel (the spec says not to treat it as one)."""
+STDERR_RECORD_ATTR: Final = "mcpkit_stderr"
+"""Log records of the server's stderr lines carry the server's name under this attribute, so a
+handler (the ``mcpkit`` command's) can show them apart from this module's own messages."""
 TAIL_LINES_IN_ERRORS: Final = 20
 """stderr lines quoted in a ``ConnectionBroken`` message."""
 
@@ -252,7 +257,7 @@ class StdioClientStream(LineStream):
                 else:
                     text = line.decode("utf-8", "replace")
                 self._tail.append(text)
-                self._log.log(STDERR_LOG_LEVEL, "%s", text)
+                self._log.log(STDERR_LOG_LEVEL, "%s", text, extra={STDERR_RECORD_ATTR: self._name})
             if not chunk:
                 return
 

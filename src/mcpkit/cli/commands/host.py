@@ -100,6 +100,17 @@ def load_entries(args: argparse.Namespace) -> list[Any]:
                 f"{path} has no server named {', '.join(unknown)}", hint=f"its servers: {names}"
             )
         entries = [e for e in entries if e.name in args.server]
+    if args.verbose > 0:  # -v reaches every stdio server too (see ``mcpkit run``)
+        from dataclasses import replace
+
+        from mcpkit.cli.app import VERBOSE_ENV
+
+        entries = [
+            replace(e, target={**e.target, "env": {**(e.target.get("env") or {}),
+                                                   VERBOSE_ENV: str(args.verbose)}})
+            if isinstance(e.target, dict) and "command" in e.target else e
+            for e in entries
+        ]  # fmt: skip
     if not entries:
         raise CliError(
             f"{path} configures no (enabled) servers",

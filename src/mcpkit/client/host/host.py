@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from mcpkit.client.client import Client
+from mcpkit.client.connectors import CommandConnector, resolve_target
 from mcpkit.client.errors import ClientError, ServerUnavailable, UnknownTool
 from mcpkit.client.host.config import InputProvider, ServerEntry, load_servers, parse_servers
 from mcpkit.client.host.supervisor import ServerSupervisor
@@ -194,7 +195,7 @@ class Host:
         options.setdefault("name", entry.name)
 
         def make() -> Client:
-            return Client(entry.target, **options)
+            return Client(_named(entry), **options)
 
         return make
 
@@ -389,3 +390,14 @@ class Host:
                     )
                 server = offering[0]
         return await self.client(server).read_resource(uri)
+
+
+def _named(entry: ServerEntry) -> Any:
+    """A stdio entry's child is named after the entry (its stderr lines and errors say whose)."""
+    target = entry.target
+    if isinstance(target, Mapping) and "command" in target:
+        connector = resolve_target(target)
+        if isinstance(connector, CommandConnector) and connector.name is None:
+            connector.name = entry.name
+        return connector
+    return target
