@@ -7,6 +7,7 @@ import msgspec
 import pytest
 
 from mcpkit.protocol.errors import InvalidParams, JSONRPCError, ResourceNotFound
+from mcpkit.server import ToolError
 
 
 def test_the_code_given_as_first_argument_is_refused_with_the_signature() -> None:
@@ -35,3 +36,32 @@ def test_well_built_errors_encode() -> None:
     wire = msgspec.json.decode(msgspec.json.encode(error.to_error_object()))
     assert wire == {"code": -32002, "message": "no such file", "data": {"uri": "file:///x"}}
     assert JSONRPCError("custom", code=-32050).code == -32050
+
+
+def test_tool_error_takes_one_message_string() -> None:
+    with pytest.raises(TypeError, match=r"ToolError\(message\): message must be a str, got int"):
+        ToolError(42)  # type: ignore[arg-type]
+    assert str(ToolError("b must not be zero")) == "b must not be zero"
+
+
+def test_every_error_users_raise_is_importable_from_mcpkit_errors() -> None:
+    import mcpkit.errors
+    import mcpkit.server
+
+    assert len(mcpkit.errors.__all__) == len(set(mcpkit.errors.__all__))
+    for name in mcpkit.errors.__all__:
+        assert isinstance(getattr(mcpkit.errors, name), type), name
+    assert mcpkit.errors.ToolError is mcpkit.server.ToolError
+    assert issubclass(mcpkit.errors.InvalidParams, mcpkit.errors.JSONRPCError)
+
+
+def test_mcpkit_errors_does_not_load_the_server_or_the_client() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, mcpkit.errors; "
+        "print(sorted(m for m in sys.modules if m in ('mcpkit.server', 'mcpkit.client')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -89,7 +89,7 @@ def explain(exc: BaseException, *, target: str | None = None) -> CliError:
         return CliError(
             str(exc).strip(),
             hint="check that the server starts on its own (run its command in a terminal); "
-            "add -v to see everything it writes to stderr",
+            "add -v for more detail from it and from us",
             code=EXIT_CONNECTION,
         )
     if isinstance(exc, OSError):

@@ -84,6 +84,11 @@ class ToolError(Exception):
     """Raise from a tool to return ``isError: true`` with exactly this message."""
 
     def __init__(self, message: str) -> None:
+        if not isinstance(message, str):
+            raise TypeError(
+                f"ToolError(message): message must be a str, got {type(message).__name__} "
+                f"{message!r}"
+            )
         super().__init__(message)
 
 
