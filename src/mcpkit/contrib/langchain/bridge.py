@@ -50,6 +50,7 @@ __all__ = [
     "GraphBridge",
     "StreamWriter",
     "answer_from_resume",
+    "current_writer",
     "question_payload",
 ]
 

@@ -27,7 +27,7 @@ from langchain_core.messages import (
 from mcpkit.client import QuestionContext
 from mcpkit.types.jsonrpc import JSONObject
 
-__all__ = ["ChatModelSampler", "sampling_options"]
+__all__ = ["ChatModelSampler", "sampling_options", "to_messages"]
 
 
 def _blocks(content: Any) -> list[JSONObject]:
