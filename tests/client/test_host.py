@@ -234,7 +234,7 @@ def test_sync_client_invoke() -> None:
         with pytest.raises(InputValidationError) as bad:
             client.invoke("add", {"a": 1})
         assert bad.value.path == "$.b"
-        assert client.call("read_resource", "test://static").contents[0].text == "static text"
+        assert client.read_resource("test://static").contents[0].text == "static text"  # type: ignore[union-attr]
 
 
 def test_sync_host() -> None:
