@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from mcpkit.contrib.openapi._tool import make_tool
 from mcpkit.contrib.openapi.provider import Component, DocumentSource, convert
 from mcpkit.contrib.openapi.responses import VALIDATION_MODES, ValidationMode, problem_text
 from mcpkit.protocol.errors import UsageError
@@ -265,17 +266,15 @@ class Contract:
             )
 
         call.__name__ = component.name
-        tool = RegisteredTool(
+        return make_tool(
             call,
             name=component.name,
             title=op.summary,
             description=component.description or op.label,
             annotations=dict(_ANNOTATIONS.get(op.method, {})),
             input_schema=component.inputs.schema,
+            output_schema=output.output_schema,
         )
-        if output.output_schema is not None:
-            tool.definition["outputSchema"] = output.output_schema
-        return tool
 
     def rest_app(self, *, require_all: bool = True) -> Any:
         """An ASGI app serving the REST API the document describes, backed by the functions."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from mcpkit.contrib.openapi._tool import make_tool
 from mcpkit.contrib.openapi.arguments import InputPlan, plan_inputs
 from mcpkit.contrib.openapi.document import Document, load_document
 from mcpkit.contrib.openapi.errors import OpenAPIError
@@ -262,17 +263,15 @@ class _Caller:
 
         call_operation.__name__ = component.name
         annotations: dict[str, Any] = {**_ANNOTATIONS.get(op.method, {}), "openWorldHint": True}
-        tool = RegisteredTool(
+        return make_tool(
             call_operation,
             name=component.name,
             title=op.summary,
             description=component.description or f"{op.method} {op.path}",
             annotations=annotations,
             input_schema=component.inputs.schema,
+            output_schema=component.output.output_schema,
         )
-        if component.output.output_schema is not None:
-            tool.definition["outputSchema"] = component.output.output_schema
-        return tool
 
     def resource(self) -> RegisteredResource:
         component = self.component

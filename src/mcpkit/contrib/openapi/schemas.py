@@ -118,9 +118,7 @@ class SchemaConverter:
             current = self._defs.get(nxt)
 
     def _convert(self, node: Any, at: str, refs: set[str]) -> Any:
-        if isinstance(node, bool):
-            if self.document.is_30:
-                raise OpenAPIError(at, "boolean schemas are not allowed in OpenAPI 3.0")
+        if isinstance(node, bool):  # 3.1 anywhere; 3.0 as additionalProperties
             return node
         if not isinstance(node, dict):
             raise OpenAPIError(at, f"a schema must be an object, not {type(node).__name__}")
