@@ -134,7 +134,7 @@ def test_schemathesis_finds_no_failure(rest_process: str, tmp_path: Path) -> Non
             "--checks", "all",
             "--seed", "1",
         ],
-        capture_output=True, text=True, timeout=540, check=False,
+        capture_output=True, text=True, timeout=540, check=False, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert "No issues found" in done.stdout or " passed" in done.stdout, done.stdout[-3000:]
