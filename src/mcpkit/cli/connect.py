@@ -1,9 +1,10 @@
 """Opening a client for a TARGET with the command's options, and the options themselves.
 
 Every client command (``list``, ``call``, ``read``, ``prompt``, ``inspect``) shares: the target,
-``--env KEY=VALUE`` for stdio servers, ``--timeout``, ``--era``, ``--no-input`` and
-``--log-level``. The client it opens answers elicitation at the terminal, declares the current
-directory as its one root, prints the server's log messages at or above ``--log-level`` on
+``--env KEY=VALUE`` for stdio servers, ``--timeout``, ``--era``, ``--no-input``,
+``--sampling-command`` and ``--log-level``. The client it opens answers elicitation and sampling
+at the terminal (or sampling with the command; see :mod:`mcpkit.cli.sampling`), declares the
+current directory as its one root, prints the server's log messages at or above ``--log-level`` on
 stderr, and turns every failure into a :class:`~mcpkit.cli.errors.CliError`.
 """
 
@@ -26,6 +27,7 @@ __all__ = [
     "LOG_LEVELS",
     "add_client_options",
     "open_client",
+    "question_handlers",
     "parse_env",
     "with_verbosity",
 ]
@@ -54,6 +56,11 @@ def add_client_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-input", action="store_true",
         help="decline the server's questions instead of asking at the terminal",
+    )  # fmt: skip
+    parser.add_argument(
+        "--sampling-command", metavar="CMD",
+        help="answer the server's sampling requests with this shell command (request JSON on "
+        "its stdin, reply text on its stdout) instead of asking at the terminal",
     )  # fmt: skip
     parser.add_argument(
         "--log-level", choices=LOG_LEVELS, default="warning",
@@ -85,20 +92,57 @@ def _log_printer(threshold: str) -> Any:
     return show
 
 
+def question_handlers(args: argparse.Namespace, before_asking: Any = None) -> tuple[Any, Any]:
+    """The (elicitation, sampling) handlers the options ask for, taking turns at the terminal.
+
+    Elicitation is asked at the terminal, or declined with ``--no-input``; sampling goes to
+    ``--sampling-command``, else to the terminal, and is not declared with ``--no-input``.
+    ``before_asking`` runs before anything is shown (e.g. clearing a progress bar).
+    """
+    import asyncio
+
+    from mcpkit.cli.elicit import TerminalElicitation, declining_handler
+    from mcpkit.cli.sampling import CommandSampling, TerminalSampling, one_at_a_time
+
+    lock = asyncio.Lock()
+    elicitation: Any = declining_handler
+    if not args.no_input:
+        terminal = TerminalElicitation()
+        if before_asking is not None:
+            terminal.before_asking.append(before_asking)
+        elicitation = one_at_a_time(terminal, lock)
+    sampling: Any = None
+    command = getattr(args, "sampling_command", None)
+    if command:
+        sampling = CommandSampling(command, timeout=args.timeout)
+    elif not args.no_input:
+        typed = TerminalSampling()
+        if before_asking is not None:
+            typed.before_asking.append(before_asking)
+        sampling = one_at_a_time(typed, lock)
+    return elicitation, sampling
+
+
 @contextlib.asynccontextmanager
 async def open_client(
-    args: argparse.Namespace, *, elicitation: Any = None, wire: Any = None
+    args: argparse.Namespace,
+    *,
+    elicitation: Any = None,
+    sampling: Any = None,
+    wire: Any = None,
 ) -> AsyncIterator[Any]:
-    """A connected :class:`~mcpkit.client.Client` for ``args.target``; failures → CliError."""
-    from mcpkit.cli.elicit import TerminalElicitation, declining_handler
+    """A connected :class:`~mcpkit.client.Client` for ``args.target``; failures → CliError.
+
+    Without ``elicitation``/``sampling`` handlers, those of :func:`question_handlers` are used.
+    """
     from mcpkit.client import Client
     from mcpkit.client.connectors import resolve_target
 
     target: ResolvedTarget = with_verbosity(
         resolve(args.target, env=parse_env(args.env)), args.verbose
     )
-    if elicitation is None:
-        elicitation = declining_handler if args.no_input else TerminalElicitation()
+    if elicitation is None and sampling is None:
+        elicitation, sampling = question_handlers(args)
     try:
         connector: Any = resolve_target(target.client_target)
         if wire is not None:
@@ -108,6 +152,7 @@ async def open_client(
             name=target.label,
             mode=args.era,
             elicitation_handler=elicitation,
+            sampling_handler=sampling,
             roots=[{"uri": Path.cwd().as_uri(), "name": "current directory"}],
             logging_handler=_log_printer(args.log_level),
             log_level=args.log_level,

@@ -3,6 +3,10 @@
 On a terminal it redraws one line (``[#######.......]  45%  message``) and clears it when the
 call ends; into a pipe or file it writes one plain line per update (``progress 3/10 message``),
 which is what logs and tests want. Nothing is drawn for a call that never reports progress.
+
+Progress never goes backwards on screen: an update at or below the furthest point already shown
+is skipped. In 2026-07-28 a tool that asks a question runs again from the top for the next round
+and reports its early steps again; they are not shown twice.
 """
 
 from __future__ import annotations
@@ -28,8 +32,12 @@ class ProgressBar:
         self._tty = self._stream.isatty()
         self._label = label
         self._drawn = False
+        self._furthest: float | None = None
 
     def update(self, progress: float, total: float | None, message: str | None) -> None:
+        if self._furthest is not None and progress <= self._furthest:
+            return  # already shown (a 2026 retry replays its earlier steps)
+        self._furthest = progress
         text = message or ""
         if self._tty:
             if total:

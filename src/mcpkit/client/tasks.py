@@ -334,21 +334,27 @@ class TaskMethods(ToolMethods):
 
         self._listeners.add(status_note)
         seen: tuple[str, str | None] | None = None
+
+        async def report(info: TaskInfo) -> None:
+            nonlocal seen
+            if on_status is not None and seen != (info.status, info.status_message):
+                seen = (info.status, info.status_message)
+                outcome = on_status(info)
+                if asyncio.iscoroutine(outcome):
+                    await outcome
+
         try:
             while True:
                 wake.clear()
                 info, raw = await self._poll_task(task_id)
                 handle.info = info
-                if on_status is not None and seen != (info.status, info.status_message):
-                    seen = (info.status, info.status_message)
-                    outcome = on_status(info)
-                    if asyncio.iscoroutine(outcome):
-                        await outcome
+                await report(info)
                 if self.era == "modern":
                     done = await self._modern_step(handle, info, raw)
                 else:
                     done = await self._core_step(handle, info)
                 if done is not None:
+                    await report(handle.info)  # 2025: the state after tasks/result
                     return done
                 if info.status == "input_required" and self.era == "modern":
                     continue  # answered just now: look again at once

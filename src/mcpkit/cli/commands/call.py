@@ -2,10 +2,12 @@
 
 Arguments are typed by the tool's ``inputSchema`` (see :mod:`mcpkit.cli.arguments`) and checked
 against it before anything is sent, so a typo is a usage error naming the field, not a round
-trip. Progress the tool reports is drawn on stderr; questions it asks (elicitation) are answered
-at the terminal. The result prints as its text content, or with ``--json`` as the whole result;
-``--structured`` prints only ``structuredContent`` as JSON. A result with ``isError: true``
-prints its message on stderr and exits 1.
+trip. Progress the tool reports is drawn on stderr; questions it asks (elicitation, sampling) are
+answered at the terminal, or sampling by --sampling-command. --task runs the call as a task
+(2026-07-28 Tasks extension or 2025-11-25 core tasks) and shows its status on stderr while it
+waits; Ctrl-C then cancels the task. The result prints as its text content, or with ``--json``
+as the whole result; ``--structured`` prints only ``structuredContent`` as JSON. A result with
+``isError: true`` prints its message on stderr and exits 1.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", dest="json_arguments", metavar="JSON",
                         help="all arguments as one JSON object")  # fmt: skip
+    parser.add_argument("--task", action="store_true",
+                        help="run the call as a task; show its status while waiting")  # fmt: skip
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--output-json", dest="output_json", action="store_true",
                         help="print the whole CallToolResult as JSON")  # fmt: skip
@@ -75,25 +79,56 @@ def print_result(result: Any, args: argparse.Namespace) -> int:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from mcpkit.cli.connect import open_client
-    from mcpkit.cli.elicit import TerminalElicitation, declining_handler
+    from mcpkit.cli.connect import open_client, question_handlers
     from mcpkit.cli.progress import ProgressBar
 
     bar = ProgressBar()
-    elicitation: Any = declining_handler
-    if not args.no_input:
-        terminal = TerminalElicitation()
-        terminal.before_asking.append(bar.close)
-        elicitation = terminal
-    async with open_client(args, elicitation=elicitation) as client:
+    elicitation, sampling = question_handlers(args, before_asking=bar.close)
+    async with open_client(args, elicitation=elicitation, sampling=sampling) as client:
         arguments = await tool_arguments(client, args.tool, args)
-        try:
-            result = await client.call_tool(
-                args.tool, arguments, progress_callback=bar.update, output_validation="warn"
-            )
-        finally:
-            bar.close()
+        if args.task:
+            result = await _run_as_task(client, args, arguments)
+        else:
+            try:
+                result = await client.call_tool(
+                    args.tool, arguments, progress_callback=bar.update, output_validation="warn"
+                )
+            finally:
+                bar.close()
     return print_result(result, args)
+
+
+async def _run_as_task(client: Any, args: argparse.Namespace, arguments: dict[str, Any]) -> Any:
+    """``--task``: start the call as a task, show each status change, return its result."""
+    import asyncio
+    import contextlib
+
+    from mcpkit.cli.errors import CliError
+    from mcpkit.client import TaskCancelled, TasksUnsupported
+
+    try:
+        task = await client.call_tool_as_task(args.tool, arguments)
+    except TasksUnsupported as exc:
+        raise CliError(str(exc), hint="call it without --task") from None
+    if task.task_id is None:
+        sys.stderr.write("task: the server answered directly (no task was created)\n")
+        return await task.result()
+
+    def show(info: Any) -> None:
+        message = f" - {info.status_message}" if info.status_message else ""
+        sys.stderr.write(f"task {info.task_id}: {info.status}{message}\n")
+        sys.stderr.flush()
+
+    show(task.info)
+    try:
+        return await task.result(on_status=show)
+    except TaskCancelled as exc:
+        raise CliError(str(exc)) from None
+    except asyncio.CancelledError:  # Ctrl-C: do not leave the task running on the server
+        with contextlib.suppress(Exception):
+            await asyncio.shield(asyncio.wait_for(task.cancel(), 5.0))
+            sys.stderr.write(f"task {task.task_id}: cancelled\n")
+        raise
 
 
 def execute(args: argparse.Namespace) -> int:
