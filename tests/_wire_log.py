@@ -2,7 +2,7 @@
 
 In-process messages are checked test by test (:mod:`_schema_check`). Servers and clients that the
 tests start as real subprocesses inherit ``MCPKIT_WIRE_LOG`` (set here at configure time), so
-each appends what it sends to ``<dir>/wire.<pid>`` (:mod:`mcpkit.protocol.observe`). At the end of
+each appends what it sends to ``<dir>/wire.<pid>`` (:mod:`mcpkit._runtime.wire_log`). At the end of
 the session every logged message is validated the same way; any violation fails the run, with
 the message, the revision and the schema's complaint.
 """
@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 from _schema_check import check_message, format_violations
-from mcpkit.protocol.observe import WIRE_LOG_ENV
+from mcpkit._runtime.wire_log import WIRE_LOG_ENV
 
 _STATE: dict[str, Path] = {}
 

@@ -127,7 +127,7 @@ def test_import_mcpkit_loads_nothing_heavy() -> None:
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=30
     ).stdout
-    assert out.strip() == "['mcpkit', 'mcpkit.errors']"
+    assert out.strip() == "['mcpkit', 'mcpkit._version', 'mcpkit.errors']"
 
 
 # -- docs/api.md --------------------------------------------------------------------------------

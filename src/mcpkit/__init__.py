@@ -16,6 +16,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from mcpkit import errors as _errors
+from mcpkit._version import __version__
 
 if TYPE_CHECKING:
     from mcpkit.client import Client, Host, SyncClient, SyncHost
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
     )
     from mcpkit.server import Context, ElicitAnswer, Server
 
-__version__ = "0.1.0"
 
 __all__ = [
     "AuthorizationError",

@@ -20,7 +20,8 @@ from _schema_check import (
     check_message,
     definition_names,
 )
-from mcpkit.protocol.observe import WIRE_LOG_ENV, notify_outbound
+from mcpkit._runtime.wire_log import WIRE_LOG_ENV
+from mcpkit.protocol.observe import notify_outbound
 from mcpkit.types import meta
 from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
 from mcpkit.types.versions import ALL_VERSIONS

@@ -12,6 +12,9 @@ from mcpkit._runtime.context import (
 )
 from mcpkit._runtime.session import Session
 from mcpkit._runtime.stream import MessageStream
+from mcpkit._runtime.wire_log import install_from_env
+
+install_from_env()  # MCPKIT_WIRE_LOG: every server and client process loads this package
 
 __all__ = [
     "MessageStream",

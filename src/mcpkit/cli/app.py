@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    from mcpkit import __version__
+    from mcpkit._version import __version__
 
     return f"mcpkit {__version__}"
 

@@ -39,7 +39,7 @@ from typing import Any
 
 import httpx
 
-from mcpkit import __version__
+from mcpkit._version import __version__
 from mcpkit.protocol.errors import UsageError
 from mcpkit.transports.http._client_legacy import (
     SESSION_EXPIRED_NOTIFICATION,
