@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -63,3 +64,15 @@ def test_no_command_is_a_usage_error() -> None:
     ran = mcpkit()
     assert ran.code == 2
     assert "mcpkit: error:" in ran.err
+
+
+def test_call_help_names_the_right_switches() -> None:
+    """``--json`` gives the arguments; the whole result is ``--output-json`` (the help once mixed
+    them up)."""
+    ran = mcpkit("call", "--help")
+    assert ran.code == 0, ran
+    # argparse wraps lines anywhere, even inside "--output-json": compare without whitespace.
+    squashed = re.sub(r"\s+", "", ran.out.replace("``", ""))
+    assert "with--output-jsonasthewholeresult" in squashed, ran.out
+    assert not re.search(r"(?<![\w-])--jsonasthewholeresult", squashed), ran.out
+    assert "--jsonJSONallargumentsasoneJSONobject" in squashed, ran.out

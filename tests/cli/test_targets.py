@@ -98,6 +98,19 @@ def test_config_targets_name_one_server(tmp_path: Path) -> None:
     assert 'has no "mcpServers"' in caught.value.message
 
 
+def test_a_config_target_may_start_with_a_home_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A quoted ``"~/.cursor/mcp.json:files"`` (the shell expands nothing) still finds the file."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".cursor").mkdir()
+    (tmp_path / ".cursor" / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"files": {"command": "python", "args": ["files.py"]}}})
+    )
+    resolved = resolve("~/.cursor/mcp.json:files")
+    assert resolved.client_target == {"command": "python", "args": ["files.py"]}
+
+
 def test_a_command_line_target_end_to_end() -> None:
     ran = mcpkit("call", f"{sys.executable} examples/shop_server.py", "get_product",
                  "product_id=nike-air-max", "--structured")  # fmt: skip

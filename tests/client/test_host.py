@@ -242,3 +242,18 @@ def test_sync_host() -> None:
         assert [t.name for t in host.list_tools()][:1] == ["add"]
         assert host.invoke("echo", {"text": "hi"}).content[0].text == "hi"  # type: ignore[union-attr]
         assert host.status()["kit"]["state"] == "ready"
+
+
+async def test_from_file_expands_a_home_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Host.from_file("~/…")`` — the way docs/client.md and the hosts' own docs give paths."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    config = tmp_path / ".config" / "Claude" / "claude_desktop_config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        json.dumps({"mcpServers": {"kit": {"command": KIT_STDIO[0], "args": KIT_STDIO[1:]}}})
+    )
+    async with Host.from_file("~/.config/Claude/claude_desktop_config.json") as host:
+        tools = await host.list_tools()
+    assert tools and {tool.server for tool in tools} == {"kit"}

@@ -11,7 +11,15 @@ import pytest
 from _server_harness import connect
 
 from mcpkit.protocol.errors import InvalidParams, InvalidRequest, MethodNotFound, UsageError
-from mcpkit.server import Context, Header, Server, ToolError, ToolResult, content
+from mcpkit.server import (
+    Context,
+    Header,
+    RequestView,
+    Server,
+    ToolError,
+    ToolResult,
+    content,
+)
 
 
 @dataclasses.dataclass
@@ -287,6 +295,30 @@ async def test_middleware_wraps_every_request() -> None:
         await peer.modern("tools/list")
         await peer.modern("tools/call", {"name": "add", "arguments": {"a": 1}})
     assert seen == ["tools/list", "tools/call"]
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_middleware_reads_the_method_and_version_from_info(era: str) -> None:
+    """docs/server.md's middleware example uses ``info.method`` and ``info.protocol_version``."""
+    server = build()
+    seen: list[tuple[str, str, str]] = []
+
+    async def record(info: RequestView, call_next: Any) -> dict[str, Any]:
+        seen.append((info.method, info.protocol_version, str(info.era)))
+        return await call_next()
+
+    server.add_middleware(record)
+    async with connect(server) as peer:
+        if era == "legacy":
+            await peer.initialize()
+            await peer.legacy("tools/call", {"name": "add", "arguments": {"a": 1}})
+        else:
+            await peer.modern("tools/call", {"name": "add", "arguments": {"a": 1}})
+    calls = [entry for entry in seen if entry[0] == "tools/call"]
+    assert len(calls) == 1, seen
+    _, version, seen_era = calls[0]
+    assert version == ("2026-07-28" if era == "modern" else "2025-11-25")
+    assert era in seen_era.lower()
 
 
 async def test_lifespan_runs_once_and_is_visible_in_context() -> None:

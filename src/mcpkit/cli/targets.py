@@ -145,7 +145,7 @@ def resolve(text: str, *, env: Mapping[str, str] | None = None) -> ResolvedTarge
 
     config = _CONFIG_RE.match(stripped)
     if config:
-        return _config_target(Path(config["path"]), config["name"], env, stripped)
+        return _config_target(Path(config["path"]).expanduser(), config["name"], env, stripped)
     path_part, _ = split_object(stripped)
 
     if any(ch.isspace() for ch in stripped):

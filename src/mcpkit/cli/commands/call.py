@@ -5,9 +5,9 @@ against it before anything is sent, so a typo is a usage error naming the field,
 trip. Progress the tool reports is drawn on stderr; questions it asks (elicitation, sampling) are
 answered at the terminal, or sampling by --sampling-command. --task runs the call as a task
 (2026-07-28 Tasks extension or 2025-11-25 core tasks) and shows its status on stderr while it
-waits; Ctrl-C then cancels the task. The result prints as its text content, or with ``--json``
-as the whole result; ``--structured`` prints only ``structuredContent`` as JSON. A result with
-``isError: true`` prints its message on stderr and exits 1.
+waits; Ctrl-C then cancels the task. The result prints as its text content, or with
+``--output-json`` as the whole result; ``--structured`` prints only ``structuredContent`` as
+JSON. A result with ``isError: true`` prints its message on stderr and exits 1.
 """
 
 from __future__ import annotations

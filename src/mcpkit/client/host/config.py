@@ -173,8 +173,9 @@ def load_servers(
     environ: Mapping[str, str] | None = None,
     workspace_folder: str | None = None,
 ) -> list[ServerEntry]:
-    """Read a Claude Desktop, Cursor or VS Code configuration file."""
-    file = Path(path)
+    """Read a Claude Desktop, Cursor or VS Code configuration file (a leading ``~`` is the home
+    folder, as in the paths those hosts document)."""
+    file = Path(path).expanduser()
     try:
         config = json.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
