@@ -268,6 +268,8 @@ async def test_tasks_over_real_transports(mode: str, transport: str) -> None:
         failed = await client.call_tool_as_task("boom")
         result = await failed.result(timeout=WAIT)
         assert result.is_error and "boom went the tool" in text_of(result)
+        memo = await client.call_tool("memo_count", {})  # ctx.memo: computed once per call
+        assert text_of(memo) == "computed 1 time(s); confirmed True"
         if mode == "legacy":
             listed = {t.task_id: t.status for t in await client.list_tasks()}
             assert listed[held.task_id or ""] == "cancelled"

@@ -187,13 +187,18 @@ class Dispatcher:
         payload = self._server.state_sealer.unseal(token, bind=info.state_binding)
         answers = payload.get("answers") if isinstance(payload, dict) else None
         info.answers = dict(answers) if isinstance(answers, dict) else {}
+        memo = payload.get("memo") if isinstance(payload, dict) else None
+        info.memo = dict(memo) if isinstance(memo, dict) else {}
 
     # -- result shaping ------------------------------------------------------------------------
 
     def _input_required(self, info: RequestInfo, needed: InputRequired) -> JSONObject:
         if not info.state_binding:
             info.state_binding = state_binding(info)
-        state = self._server.state_sealer.seal({"answers": needed.answers}, bind=info.state_binding)
+        payload: JSONObject = {"answers": needed.answers}
+        if info.memo:
+            payload["memo"] = info.memo  # ctx.memo values, for the next round
+        state = self._server.state_sealer.seal(payload, bind=info.state_binding)
         return {
             "resultType": "input_required",
             "inputRequests": needed.requests,

@@ -90,6 +90,8 @@ class RequestInfo:
     input_responses: JSONObject = field(default_factory=dict)
     answers: JSONObject = field(default_factory=dict)
     """MRTR answers gathered in earlier rounds (from the sealed ``requestState``)."""
+    memo: dict[str, Any] = field(default_factory=dict)
+    """``ctx.memo`` values of earlier rounds (sealed in ``requestState`` with the answers)."""
     state_binding: bytes = b""
 
     @property

@@ -208,7 +208,12 @@ class TaskRunner:
             record.task_id, info.protocol_version, forward=forward, asking=asking
         )
         job_info = dataclasses.replace(
-            info, outbound=outbound, log_level=None, input_responses={}, answers={}
+            info,
+            outbound=outbound,
+            log_level=None,
+            input_responses={},
+            answers={},
+            memo=dict(info.memo),  # ctx.memo values survive the body's re-runs in the job
         )
         job = _Job(server, tool, arguments, job_info, outbound)
         self._jobs[record.task_id] = job

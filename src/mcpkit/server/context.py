@@ -8,13 +8,15 @@ both protocol eras:
 * in 2026-07-28, where servers never send requests, the first call to one of them ends the
   current round with an ``InputRequiredResult``; the client answers and retries the request, and
   the body runs again from the top, this time getting the answer from the retry. Work done
-  before the first question therefore runs once per round: keep it idempotent, or ask first.
+  before the first question therefore runs once per round: keep it idempotent, ask first, or
+  wrap it in :meth:`Context.memo` so it runs once (see :mod:`mcpkit.server.memo`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, overload
 
@@ -179,6 +181,33 @@ class Context:
     async def read_resource(self, uri: str) -> list[JSONObject]:
         """Read one of this server's own resources (the ``contents`` list)."""
         return await self._server._read_resource_contents(uri, self)
+
+    # -- partial results across 2026 rounds -----------------------------------------------------
+
+    @overload
+    async def memo(
+        self, key: str, compute: Callable[[], Awaitable[T]], *, as_type: None = None
+    ) -> T: ...
+
+    @overload
+    async def memo(self, key: str, compute: Callable[[], T], *, as_type: None = None) -> T: ...
+
+    @overload
+    async def memo(self, key: str, compute: Callable[[], Any], *, as_type: type[T]) -> T: ...
+
+    async def memo(
+        self, key: str, compute: Callable[[], Any], *, as_type: type[Any] | None = None
+    ) -> Any:
+        """``compute()`` (sync or async) the first time, its stored value in later rounds.
+
+        In 2026-07-28 a question ends the round and the body runs again from the top; memoised
+        work before the question runs once. The value is kept as JSON, sealed in
+        ``requestState`` (bounded: :data:`~mcpkit.server.memo.MAX_MEMO_BYTES` per request,
+        else :class:`~mcpkit.server.memo.MemoTooLarge`); ``as_type`` converts it back.
+        """
+        from mcpkit.server.memo import remember
+
+        return await remember(self._info.memo, key, compute, as_type)
 
     # -- questions to the client ---------------------------------------------------------------
 
