@@ -355,6 +355,13 @@ class Session:
 
     def _accept_garbage(self, error: MessageDecodeError) -> None:
         logger.warning("%s: invalid message from peer: %s", self.name, error.error.message)
+        if not error.answerable and error.request_id is not None:
+            # A response we could not read (too large, malformed) still names the request it
+            # answers: fail that request now rather than at its deadline.
+            entry = self._outbound.resolve(error.request_id)
+            if entry is not None and not entry.value.future.done():
+                entry.value.future.set_exception(error.error)
+            return
         if error.answerable:
             self._spawn(
                 self._send_quietly(

@@ -71,7 +71,14 @@ from mcpkit.protocol.errors import (
     URLElicitationRequired,
     UsageError,
 )
-from mcpkit.protocol.framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer, frame
+from mcpkit.protocol.framing import (
+    HEAD_BYTES,
+    MAX_LINE_BYTES,
+    FrameTooLarge,
+    LineFramer,
+    frame,
+    peek_envelope,
+)
 from mcpkit.protocol.inflight import (
     MAX_IN_FLIGHT,
     MAX_INBOUND_IN_FLIGHT,
@@ -182,10 +189,12 @@ __all__ = [
     "UnsupportedProtocolVersion",
     "UsageError",
     # framing
+    "HEAD_BYTES",
     "MAX_LINE_BYTES",
     "FrameTooLarge",
     "LineFramer",
     "frame",
+    "peek_envelope",
     # inflight
     "MAX_INBOUND_IN_FLIGHT",
     "MAX_IN_FLIGHT",

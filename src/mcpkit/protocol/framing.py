@@ -14,15 +14,21 @@ line can cost. Pass a different bound to :class:`LineFramer` to change it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from mcpkit.protocol.errors import UsageError
 
-__all__ = ["MAX_LINE_BYTES", "FrameTooLarge", "LineFramer", "frame"]
+__all__ = ["HEAD_BYTES", "MAX_LINE_BYTES", "FrameTooLarge", "LineFramer", "frame", "peek_envelope"]
 
 MAX_LINE_BYTES: Final = 32 * 1024 * 1024
 """Default bound on one line (one message): the bytes before its ``\n`` (a CR before it counts)."""
+
+HEAD_BYTES: Final = 4096
+"""How much of a dropped line is kept (:attr:`FrameTooLarge.head`) to find its ``id``."""
 
 _NL: Final = 0x0A
 _CR: Final = 0x0D
@@ -33,12 +39,15 @@ class FrameTooLarge:
     """A line exceeded the bound and was dropped.
 
     ``size_seen`` is how many bytes of the line had arrived when the framer gave up (at least
-    ``max_line_bytes + 1``); the rest of the line is discarded as it arrives. The caller usually
-    answers with a JSON-RPC error without an id (the id is inside the dropped bytes).
+    ``max_line_bytes + 1``); the rest of the line is discarded as it arrives. ``head`` is the
+    line's first :data:`HEAD_BYTES` bytes: :func:`peek_envelope` finds the message's ``id`` and
+    kind there, so the request the line was (or answered) fails at once with a clear error
+    instead of waiting for a deadline.
     """
 
     size_seen: int
     limit: int
+    head: bytes = field(default=b"", compare=False)
 
 
 def frame(payload: bytes) -> bytes:
@@ -92,14 +101,15 @@ class LineFramer:
                 # No newline: the rest of the chunk starts (or continues) an unfinished line.
                 size = len(self._buf) + end - start
                 if size > limit:
-                    self._too_large(size, out)
+                    self._too_large(size, out, self._head(data, start))
                 else:
                     self._buf += data[start:] if start else data
                 return out
             size = len(self._buf) + nl - start
             if size > limit:  # a complete line, but an oversized one
+                head = self._head(data, start)
                 self._buf = bytearray()
-                out.append(FrameTooLarge(size, limit))
+                out.append(FrameTooLarge(size, limit, head))
                 start = nl + 1
                 continue
             if self._buf:
@@ -133,7 +143,73 @@ class LineFramer:
         self._buf = bytearray()  # release the memory of a large line at once
         return line
 
-    def _too_large(self, size: int, out: list[bytes | FrameTooLarge]) -> None:
+    def _head(self, data: bytes, start: int) -> bytes:
+        held = bytes(self._buf[:HEAD_BYTES])
+        return held + data[start : start + HEAD_BYTES - len(held)]
+
+    def _too_large(self, size: int, out: list[bytes | FrameTooLarge], head: bytes) -> None:
         self._buf = bytearray()
         self._discarding = True
-        out.append(FrameTooLarge(size, self.max_line_bytes))
+        out.append(FrameTooLarge(size, self.max_line_bytes, head))
+
+
+_ID_VALUE: Final = re.compile(rb'\s*(-?\d+)(?=\s*[,}])|\s*"((?:[^"\\]|\\.){0,256})"')
+
+
+def peek_envelope(head: bytes) -> tuple[int | str | None, str | None]:
+    """The top-level ``id`` and kind (``"request"``/``"response"``) of a JSON object's start.
+
+    Reads only what ``head`` holds (the first bytes of a message too large to decode), tracking
+    nesting so an ``"id"`` inside ``params`` or ``result`` is not mistaken for the message's.
+    Either part is ``None`` when it is not in ``head``. Encoders that put ``id`` first (mcpkit,
+    the official SDKs' Python models) are always recognised.
+    """
+    depth = 0
+    i = 0
+    n = len(head)
+    found_id: int | str | None = None
+    kind: str | None = None
+    expect_key = False
+    while i < n:
+        c = head[i]
+        if c == 0x22:  # a string: a key when it opens a member at depth 1
+            j = i + 1
+            while j < n and head[j] != 0x22:
+                j += 2 if head[j] == 0x5C else 1
+            if j >= n:
+                break
+            if depth == 1 and expect_key:
+                key = head[i + 1 : j]
+                k = j + 1
+                while k < n and head[k] in b" \t\r\n":
+                    k += 1
+                if k < n and head[k] == 0x3A:  # ':'
+                    if key == b"id":
+                        match = _ID_VALUE.match(head, k + 1)
+                        if match is not None:
+                            if match.group(1) is not None:
+                                found_id = int(match.group(1))
+                            else:
+                                try:
+                                    text = msgspec.json.decode(b'"' + match.group(2) + b'"')
+                                except msgspec.DecodeError:
+                                    text = None
+                                found_id = text if isinstance(text, str) else None
+                    elif key == b"method":
+                        kind = "request"
+                    elif key in (b"result", b"error"):
+                        kind = "response"
+                    if found_id is not None and kind is not None:
+                        break
+                expect_key = False
+            i = j + 1
+            continue
+        if c in b"{[":
+            depth += 1
+            expect_key = depth == 1
+        elif c in b"}]":
+            depth -= 1
+        elif c == 0x2C and depth == 1:  # ','
+            expect_key = True
+        i += 1
+    return found_id, kind

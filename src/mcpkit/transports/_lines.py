@@ -18,10 +18,11 @@ from mcpkit.protocol.codec import decode_message, encode_message
 from mcpkit.protocol.errors import (
     ConnectionBroken,
     ConnectionClosed,
+    InternalError,
     InvalidRequest,
     MessageDecodeError,
 )
-from mcpkit.protocol.framing import FrameTooLarge, LineFramer
+from mcpkit.protocol.framing import FrameTooLarge, LineFramer, peek_envelope
 from mcpkit.types.jsonrpc import Message
 
 READ_CHUNK_BYTES: Final = 256 * 1024
@@ -48,14 +49,35 @@ Ended = Callable[[ConnectionBroken | None], None]
 """Told once that the input ended: ``None`` cleanly, else why it broke."""
 
 
+def oversized_line_error(line: FrameTooLarge) -> MessageDecodeError:
+    """The decode error for a line over the frame limit, carrying its ``id`` when the line's
+    head shows it: an oversized request is answered with an error for that id at once, and an
+    oversized response fails the request it answers at once (never a wait for its deadline)."""
+    request_id, kind = peek_envelope(line.head)
+    size = f"{line.limit} bytes (at least {line.size_seen} bytes arrived)"
+    if kind == "response":
+        return MessageDecodeError(
+            InternalError(
+                f"the response to request {request_id!r} is larger than this side's message "
+                f"limit of {size} and was dropped; raise max_message_bytes, or have the peer "
+                "send less (a resource link instead of inline data, pagination)"
+            ),
+            request_id,
+            answerable=False,
+        )
+    return MessageDecodeError(
+        InvalidRequest(
+            f"Invalid Request: message exceeds {line.limit} bytes, the receiver's limit (at "
+            f"least {line.size_seen} bytes arrived); it was dropped"
+        ),
+        request_id,
+        answerable=kind == "request" or request_id is None,
+    )
+
+
 def _decode_line(line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
     if isinstance(line, FrameTooLarge):
-        return MessageDecodeError(
-            InvalidRequest(
-                f"Invalid Request: message exceeds {line.limit} bytes "
-                f"(at least {line.size_seen} bytes arrived); it was dropped"
-            )
-        )
+        return oversized_line_error(line)
     try:
         return decode_message(line)
     except MessageDecodeError as exc:

@@ -34,6 +34,7 @@ from mcpkit.protocol.errors import (
     ParseError,
     UsageError,
 )
+from mcpkit.protocol.framing import peek_envelope
 from mcpkit.protocol.http_headers import (
     MCP_PROTOCOL_VERSION_HEADER,
     ParamHeaders,
@@ -203,7 +204,15 @@ class Endpoint:
             )
         except BodyError as exc:
             if exc.status is not None:
-                await self._error(response, exc.status, InvalidRequest(exc.message), None, _CLOSE)
+                request_id, kind = peek_envelope(exc.head) if exc.head else (None, None)
+                if kind == "response" and request_id is not None:
+                    # the client's answer to one of our requests was too large: fail that
+                    # request now instead of leaving its handler to wait for its deadline
+                    await self._fail_server_request(headers, request_id, exc.message)
+                    request_id = None
+                await self._error(
+                    response, exc.status, InvalidRequest(exc.message), request_id, _CLOSE
+                )
             return
         try:
             obj = decode_json(body)
@@ -248,6 +257,21 @@ class Endpoint:
             await self._initialize(message, route, auth, response, peer_key(scope.get("client")))
         else:
             await self._legacy(message, route, headers, auth, receive, response)
+
+    async def _fail_server_request(
+        self, headers: Mapping[str, str], request_id: RequestId, why: str
+    ) -> None:
+        session_id = headers.get(MCP_SESSION_ID_HEADER.lower())
+        if self.sessions is None or session_id is None:
+            return
+        state = await self.sessions.find(session_id)
+        if state is not None:
+            state.resolve(
+                ErrorResponse(
+                    request_id,
+                    InvalidRequest(f"the client's answer was dropped: {why}").to_error_object(),
+                )
+            )
 
     async def _modern(
         self,
