@@ -37,10 +37,15 @@ class Inspector:
     process: Running
 
 
+ALLOW_LOOPBACK: Final = {"MCPKIT_AUTH_ALLOW_LOOPBACK": "1"}
+"""The development opt-in for OAuth servers on loopback (the sign-in test's issuer is local)."""
+
+
 @contextmanager
-def run_inspector(*args: str) -> Iterator[Inspector]:
+def run_inspector(*args: str, env: dict[str, str] | None = None) -> Iterator[Inspector]:
     """``mcpkit dev ARGS``; stopped with Ctrl-C (SIGINT) at the end, which must exit cleanly."""
-    running = Running([*MCPKIT, "dev", *args])
+    running = Running([*MCPKIT, "dev", *args], env=env)
+    failed = False
     try:
         line = running.wait_stdout("mcpkit inspector: ", URL_TIMEOUT)
         url = line.split("mcpkit inspector: ", 1)[1].strip()
@@ -48,16 +53,21 @@ def run_inspector(*args: str) -> Iterator[Inspector]:
         assert parts.hostname == "127.0.0.1", url
         token = parse_qs(parts.query)["token"][0]
         yield Inspector(url, f"http://127.0.0.1:{parts.port}", token, int(parts.port or 0), running)
+    except BaseException:
+        failed = True  # the test's own failure is the one to report
+        raise
     finally:
         if running.process.poll() is None:
             running.process.send_signal(signal.SIGINT)
         try:
-            code = running.process.wait(EXIT_TIMEOUT)
+            code: int | None = running.process.wait(EXIT_TIMEOUT)
         except subprocess.TimeoutExpired:
             running.process.kill()
             running.process.wait()
-            raise AssertionError("mcpkit dev did not exit on Ctrl-C") from None
-    assert code in (0, -signal.SIGINT, 130), f"mcpkit dev exited {code}: {running.stderr_seen}"
+            code = None
+        if not failed:
+            assert code is not None, "mcpkit dev did not exit on Ctrl-C"
+            assert code in (0, -signal.SIGINT, 130), f"mcpkit dev exited {code}"
 
 
 @contextmanager

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import queue
 import socket
 import subprocess
@@ -36,10 +37,13 @@ def modern_request(request_id: int, method: str, params: dict[str, Any] | None =
 class Running:
     """A subprocess with a reader thread per output stream feeding a queue of lines."""
 
-    def __init__(self, argv: Sequence[str], *, cwd: Path = ROOT) -> None:
+    def __init__(
+        self, argv: Sequence[str], *, cwd: Path = ROOT, env: dict[str, str] | None = None
+    ) -> None:
         self.process = subprocess.Popen(
             list(argv), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1,
+            env={**os.environ, **env} if env else None,
         )  # fmt: skip
         self.stdout: queue.Queue[str | None] = queue.Queue()
         self.stderr: queue.Queue[str | None] = queue.Queue()

@@ -264,3 +264,44 @@ def test_tasks_are_listed_with_status_result_and_cancel(browser: Any, mode: str)
         if mode == "legacy":  # 2026 over stdio cancels the same way; HTTP closes the stream
             expect(page.locator("#wire-rows tr:visible").first).to_be_visible()
         assert page.errors == []
+
+
+def test_oauth_sign_in_from_the_page(browser: Any) -> None:
+    """A protected server: the page shows the sign-in link, the person follows it, the
+    authorization server redirects back to the inspector's loopback listener, and the
+    connection carries the token (the tool sees the identity)."""
+    import subprocess
+    import sys
+
+    from ._inspector import ALLOW_LOOPBACK, EXIT_TIMEOUT
+    from ._run import ROOT
+
+    stack = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "cli" / "fixtures" / "protected_server.py")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert stack.stdout is not None
+        mcp_url = stack.stdout.readline().strip()
+        assert mcp_url.startswith("http://127.0.0.1:"), mcp_url
+        with run_inspector(env=ALLOW_LOOPBACK) as inspector:
+            page = _open(browser, inspector.url)
+            page.fill("#target", mcp_url)
+            page.locator("details summary").click()
+            page.check("#oauth")
+            page.click("#connect")
+            link = page.locator("#oauth-url")
+            # discovery, registration and the authorization request come first: allow for load
+            expect(link).to_be_visible(timeout=2 * UI_TIMEOUT_MS)
+            with page.context.expect_page() as sign_in:
+                link.click()
+            expect(sign_in.value.locator("body")).to_contain_text("close this window")
+            expect(page.locator("#status")).to_have_text("connected")
+            _tool(page, "whoami")
+            page.click("#call-tool")
+            expect(page.locator("#tool-result")).to_contain_text("signed in as")
+            expect(page.locator("#tool-result")).to_contain_text("mcp:read")
+            assert page.errors == []
+    finally:
+        stack.terminate()
+        stack.wait(EXIT_TIMEOUT)

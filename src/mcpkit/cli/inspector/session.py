@@ -40,6 +40,10 @@ MAX_CALLS_IN_FLIGHT: Final = 64
 """Tool calls running at once from the page."""
 CONNECT_TIMEOUT: Final = 30.0
 """Seconds to start the server and agree on an era before the page is told it failed."""
+CLOSE_TIMEOUT: Final = 5.0
+"""Seconds a closing connection gets before it is cancelled."""
+OAUTH_SIGN_IN_TIMEOUT: Final = 300.0
+"""Seconds a person gets to finish signing in (the connection waits that long with OAuth)."""
 
 MAX_TASKS: Final = 256
 """Tasks the page keeps track of; the oldest finished ones are forgotten first."""
@@ -63,6 +67,8 @@ class ConnectSpec(msgspec.Struct, forbid_unknown_fields=True):
     headers: dict[str, str] = {}
     bearer: str | None = None
     env: dict[str, str] = {}
+    oauth: bool = False
+    """Sign in with OAuth (URL targets): the authorization link is shown in the page."""
 
 
 def _plain(value: Any) -> Any:
@@ -124,8 +130,9 @@ class InspectorSession:
         self._client, self._stop, self._spec = client, stop, spec
         self._owner = asyncio.create_task(self._own(client, ready, stop), name="inspector-client")
         self.hub.publish("status", state="connecting", target=spec.target, mode=spec.mode)
+        limit = CONNECT_TIMEOUT + (OAUTH_SIGN_IN_TIMEOUT if spec.oauth else 0.0)
         try:
-            await asyncio.wait_for(asyncio.shield(ready), CONNECT_TIMEOUT)
+            await asyncio.wait_for(asyncio.shield(ready), limit)
         except BaseException as exc:
             await self.disconnect()
             message = (
@@ -152,13 +159,15 @@ class InspectorSession:
         headers = dict(spec.headers)
         if spec.bearer:
             headers["Authorization"] = f"Bearer {spec.bearer}"
-        if headers and target.kind != "url":
-            raise InspectorError("headers and a bearer token apply to URL targets only")
-        connector: Any = (
-            UrlConnector(target.client_target, headers=headers)
-            if target.kind == "url"
-            else resolve_target(target.client_target)
-        )
+        if (headers or spec.oauth) and target.kind != "url":
+            raise InspectorError("headers, a bearer token and OAuth apply to URL targets only")
+        connector: Any
+        if spec.oauth:
+            connector = self._oauth_connector(target.client_target, headers)
+        elif target.kind == "url":
+            connector = UrlConnector(target.client_target, headers=headers)
+        else:
+            connector = resolve_target(target.client_target)
         self._wire = _PublishingWireLog(self.hub)
         return Client(
             self._wire.wrap(connector),
@@ -172,9 +181,35 @@ class InspectorSession:
             notification_handler=self._on_notification,
             log_level="debug",
             timeout=None,
-            initialize_timeout=CONNECT_TIMEOUT,
+            initialize_timeout=CONNECT_TIMEOUT + (OAUTH_SIGN_IN_TIMEOUT if spec.oauth else 0.0),
+            probe_timeout=CONNECT_TIMEOUT + (OAUTH_SIGN_IN_TIMEOUT if spec.oauth else 0.0),
             output_validation="off",
         )
+
+    def _oauth_connector(self, url: str, headers: dict[str, str]) -> Any:
+        """Streamable HTTP with OAuth: the person signs in from a link the page shows.
+
+        The authorization URL goes to the page (an ``oauth`` event) instead of a browser the
+        inspector would start itself; the redirect comes back to a one-shot loopback listener.
+        """
+        try:
+            from mcpkit.contrib.auth import BrowserAuthorizer, OAuthClient
+            from mcpkit.transports.http import HttpClientConnector
+        except ImportError as exc:  # pragma: no cover - depends on the installed extras
+            raise InspectorError(
+                f"OAuth needs the auth extra: pip install 'mcpkit[auth]' ({exc})"
+            ) from None
+
+        loop = asyncio.get_running_loop()
+
+        def show_link(authorization_url: str) -> bool:
+            # Called from a worker thread (browser openers block): publish on the loop.
+            loop.call_soon_threadsafe(lambda: self.hub.publish("oauth", url=authorization_url))
+            return True
+
+        authorizer = BrowserAuthorizer(open_browser=show_link, timeout=OAUTH_SIGN_IN_TIMEOUT)
+        auth = OAuthClient(redirect_handler=authorizer, callback_handler=authorizer)
+        return HttpClientConnector(url, auth=auth, headers=headers)
 
     async def _own(self, client: Any, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
         """Hold the client open until asked to stop or the server goes away."""
@@ -210,6 +245,11 @@ class InspectorSession:
         if stop is not None:
             stop.set()
         if owner is not None:
+            # A connection still being made (a server starting, a person signing in) has no
+            # stop to notice: it is cancelled; an open one gets a bounded, clean close.
+            done, _ = await asyncio.wait({owner}, timeout=CLOSE_TIMEOUT)
+            if not done:
+                owner.cancel()
             with contextlib.suppress(BaseException):
                 await owner
             self.hub.publish("status", state="disconnected")

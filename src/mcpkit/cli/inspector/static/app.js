@@ -66,7 +66,9 @@ $("connect-form").addEventListener("submit", async (event) => {
     const server = await api("/api/connect", {
       target: $("target").value.trim(), mode: $("mode").value,
       headers: lines($("headers").value, ":"), bearer: $("bearer").value || null, env: lines($("env").value, "="),
+      oauth: $("oauth").checked,
     });
+    $("oauth-link").hidden = true;
     await connected(server);
   } catch (error) {
     setStatus("not connected", "failed");
@@ -569,6 +571,11 @@ function onEvent(event) {
     case "question": showQuestion(event); break;
     case "question-closed": closeQuestion(event.id); break;
     case "task": showTask(event.task); break;
+    case "oauth":
+      $("oauth-url").href = event.url;
+      $("oauth-link").hidden = false;
+      showPanel("connect");
+      break;
     case "update": {
       const text = event.error ? `error: ${event.error}` : `${event.method} ${event.params && event.params.uri ? event.params.uri : ""}`;
       $("updates").append(el("li", { "data-method": event.method || "", text: `${event.t.toFixed(0)} ms ${text}` }));
