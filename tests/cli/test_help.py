@@ -76,3 +76,14 @@ def test_call_help_names_the_right_switches() -> None:
     assert "with--output-jsonasthewholeresult" in squashed, ran.out
     assert not re.search(r"(?<![\w-])--jsonasthewholeresult", squashed), ran.out
     assert "--jsonJSONallargumentsasoneJSONobject" in squashed, ran.out
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_is_plain_text(command: str) -> None:
+    """Descriptions come from docstrings; no reST markup or source pointers reach the reader."""
+    ran = mcpkit(command, "--help")
+    assert ran.code == 0, ran
+    assert "``" not in ran.out, ran.out
+    for role in (":mod:`", ":class:`", ":func:`", ":data:`", ":meth:`"):
+        assert role not in ran.out, ran.out
+

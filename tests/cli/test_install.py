@@ -35,8 +35,8 @@ def test_each_host_gets_its_own_file_and_shape(
     ran = mcpkit("install", host, SHOP, "-e", "LOG=debug", cwd=tmp_path, env=env)
     assert ran.code == 0, ran
     path = tmp_path / relative
-    assert ran.out.strip() == f"added 'shop_server' to {path}"
-    entry = _installed(path)[key]["shop_server"]  # type: ignore[index]
+    assert ran.out.strip() == f"added 'shop' to {path}"  # the server's own name
+    entry = _installed(path)[key]["shop"]  # type: ignore[index]
     expected = {"command": sys.executable, "args": ["-m", "mcpkit.cli", "run", SHOP],
                 "env": {"LOG": "debug"}}  # fmt: skip
     if typed:
@@ -77,17 +77,17 @@ def test_urls_per_host_and_the_claude_desktop_bridge() -> None:
 def test_other_entries_are_kept_and_a_name_clash_needs_force(tmp_path: Path) -> None:
     config = tmp_path / "claude_desktop_config.json"
     config.write_text(json.dumps({"theme": "dark", "mcpServers": {
-        "shop_server": {"command": "old"}, "other": {"command": "x"}}}))  # fmt: skip
+        "shop": {"command": "old"}, "other": {"command": "x"}}}))  # fmt: skip
     ran = mcpkit("install", "claude-desktop", SHOP, "--config", str(config))
     assert ran.code == 2, ran
-    assert "already has a server named 'shop_server'" in ran.err
+    assert "already has a server named 'shop'" in ran.err
     assert "hint: replace it with --force" in ran.err
-    assert _installed(config)["mcpServers"]["shop_server"] == {"command": "old"}  # type: ignore[index]
+    assert _installed(config)["mcpServers"]["shop"] == {"command": "old"}  # type: ignore[index]
     ran = mcpkit("install", "claude-desktop", SHOP, "--config", str(config), "--force")
     assert ran.code == 0, ran
     document = _installed(config)
     assert document["theme"] == "dark"
-    assert set(document["mcpServers"]) == {"shop_server", "other"}  # type: ignore[arg-type]
+    assert set(document["mcpServers"]) == {"shop", "other"}  # type: ignore[arg-type]
 
 
 def test_a_file_that_is_not_json_is_not_touched(tmp_path: Path) -> None:
@@ -102,7 +102,7 @@ def test_a_file_that_is_not_json_is_not_touched(tmp_path: Path) -> None:
 def test_modules_get_their_folder_on_pythonpath() -> None:
     ran = mcpkit("install", "cursor", "examples.shop_server", "--print")
     assert ran.code == 0, ran
-    entry = json.loads(ran.out)["mcpServers"]["shop_server"]
+    entry = json.loads(ran.out)["mcpServers"]["shop"]
     assert entry["args"] == ["-m", "mcpkit.cli", "run", "examples.shop_server"]
     assert entry["env"] == {"PYTHONPATH": str(ROOT)}
 
@@ -111,3 +111,19 @@ def test_an_unknown_host_is_a_usage_error() -> None:
     ran = mcpkit("install", "emacs", SHOP)
     assert ran.code == 2
     assert "invalid choice: 'emacs'" in ran.err
+
+
+def test_a_command_target_is_named_after_what_the_server_calls_itself() -> None:
+    ran = mcpkit("install", "mcp-json", f"{sys.executable} {SHOP}", "--print")
+    assert ran.code == 0, ran
+    (name,) = json.loads(ran.out)["mcpServers"]
+    assert name == "shop"
+
+
+def test_a_server_that_cannot_say_its_name_is_named_after_the_file(tmp_path: Path) -> None:
+    broken = tmp_path / "weather_tool.py"
+    broken.write_text("raise RuntimeError('no API key')\n")
+    ran = mcpkit("install", "mcp-json", str(broken), "--print")
+    assert ran.code == 0, ran
+    (name,) = json.loads(ran.out)["mcpServers"]
+    assert name == "weather_tool"

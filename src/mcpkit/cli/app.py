@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import sys
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from mcpkit.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, CliError
 
@@ -42,10 +43,39 @@ docs: docs/cli.md
 """
 
 
+_SEE_MODULE: Final = re.compile(r"\s*\(see :[a-z]+:`[^`]+`\)")
+_ROLE: Final = re.compile(r":[a-z]+:`(?:([^`<]*?)\s*<[^`>]+>|~?([^`]+))`")
+
+
+def plain_text(doc: str) -> str:
+    """A module docstring as ``--help`` text: no reST markup, no pointers into the source.
+
+    ``(see :mod:`x`)`` is dropped, ``:class:`~a.B``` becomes ``B``, ````code```` becomes
+    ``code``.
+    """
+
+    def role(match: re.Match[str]) -> str:
+        shown, target = match.group(1), match.group(2)
+        if shown is not None:
+            return shown
+        return target.rpartition(".")[2] if match.group(0).count("~") else target
+
+    text = _SEE_MODULE.sub("", doc)
+    text = _ROLE.sub(role, text)
+    return text.replace("``", "")
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors look like every other error (one line, a hint, exit 2)."""
+    """argparse, but usage errors look like every other error (one line, a hint, exit 2), and
+    descriptions taken from docstrings are shown as plain text (:func:`plain_text`)."""
 
     _intermixing = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        for key in ("description", "epilog"):
+            if isinstance(kwargs.get(key), str):
+                kwargs[key] = plain_text(kwargs[key])
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise CliError(message, hint=f"see `{self.prog} --help`", code=EXIT_USAGE)

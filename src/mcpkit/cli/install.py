@@ -40,7 +40,16 @@ from typing import Any, Final
 from mcpkit.cli.errors import CliError
 from mcpkit.cli.targets import ResolvedTarget, split_object
 
-__all__ = ["HOSTS", "Entry", "config_path", "entry_for", "install_entry", "render_entry"]
+__all__ = [
+    "HOSTS",
+    "NAME_PROBE_TIMEOUT",
+    "Entry",
+    "config_path",
+    "entry_for",
+    "install_entry",
+    "render_entry",
+    "server_name",
+]
 
 HOSTS: Final = ("claude-desktop", "claude-code", "cursor", "vscode", "mcp-json")
 
@@ -72,9 +81,65 @@ def default_name(target: ResolvedTarget) -> str:
     return Path(word).stem or "server"
 
 
-def entry_for(target: ResolvedTarget, name: str | None, env: Mapping[str, str]) -> Entry:
-    """How a host should start (or reach) ``target``, with absolute paths."""
-    name = name or default_name(target)
+NAME_PROBE_TIMEOUT: Final = 10.0
+"""Seconds ``install`` waits for a command or URL server to say its name before falling back."""
+
+
+def server_name(target: ResolvedTarget, env: Mapping[str, str]) -> str | None:
+    """The server's own name (its ``serverInfo.name``), or ``None`` if it cannot be learned.
+
+    A file or module is imported (the ``Server`` object knows its name; nothing is started); a
+    command or URL is asked, within :data:`NAME_PROBE_TIMEOUT`. A config entry keeps its key.
+    """
+    if target.kind == "config":
+        return None
+    if target.kind in ("file", "module"):
+        from mcpkit.cli.loader import load_server
+
+        try:
+            name = load_server(target.text).name
+        except CliError:
+            return None
+        return name.strip() or None if isinstance(name, str) else None
+    return _ask_name(target, env)
+
+
+def _ask_name(target: ResolvedTarget, env: Mapping[str, str]) -> str | None:
+    import asyncio
+
+    from mcpkit.client import Client
+
+    async def ask() -> str | None:
+        client_target = target.client_target
+        if env and isinstance(client_target, dict):
+            client_target = {**client_target, "env": {**(client_target.get("env") or {}), **env}}
+        async with Client(
+            client_target,
+            timeout=NAME_PROBE_TIMEOUT,
+            initialize_timeout=NAME_PROBE_TIMEOUT,
+            probe_timeout=NAME_PROBE_TIMEOUT,
+        ) as client:
+            name = (client.server_info or {}).get("name")
+            return name.strip() or None if isinstance(name, str) else None
+
+    try:
+        return asyncio.run(asyncio.wait_for(ask(), NAME_PROBE_TIMEOUT * 2))
+    except Exception:  # any failure: the entry is named after the target instead
+        return None
+
+
+def entry_for(
+    target: ResolvedTarget,
+    name: str | None,
+    env: Mapping[str, str],
+    *,
+    ask_server: bool = True,
+) -> Entry:
+    """How a host should start (or reach) ``target``, with absolute paths.
+
+    Named ``name``, else the server's own name (:func:`server_name`), else after the target.
+    """
+    name = name or (server_name(target, env) if ask_server else None) or default_name(target)
     if target.kind == "url":
         return Entry(name, url=target.text)
     if target.kind in ("file", "module"):

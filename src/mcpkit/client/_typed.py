@@ -25,8 +25,15 @@ from mcpkit.types.notifications import (
 )
 from mcpkit.types.sampling import CreateMessageRequestParams
 from mcpkit.types.subscriptions import SubscriptionsAcknowledgedNotification
+from mcpkit.types.tools import CallToolResult
 
-__all__ = ["ChangeNotification", "decode_notification", "decode_question", "decode_result"]
+__all__ = [
+    "ChangeNotification",
+    "decode_notification",
+    "decode_question",
+    "decode_result",
+    "decode_tool_result",
+]
 
 logger = logging.getLogger("mcpkit.client")
 
@@ -49,6 +56,15 @@ def decode_result(model: type[T], raw: Any, method: str) -> T:
         return msgspec.convert(raw, model)
     except msgspec.ValidationError as exc:
         raise ServerMisbehaved(f"{method}: the server's result is malformed: {exc}") from None
+
+
+def decode_tool_result(raw: Any) -> CallToolResult:
+    """A ``tools/call`` result as callers test it: ``is_error`` a bool (``False`` when absent),
+    ``structured_content`` ``None`` when absent (the model's default)."""
+    typed = decode_result(CallToolResult, raw, "tools/call")
+    if typed.is_error is None:
+        typed.is_error = False
+    return typed
 
 
 def decode_notification(note: Notification) -> Any | None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, cast
 
 from mcpkit.client._channel import DEFAULT, TimeoutArg
-from mcpkit.client._typed import decode_result
+from mcpkit.client._typed import decode_tool_result
 from mcpkit.client.errors import ClientError, ServerMisbehaved, UnsupportedInEra
 from mcpkit.client.tools import ToolMethods
 from mcpkit.protocol.errors import JSONRPCError
@@ -317,7 +317,7 @@ class TaskMethods(ToolMethods):
         return TaskInfo.from_wire(raw, "tasks/get"), raw
 
     def _tool_result(self, name: str, tool: JSONObject | None, raw: JSONObject) -> CallToolResult:
-        typed = decode_result(CallToolResult, raw, "tools/call")
+        typed = decode_tool_result(raw)
         if self.output_validation != "off" and tool is not None:
             self._check_output(name, tool, raw, self.output_validation)
         return typed

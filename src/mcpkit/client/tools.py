@@ -16,7 +16,7 @@ from typing import Any
 from mcpkit._runtime.session import ProgressCallback
 from mcpkit.client._channel import DEFAULT, TimeoutArg
 from mcpkit.client._plumbing import ClientPlumbing
-from mcpkit.client._typed import decode_result
+from mcpkit.client._typed import decode_result, decode_tool_result
 from mcpkit.client.errors import (
     InputValidationError,
     OutputValidationError,
@@ -154,7 +154,7 @@ class ToolMethods(ClientPlumbing):
                 f"tools/call {name!r} answered resultType {result_type!r}, which this client "
                 "did not opt in to"
             )
-        typed = decode_result(CallToolResult, result, "tools/call")
+        typed = decode_tool_result(result)
         if mode != "off" and tool is not None:
             self._check_output(name, tool, result, mode)
         return typed

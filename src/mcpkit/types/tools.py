@@ -85,9 +85,12 @@ class CallToolRequestParams(WireModel, kw_only=True):
 
 class CallToolResult(WireModel, kw_only=True):
     content: list[ContentBlock]
-    structured_content: Any = msgspec.UNSET
-    """2025: a JSON object; 2026-07-28: any JSON value (``None`` is JSON ``null``)."""
+    structured_content: Any = None
+    """2025: a JSON object; 2026-07-28: any JSON value. ``None`` when absent (so a JSON ``null``
+    reads the same, and is not written back): what callers test is ``is None``."""
     is_error: bool | None = None
+    """As sent (``None`` when absent, so an explicit ``false`` survives a round trip);
+    :meth:`mcpkit.client.Client.call_tool` hands out results with a plain bool here."""
     result_type: str | None = None
     meta: Meta | None = msgspec.field(default=None, name="_meta")
 

@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from mcpkit.protocol.errors import InternalError, InvalidRequest
+from mcpkit.protocol.errors import InternalError, InvalidRequest, UsageError
 from mcpkit.protocol.http_security import DEFAULT_ALLOWED_HOSTS, HostPolicy
 from mcpkit.transports.http._body import BODY_TIMEOUT_SECONDS, MAX_BODY_BYTES
 from mcpkit.transports.http._endpoint import Endpoint, EndpointConfig
@@ -109,6 +109,14 @@ class HttpOptions:
     legacy_sse: bool = False
     sse_path: str = "/sse"
     messages_path: str = "/messages"
+
+    def __post_init__(self) -> None:
+        if self.legacy_sse and self.stateless:
+            raise UsageError(
+                "legacy_sse=True and stateless=True contradict each other: the 2024-11-05 "
+                "HTTP+SSE transport keeps a session for each GET /sse stream, and stateless=True "
+                "serves without sessions; drop one of them"
+            )
 
 
 def _route_path(scope: Scope) -> str:
