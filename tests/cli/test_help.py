@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from mcpkit.cli import app
+
 from ._run import mcpkit
 
 COMMANDS = ("run", "list", "call", "read", "prompt", "inspect", "install", "dev", "host")
@@ -78,7 +80,7 @@ def test_call_help_names_the_right_switches() -> None:
     assert "--jsonJSONallargumentsasoneJSONobject" in squashed, ran.out
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", app.COMMANDS)
 def test_help_is_plain_text(command: str) -> None:
     """Descriptions come from docstrings; no reST markup or source pointers reach the reader."""
     ran = mcpkit(command, "--help")
