@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit.client import Client, QuestionContext, SyncClient
+from mcpkit.client import Client, Host, QuestionContext, SyncClient, SyncHost
 from mcpkit.protocol.errors import ConnectionClosed, InvalidParams
 
 from .conftest import PEERS_DIR
@@ -42,6 +42,24 @@ def test_every_async_client_method_has_a_sync_twin(name: str) -> None:
     assert _shape(twin) == _shape(original), (
         f"SyncClient.{twin.__name__} differs from Client.{name}"
     )
+    assert (
+        inspect.signature(twin).return_annotation == inspect.signature(original).return_annotation
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(
+        name
+        for name, _ in inspect.getmembers(Host, inspect.iscoroutinefunction)
+        if not name.startswith("_") and name != "start"
+    ),
+)
+def test_every_async_host_method_has_a_sync_twin(name: str) -> None:
+    twin = getattr(SyncHost, RENAMED.get(name, name), None)
+    assert twin is not None, f"SyncHost has no {RENAMED.get(name, name)} for Host.{name}"
+    original = getattr(Host, name)
+    assert _shape(twin) == _shape(original), f"SyncHost.{twin.__name__} != Host.{name}"
     assert (
         inspect.signature(twin).return_annotation == inspect.signature(original).return_annotation
     )
@@ -86,3 +104,13 @@ def test_a_stdio_server_through_the_blocking_methods(mode: str) -> None:
         assert client.list_resources()[0].uri == "demo://greeting"  # still serving
     with pytest.raises(ConnectionClosed):
         client.list_tools()
+
+
+def test_sync_host_reads_prompts_and_resources() -> None:
+    command = [sys.executable, str(PEERS_DIR / "sync_demo.py")]
+    with SyncHost({"demo": command}) as host:
+        assert [p.name for p in host.list_prompts()] == ["hello"]
+        rendered = host.get_prompt("hello", {"name": "Ada"})
+        assert rendered.messages[0].content.text == "Hello Ada"  # type: ignore[union-attr]
+        assert [r.resource.uri for r in host.list_resources()] == ["demo://greeting"]
+        assert host.read_resource("demo://greeting").contents[0].text == "hello"  # type: ignore[union-attr]

@@ -27,7 +27,7 @@ from mcpkit.client.client import (
     ServerLogHandler,
 )
 from mcpkit.client.connectors import Target
-from mcpkit.client.host.host import Host, HostTool
+from mcpkit.client.host.host import Host, HostPrompt, HostResource, HostTool
 from mcpkit.client.mrtr import DEFAULT_MAX_INPUT_ROUNDS, InputRequired
 from mcpkit.client.negotiate import Negotiated
 from mcpkit.client.questions import ElicitationHandler, RootsSource, SamplingHandler
@@ -369,7 +369,9 @@ class SyncClient:
 
 
 class SyncHost:
-    """A :class:`~mcpkit.client.host.Host` you can call without ``await``."""
+    """A :class:`~mcpkit.client.host.Host` you can call without ``await``: every async method
+    of ``Host`` with the same signature (``ainvoke`` is :meth:`invoke`; ``start`` runs on
+    construction, ``aclose`` is :meth:`close`)."""
 
     def __init__(self, servers: Any, **options: Any) -> None:
         self._thread = _LoopThread("mcpkit-sync-host")
@@ -390,17 +392,30 @@ class SyncHost:
         return self._host
 
     def invoke(
-        self, tool: str, params: Mapping[str, Any] | None = None, **kw: Any
+        self, name: str, params: Mapping[str, Any] | None = None, **options: Any
     ) -> CallToolResult:
-        return self._thread.run(self._host.ainvoke(tool, params, **kw))
+        """Check ``params`` against the tool's ``inputSchema``, call it, check the output."""
+        return self._thread.run(self._host.ainvoke(name, params, **options))
 
     def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
+        self, name: str, arguments: Mapping[str, Any] | None = None, **options: Any
     ) -> CallToolResult:
-        return self._thread.run(self._host.call_tool(name, arguments, **kw))
+        return self._thread.run(self._host.call_tool(name, arguments, **options))
 
     def list_tools(self) -> list[HostTool]:
         return self._thread.run(self._host.list_tools())
+
+    def list_prompts(self) -> list[HostPrompt]:
+        return self._thread.run(self._host.list_prompts())
+
+    def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> GetPromptResult:
+        return self._thread.run(self._host.get_prompt(name, arguments))
+
+    def list_resources(self) -> list[HostResource]:
+        return self._thread.run(self._host.list_resources())
+
+    def read_resource(self, uri: str, *, server: str | None = None) -> ReadResourceResult:
+        return self._thread.run(self._host.read_resource(uri, server=server))
 
     def status(self) -> dict[str, dict[str, Any]]:
         return self._host.status()
