@@ -126,7 +126,8 @@ def parse_request_meta(params: Any) -> RequestMeta:
         )
 
     log_level = meta.get(LOG_LEVEL_KEY)
-    if log_level is not None and log_level not in _SEVERITY:
+    # isinstance first: a JSON object or array is unhashable, and ``in`` would raise TypeError
+    if log_level is not None and (not isinstance(log_level, str) or log_level not in _SEVERITY):
         raise InvalidParams(
             f'Unknown log level {log_level!r} in "_meta.{LOG_LEVEL_KEY}"; expected one of '
             f"{', '.join(LOG_LEVELS)}"
