@@ -147,6 +147,8 @@ class AsgiTarget:
         self.app: McpHttpApp = build_server().http_app(**options)
         self._stack = contextlib.AsyncExitStack()
         self.requests = 0
+        self.hung_up = 0
+        """Requests still running after the grace period, ended by the client hanging up."""
         self.statuses: dict[int, int] = {}
         """How many answers had each status (what the fuzzer reached, for the report)."""
 
@@ -214,8 +216,10 @@ class AsgiTarget:
 
         call = asyncio.ensure_future(self.app(scope, receive, send))
         try:
-            with contextlib.suppress(TimeoutError):
+            try:
                 await asyncio.wait_for(asyncio.shield(call), STREAM_GRACE_S)
+            except TimeoutError:
+                self.hung_up += 1
             done.set()  # the client hangs up (or has read everything)
             await asyncio.wait_for(call, BOUND_S)
         finally:

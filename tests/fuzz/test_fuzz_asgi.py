@@ -194,7 +194,10 @@ def _fuzz(runner: asyncio.Runner, strategy: Any, **options: Any) -> AsgiTarget:
 
         one()
         runner.run(target.assert_idle())
-        print(f"\n{target.requests} requests, statuses {sorted(target.statuses.items())}")
+        print(
+            f"\n{target.requests} requests ({target.hung_up} ended by a hang-up), "
+            f"statuses {sorted(target.statuses.items())}"
+        )
     finally:
         runner.run(target.__aexit__(None, None, None))
     return target
