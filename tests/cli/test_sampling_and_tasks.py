@@ -7,13 +7,19 @@ stdin.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import signal
+import subprocess
 import sys
 
 import pytest
 
-from ._run import mcpkit
+from mcpkit.client import Client
+
+from ._process import free_port, wait_for_port
+from ._run import CLI_TIMEOUT, MCPKIT, ROOT, mcpkit
 
 TOUR = "examples/feature_tour.py"
 TASKS = "tests/server/fixtures/tasks_server.py"
@@ -97,3 +103,47 @@ def test_task_output_json_is_the_tool_result() -> None:
     ran = mcpkit("call", TASKS, "slow", "steps=2", "--task", "--output-json")
     assert ran.code == 0, ran
     assert json.loads(ran.out)["content"][0]["text"] == "counted to 2"
+
+
+def test_ctrl_c_while_waiting_for_a_task_cancels_it_on_the_server() -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, TASKS, "--http", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, server)  # type: ignore[arg-type]
+        url = f"http://127.0.0.1:{port}/mcp"
+        cli = subprocess.Popen(
+            [*MCPKIT, "call", url, "hold", "--task"],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert cli.stderr is not None
+            first = cli.stderr.readline()  # "task ID: working": the task exists, we wait
+            found = re.match(r"task ([\w-]+): working", first)
+            assert found, first
+            cli.send_signal(signal.SIGINT)
+            _, err = cli.communicate(timeout=CLI_TIMEOUT)
+        finally:
+            if cli.poll() is None:
+                cli.kill()
+                cli.wait()
+        assert cli.returncode == 130, err
+        assert f"task {found.group(1)}: cancelled" in err
+        state = asyncio.run(_task_status(url, found.group(1)))
+        assert state == "cancelled"  # the server was told, not just the terminal
+    finally:
+        server.terminate()
+        server.wait(timeout=CLI_TIMEOUT)
+
+
+async def _task_status(url: str, task_id: str) -> str:
+    async with Client(url, mode="2026-07-28") as client:
+        return (await client.get_task(task_id)).status

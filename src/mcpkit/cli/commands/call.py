@@ -114,7 +114,12 @@ async def _run_as_task(client: Any, args: argparse.Namespace, arguments: dict[st
         sys.stderr.write("task: the server answered directly (no task was created)\n")
         return await task.result()
 
+    shown: list[tuple[str, str | None]] = []
+
     def show(info: Any) -> None:
+        if shown and shown[-1] == (info.status, info.status_message):
+            return  # the first poll often repeats the creation's status
+        shown.append((info.status, info.status_message))
         message = f" - {info.status_message}" if info.status_message else ""
         sys.stderr.write(f"task {info.task_id}: {info.status}{message}\n")
         sys.stderr.flush()
