@@ -2,8 +2,10 @@
 implementation as MCP (stdio, the default) or as the REST API it describes (``--rest PORT``).
 
     python examples/product_search_server.py
-    python examples/product_search_server.py --rest 8000
+    python examples/product_search_server.py --rest 8000     # 0: any free port
     curl 'http://127.0.0.1:8000/products/search?q=coffee&page_size=2'
+
+With ``--rest`` the address is printed on stderr once the API is listening.
 
 The SQLite catalog lives at ``$MCPKIT_EXAMPLES_DATA/products.db`` (default: in memory).
 """
@@ -34,9 +36,17 @@ def main() -> None:
     if args.rest is None:
         contract.server("product-search").run()
         return
+    import socket
+
     import uvicorn
 
-    uvicorn.run(contract.rest_app(), host="127.0.0.1", port=args.rest, log_level="warning")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", args.rest))
+    sock.listen(128)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    print(f"product search REST API at {url} ({url}/openapi.json)", file=sys.stderr, flush=True)
+    config = uvicorn.Config(contract.rest_app(), log_level="warning", access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 if __name__ == "__main__":

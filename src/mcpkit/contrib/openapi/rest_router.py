@@ -12,6 +12,7 @@ broke the contract). ``GET /openapi.json`` answers with the document itself.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from http.cookies import SimpleCookie
 from typing import TYPE_CHECKING, Any, Final
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from mcpkit.contrib.openapi.contract import Contract, OperationImplementation
 
 __all__ = ["ContractApp", "problem"]
+
+logger = logging.getLogger("mcpkit.contrib.openapi")
 
 PROBLEM_JSON: Final = "application/problem+json"
 _INTEGER: Final = re.compile(r"-?\d+")
@@ -144,14 +147,26 @@ class ContractApp:
                 send,
                 400,
                 problem(400, "Bad Request", f"{where}{first['message']}", errors=details),
-                content_type=PROBLEM_JSON,
+                content_type=_media_for(implementation, 400),
             )
             return
         try:
             status, answer = await self.contract.invoke(implementation, arguments)
         except ContractViolation as exc:
             await send_json(
-                send, 500, problem(500, "Contract Violation", str(exc)), content_type=PROBLEM_JSON
+                send,
+                500,
+                problem(500, "Contract Violation", str(exc)),
+                content_type=_media_for(implementation, 500),
+            )
+            return
+        except Exception as exc:  # the implementation's own bug: a well-formed 500, logged
+            logger.exception("%s failed", implementation.component.operation.label)
+            await send_json(
+                send,
+                500,
+                problem(500, "Internal Server Error", f"{type(exc).__name__}: {exc}"),
+                content_type=_media_for(implementation, 500),
             )
             return
         response = implementation.component.operation.response_for(status)
@@ -161,6 +176,12 @@ class ContractApp:
             await send({"type": "http.response.body", "body": b""})
             return
         await send_json(send, status, answer, content_type=media)
+
+
+def _media_for(implementation: OperationImplementation, status: int) -> str:
+    """An error's media type: what the operation documents for that status, else problem+json."""
+    response = implementation.component.operation.response_for(status)
+    return (response.media_type if response else None) or PROBLEM_JSON
 
 
 def _types(schema: Any, defs: dict[str, Any], depth: int = 0) -> set[str]:
