@@ -162,7 +162,9 @@ def _configure_logging(verbosity: int, command: str | None = None) -> None:
 
 def report(error: CliError) -> int:
     sys.stderr.write(f"mcpkit: error: {error.message}\n")
-    hint = error.hint or ("see `mcpkit --help`" if error.code == EXIT_USAGE else None)
+    hint = error.hint  # "" means the message says it all (no hint line)
+    if hint is None and error.code == EXIT_USAGE:
+        hint = "see `mcpkit --help`"
     if hint:
         sys.stderr.write(f"hint: {hint}\n")
     sys.stderr.flush()

@@ -215,12 +215,13 @@ class UrlConnector:
     def connect_http(self) -> contextlib.AbstractAsyncContextManager[ExchangeTransport]:
         try:
             from mcpkit.transports import http
+
+            factory = getattr(http, "connect_http_client", None)  # loads httpx
         except ImportError as exc:
             raise UsageError(
                 f"cannot connect to {self.url}: the Streamable HTTP client transport "
                 f"(mcpkit.transports.http) is not available ({exc}); install mcpkit[http]"
             ) from None
-        factory = getattr(http, "connect_http_client", None)
         if factory is None:
             raise UsageError(
                 f"cannot connect to {self.url}: mcpkit.transports.http has no "

@@ -8,6 +8,7 @@ protocol, so this module only turns keyword options into the app and runs it.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,12 @@ if TYPE_CHECKING:
     from mcpkit.server._server import Server
     from mcpkit.transports.http.asgi import McpHttpApp
 
-__all__ = ["asgi_app", "run_http"]
+__all__ = ["HTTP_EXTRA_MISSING", "asgi_app", "endpoint_url", "run_http"]
+
+HTTP_EXTRA_MISSING = (
+    "serving HTTP needs uvicorn, which is not installed: install mcpkit[http] "
+    "(pip install 'mcpkit[http]')"
+)
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 _ANY = ("0.0.0.0", "::", "")
@@ -65,11 +71,40 @@ def run_http(
     ``MCPKIT_ALLOWED_HOSTS``).
     """
     from mcpkit.protocol.http_security import DEFAULT_ALLOWED_HOSTS
+
+    try:
+        import uvicorn  # noqa: F401  (checked here: the one line below beats a traceback)
+    except ImportError:
+        raise UsageError(HTTP_EXTRA_MISSING) from None
     from mcpkit.transports.http.serve import serve
 
     if host not in _LOOPBACK and host not in _ANY and "host_policy" not in options:
         allowed = tuple(options.get("allowed_hosts", DEFAULT_ALLOWED_HOSTS))
         name = f"[{host}]" if ":" in host and not host.startswith("[") else host
         options["allowed_hosts"] = (*allowed, name)
+    path = str(options.get("path", "/mcp"))
     app = asgi_app(server, **options)
-    serve(app, host=host, port=port, log_level=log_level, **(uvicorn_options or {}))
+
+    def announce(bound_host: str, bound_port: int) -> None:
+        sys.stderr.write(
+            f"mcpkit: serving {server.name} at {endpoint_url(bound_host, bound_port, path)}\n"
+        )
+        sys.stderr.flush()
+
+    serve(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        on_listening=announce,
+        **(uvicorn_options or {}),
+    )
+
+
+def endpoint_url(host: str, port: int, path: str = "/mcp") -> str:
+    """The URL clients use for an endpoint bound to ``host:port`` (all interfaces: loopback)."""
+    if host in _ANY:
+        host = "127.0.0.1"
+    elif ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}{path}"

@@ -55,7 +55,32 @@ def execute(args: argparse.Namespace) -> int:
 
     server = load_server(args.target)
     if args.http:
-        server.run("http", host=args.host, port=args.port)
+        serve_http(server, args)
     else:
         server.run()
     return 0
+
+
+def serve_http(server: Any, args: argparse.Namespace) -> None:
+    """``server.run("http")``; a missing extra or a port in use is one line, not a traceback."""
+    import errno
+
+    from mcpkit.cli.errors import EXIT_CONNECTION, CliError
+    from mcpkit.protocol.errors import UsageError
+
+    try:
+        server.run("http", host=args.host, port=args.port)
+    except UsageError as exc:
+        raise CliError(str(exc), hint="" if "mcpkit[http]" in str(exc) else None) from None
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise CliError(
+                f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}",
+                hint="check --host and --port",
+                code=EXIT_CONNECTION,
+            ) from None
+        raise CliError(
+            exc.strerror or str(exc),
+            hint=f"choose another port with --port, or stop what listens on {args.port}",
+            code=EXIT_CONNECTION,
+        ) from None

@@ -17,37 +17,41 @@ The wire rules themselves (headers, routing, Host/Origin checks) are sans-IO, in
 
 from __future__ import annotations
 
-from mcpkit.transports.http._servable import HttpServable
-from mcpkit.transports.http.asgi import HttpOptions, McpHttpApp
-from mcpkit.transports.http.client import (
-    HttpClientConnector,
-    HttpClientOptions,
-    HttpClientTransport,
-    SessionExpired,
-    connect_http_client,
-)
-from mcpkit.transports.http.event_store import (
-    MAX_BYTES_PER_STREAM,
-    MAX_EVENTS_PER_STREAM,
-    MAX_STREAMS,
-    MAX_TOTAL_BYTES,
-    STREAM_TTL_SECONDS,
-    EventStore,
-    MemoryEventStore,
-    Replay,
-    ReplayGap,
-    UnknownEventId,
-)
-from mcpkit.transports.http.event_store_sqlite import BUSY_TIMEOUT_SECONDS, SQLiteEventStore
-from mcpkit.transports.http.serve import serve, serve_async
-from mcpkit.transports.http.session_store import (
-    MAX_SESSIONS,
-    SESSION_IDLE_TIMEOUT_SECONDS,
-    MemorySessionStore,
-    SessionLimitReached,
-    SessionRecord,
-    SessionStore,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpkit.transports.http._servable import HttpServable
+    from mcpkit.transports.http.asgi import HttpOptions, McpHttpApp
+    from mcpkit.transports.http.client import (
+        HttpClientConnector,
+        HttpClientOptions,
+        HttpClientTransport,
+        SessionExpired,
+        connect_http_client,
+    )
+    from mcpkit.transports.http.event_store import (
+        MAX_BYTES_PER_STREAM,
+        MAX_EVENTS_PER_STREAM,
+        MAX_STREAMS,
+        MAX_TOTAL_BYTES,
+        STREAM_TTL_SECONDS,
+        EventStore,
+        MemoryEventStore,
+        Replay,
+        ReplayGap,
+        UnknownEventId,
+    )
+    from mcpkit.transports.http.event_store_sqlite import BUSY_TIMEOUT_SECONDS, SQLiteEventStore
+    from mcpkit.transports.http.serve import serve, serve_async
+    from mcpkit.transports.http.session_store import (
+        MAX_SESSIONS,
+        SESSION_IDLE_TIMEOUT_SECONDS,
+        MemorySessionStore,
+        SessionLimitReached,
+        SessionRecord,
+        SessionStore,
+    )
 
 __all__ = [
     "BUSY_TIMEOUT_SECONDS",
@@ -79,3 +83,49 @@ __all__ = [
     "serve",
     "serve_async",
 ]
+
+_WHERE: dict[str, str] = {
+    "BUSY_TIMEOUT_SECONDS": "mcpkit.transports.http.event_store_sqlite",
+    "MAX_BYTES_PER_STREAM": "mcpkit.transports.http.event_store",
+    "MAX_EVENTS_PER_STREAM": "mcpkit.transports.http.event_store",
+    "MAX_SESSIONS": "mcpkit.transports.http.session_store",
+    "MAX_STREAMS": "mcpkit.transports.http.event_store",
+    "MAX_TOTAL_BYTES": "mcpkit.transports.http.event_store",
+    "SESSION_IDLE_TIMEOUT_SECONDS": "mcpkit.transports.http.session_store",
+    "STREAM_TTL_SECONDS": "mcpkit.transports.http.event_store",
+    "EventStore": "mcpkit.transports.http.event_store",
+    "HttpClientConnector": "mcpkit.transports.http.client",
+    "HttpClientOptions": "mcpkit.transports.http.client",
+    "HttpClientTransport": "mcpkit.transports.http.client",
+    "HttpOptions": "mcpkit.transports.http.asgi",
+    "HttpServable": "mcpkit.transports.http._servable",
+    "McpHttpApp": "mcpkit.transports.http.asgi",
+    "MemoryEventStore": "mcpkit.transports.http.event_store",
+    "MemorySessionStore": "mcpkit.transports.http.session_store",
+    "Replay": "mcpkit.transports.http.event_store",
+    "ReplayGap": "mcpkit.transports.http.event_store",
+    "SQLiteEventStore": "mcpkit.transports.http.event_store_sqlite",
+    "SessionRecord": "mcpkit.transports.http.session_store",
+    "SessionExpired": "mcpkit.transports.http.client",
+    "SessionLimitReached": "mcpkit.transports.http.session_store",
+    "SessionStore": "mcpkit.transports.http.session_store",
+    "UnknownEventId": "mcpkit.transports.http.event_store",
+    "connect_http_client": "mcpkit.transports.http.client",
+    "serve": "mcpkit.transports.http.serve",
+    "serve_async": "mcpkit.transports.http.serve",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a name's module on first use: the server side never imports the HTTP client
+    (``httpx``), and the client side never imports the server's machinery."""
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'mcpkit.transports.http' has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -12,8 +12,11 @@ sessions in front of several workers.
 from __future__ import annotations
 
 import asyncio
+import errno
 import importlib.util
 import logging
+import socket
+from collections.abc import Callable
 from typing import Any, Final
 
 from mcpkit.transports.http._guard import (
@@ -43,6 +46,8 @@ GRACEFUL_SHUTDOWN_SECONDS: Final = 5.0
 """On shutdown, open requests and streams get this long before they are cancelled."""
 KEEP_ALIVE_SECONDS: Final = 30
 """Idle keep-alive connections are closed after this long."""
+LISTEN_BACKLOG: Final = 2048
+"""Pending connections the kernel queues for the server (uvicorn's own default)."""
 DEFAULT_LIMIT_CONCURRENCY: Final = 1000
 """Connections served at once; beyond this uvicorn answers 503 (a bound on memory and tasks)."""
 
@@ -94,11 +99,38 @@ def uvicorn_config(
     return uvicorn.Config(app, **options)
 
 
-async def _serve(config: Any, app: Any) -> None:
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (``port`` 0: a free one).
+
+    Bound here, before uvicorn starts, so a port in use is one clear ``OSError`` (errno
+    ``EADDRINUSE``) instead of uvicorn's log lines and ``sys.exit(1)``, and the real port is
+    known (and connectable: it already listens) before the first request.
+    """
+    address = host.strip("[]")
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((address, port))
+        sock.listen(LISTEN_BACKLOG)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise OSError(
+                errno.EADDRINUSE,
+                f"port {port} on {host} is already in use (another server, or this one "
+                "still running)",
+            ) from None
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+async def _serve(config: Any, app: Any, sockets: list[socket.socket] | None = None) -> None:
     import uvicorn
 
     try:
-        await uvicorn.Server(config).serve()
+        await uvicorn.Server(config).serve(sockets=sockets)
     finally:
         close = getattr(app, "aclose", None)
         if close is not None:
@@ -110,11 +142,25 @@ async def serve_async(app: Any, **options: Any) -> None:
     await _serve(uvicorn_config(app, **options), app)
 
 
-def serve(app: Any, **options: Any) -> None:
+def serve(
+    app: Any, *, on_listening: Callable[[str, int], None] | None = None, **options: Any
+) -> None:
     """Serve ``app`` until interrupted (blocking), on uvloop when it is installed.
 
-    Options: see :func:`uvicorn_config`. The app's ``aclose()`` (if any) runs at the end.
+    Options: see :func:`uvicorn_config`. The socket is bound before uvicorn starts: a port in
+    use raises ``OSError`` (``errno.EADDRINUSE``) with a one-line message, and
+    ``on_listening(host, port)`` is called with the real port (``port=0`` picks a free one)
+    once connections are accepted. The app's ``aclose()`` (if any) runs at the end.
     """
     config = uvicorn_config(app, **options)
-    with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
-        runner.run(_serve(config, app))
+    sockets = None
+    if config.uds is None and config.fd is None:
+        sockets = [_listen(config.host, config.port)]
+        if on_listening is not None:
+            on_listening(config.host, sockets[0].getsockname()[1])
+    try:
+        with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
+            runner.run(_serve(config, app, sockets))
+    finally:
+        for sock in sockets or ():
+            sock.close()
