@@ -1,0 +1,101 @@
+"""The server the soak run talks to: ``soak_server.py stdio`` or ``soak_server.py http PORT``.
+
+Tools: ``echo(seq)`` answers its argument (so the driver can prove no answer is lost or
+mixed up), ``chatty(seq)`` sends progress first (an SSE answer over HTTP), ``pid()`` names the
+process (so the driver can kill it mid-call), ``block()`` waits until cancelled (an in-flight
+call at the moment of a kill). Over HTTP it is served on the default path
+(``mcpkit.transports.http.serve``, uvicorn) with short session timeouts, and ``GET /soak-stats``
+reports what the soak compares with its baseline: RSS, open file descriptors, asyncio tasks and
+legacy sessions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from typing import Any
+
+from mcpkit.server import Context, Server
+
+
+def build() -> Server:
+    server = Server("soak", "1.0.0")
+
+    @server.tool
+    def echo(seq: int, pad: str = "") -> dict[str, Any]:
+        """Return ``seq`` (and the padding, to move some bytes)."""
+        return {"seq": seq, "pad": pad}
+
+    @server.tool
+    async def chatty(ctx: Context, seq: int) -> dict[str, Any]:
+        """Report progress twice, then return ``seq``."""
+        await ctx.report_progress(1, 2)
+        await ctx.report_progress(2, 2)
+        return {"seq": seq}
+
+    @server.tool
+    def pid() -> int:
+        """This server's process id."""
+        return os.getpid()
+
+    @server.tool
+    async def block() -> str:
+        """Wait until cancelled (or killed)."""
+        await asyncio.Event().wait()
+        return "unreachable"
+
+    return server
+
+
+def rss_bytes(pid: int | str = "self") -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def fd_count(pid: int | str = "self") -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+class StatsApp:
+    """``GET /soak-stats`` in front of the MCP app; everything else (lifespan too) passes on."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/soak-stats":
+            body = json.dumps(
+                {
+                    "rss": rss_bytes(),
+                    "fds": fd_count(),
+                    "tasks": len(asyncio.all_tasks()),
+                    "app_tasks": self.inner.task_count,
+                    "sessions": self.inner.session_count,
+                }
+            ).encode()
+            headers = [(b"content-type", b"application/json")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.inner(scope, receive, send)
+
+
+def main() -> None:
+    server = build()
+    if sys.argv[1] == "stdio":
+        server.run("stdio")
+        return
+    from mcpkit.transports.http.serve import serve
+
+    port = int(sys.argv[2])
+    app = server.http_app(session_idle_timeout=1.0, reap_interval=0.2)
+    serve(StatsApp(app), host="127.0.0.1", port=port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()
