@@ -156,3 +156,26 @@ async def test_warn_mode_logs_and_answers() -> None:
     async with connect(contract.server(require_all=False), output_validation="off") as client:
         result = await client.call_tool("products_get", {"product_id": 5})
     assert not result.is_error and result.structured_content == {"id": 5}
+
+
+def test_operations_with_arguments_but_no_400_are_reported(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/a": {
+                "get": {
+                    "operationId": "a",
+                    "parameters": [{"name": "x", "in": "query", "schema": {"type": "integer"}}],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            },
+            "/b": {"get": {"operationId": "b", "responses": {"200": {"description": "ok"}}}},
+        },
+    }
+    with caplog.at_level(logging.WARNING, logger="mcpkit.contrib.openapi"):
+        Contract(document)
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1 and "a takes arguments but documents no 400" in warnings[0]

@@ -125,6 +125,14 @@ class Contract:
                 self._components[op.operation_id] = component
             self._components[op.label] = component
         self.implementations: dict[str, OperationImplementation] = {}
+        for component in self.conversion.components:
+            op = component.operation
+            if component.inputs.arguments and op.response_for(400) is None:
+                logger.warning(
+                    "contract: %s takes arguments but documents no 400 response; its REST "
+                    "side will answer invalid requests with an undocumented 400",
+                    op.operation_id or op.label,
+                )
 
     # -- registration --------------------------------------------------------------------------
 
