@@ -34,6 +34,8 @@ from urllib.parse import quote
 
 from mcpkit.server import Server, ToolError
 from mcpkit.server.resources import RegisteredResource
+from mcpkit.server.safe_files import read_under
+from mcpkit.server.uri_template import UnsafePathError
 
 DATA_ENV: Final = "MCPKIT_EXAMPLES_DATA"
 DOCS_ENV: Final = "MCPKIT_DOCS_DIR"
@@ -131,15 +133,24 @@ def reindex(relatives: list[str], removed: list[str]) -> None:
         for relative in [*relatives, *removed]:
             db.execute("DELETE FROM pages WHERE uri = ?", (uri_for(relative),))
         for relative in relatives:
-            text = (DOCS / relative).read_text(encoding="utf-8", errors="replace")
+            try:
+                text = read_page(relative)
+            except (OSError, UnsafePathError):  # gone, or swapped for a link since the scan
+                continue
             title = next((line.lstrip("# ") for line in text.splitlines() if line.strip()), "")
             db.execute("INSERT INTO pages VALUES (?, ?, ?)", (uri_for(relative), title, text))
+
+
+def read_page(relative: str) -> str:
+    """A page's text, opened without following links: a page replaced by a symlink after the
+    scan (say, to a file outside the folder) is refused, never read (see read_under)."""
+    return read_under(DOCS, relative).decode("utf-8", "replace")
 
 
 def reader(relative: str) -> RegisteredResource:
     def read() -> str:
         try:
-            return (DOCS / relative).read_text(encoding="utf-8")
+            return read_page(relative)
         except FileNotFoundError:
             raise LookupError(relative) from None
 

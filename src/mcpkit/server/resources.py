@@ -161,19 +161,21 @@ def to_contents(value: Any, uri: str, mime_type: str | None) -> list[JSONObject]
 def file_resource_reader(root: Path | str) -> Callable[[str], Any]:
     """A reader for ``{+path}`` templates that serves files under ``root`` and nothing else.
 
-    Traversal (``..``, absolute paths, symlinks leaving the root, encoded tricks) is refused.
+    Traversal (``..``, absolute paths, symlinks leaving the root, encoded tricks) is refused,
+    and so is a symlink swapped in after the check: the file is opened without following links
+    (:func:`mcpkit.server.safe_files.read_under`).
     """
     import mimetypes
+    import posixpath
     from pathlib import Path
 
-    from mcpkit.server.uri_template import safe_join
+    from mcpkit.server.safe_files import read_under
 
     base = Path(root).resolve()
 
     def read_file(path: str) -> ResourceData:
-        target = safe_join(base, path)
-        mime, _ = mimetypes.guess_type(target.name)
-        data = target.read_bytes()
+        mime, _ = mimetypes.guess_type(posixpath.basename(path))
+        data = read_under(base, path)
         if mime and (mime.startswith("text/") or mime in ("application/json", "application/xml")):
             return ResourceData(text=data.decode("utf-8", "replace"), mime_type=mime)
         try:
