@@ -51,6 +51,7 @@ __all__ = [
     "StreamWriter",
     "answer_from_resume",
     "current_writer",
+    "in_graph",
     "question_payload",
 ]
 
@@ -163,6 +164,11 @@ def _graph_config() -> Mapping[str, Any] | None:
         return None
     configurable = config.get("configurable") or {}
     return config if all(key in configurable for key in _IN_GRAPH) else None
+
+
+def in_graph() -> bool:
+    """True inside a LangGraph node (where interrupts and stream events exist)."""
+    return _graph_config() is not None
 
 
 def current_writer() -> StreamWriter | None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypedDict
 
+import msgspec
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
 from langgraph.types import Command, interrupt
@@ -70,7 +71,7 @@ def structured_value(tool: str, result: CallToolResult) -> Any:
     if result.is_error:
         raise ToolCallFailed(tool, text, result)
     value = result.structured_content
-    if value is None:
+    if value is None or value is msgspec.UNSET:
         return text
     if isinstance(value, dict) and list(value) == ["result"]:
         return value["result"]

@@ -22,7 +22,8 @@ e.g. LangGraph's sync ``graph.invoke``): tools are loaded on that loop, so load 
 ``await load_tools(...)`` there, or with :func:`load_tools_sync` from a ``SyncHost``.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: LangChain reads ``_arun``'s type hints on
+# every call, and string annotations would be compiled again each time.
 
 import asyncio
 import contextvars
@@ -34,7 +35,7 @@ from langchain_core.tools import BaseTool
 from pydantic import ConfigDict, Field
 
 from mcpkit.client import Client, Host, SyncClient, SyncHost
-from mcpkit.contrib.langchain.bridge import GraphBridge, current_writer
+from mcpkit.contrib.langchain.bridge import GraphBridge, current_writer, in_graph
 from mcpkit.contrib.langchain.convert import tool_output
 from mcpkit.protocol.errors import UsageError
 from mcpkit.types.jsonrpc import JSONObject
@@ -75,6 +76,10 @@ class MCPTool(BaseTool):
     async def mcp_call(self, arguments: JSONObject) -> CallToolResult:
         """Call the tool (validated, routed, questions as interrupts); the raw result."""
         client = resolve_client(self.mcp_source, self.mcp_server)
+        if not in_graph():  # a plain call: nothing to stream, nobody to interrupt
+            if self.mcp_validate:
+                return await client.ainvoke(self.mcp_tool, arguments)
+            return await client.call_tool(self.mcp_tool, arguments)
         writer = current_writer()
         bridge: GraphBridge = self.mcp_bridge
 
@@ -96,11 +101,10 @@ class MCPTool(BaseTool):
                 return client.ainvoke(self.mcp_tool, arguments, progress_callback=progress)
             return client.call_tool(self.mcp_tool, arguments, progress_callback=progress)
 
-        server_name = client.negotiated.server_name
         return await bridge.run(
             start,
             server=self.mcp_server,
-            server_name=server_name,
+            server_name=client.negotiated.server_name,
             tool=self.mcp_tool,
             key=(self.mcp_server, self.mcp_tool, _canonical(arguments)),
             writer=writer,
