@@ -48,12 +48,14 @@ class LazyValidator:
         if self._validator is None:
             from jsonschema import Draft202012Validator, SchemaError
 
+            from mcpkit.contrib.openapi._validate import Validator
+
             try:
                 Draft202012Validator.check_schema(self._schema)
             except SchemaError as exc:
                 yield _SchemaProblem(f"the document's input schema is invalid: {exc.message}")
                 return
-            self._validator = Draft202012Validator(self._schema)
+            self._validator = Validator(self._schema)
         yield from self._validator.iter_errors(instance)
 
 

@@ -103,7 +103,8 @@ class RestFacade:
 
     async def _load(self) -> None:
         import msgspec
-        from jsonschema import Draft202012Validator
+
+        from mcpkit.contrib.openapi._validate import Validator
 
         client = self.client
         capabilities = client.server_capabilities or {}
@@ -114,7 +115,7 @@ class RestFacade:
         self._has_resources = "resources" in capabilities
         self._tools = {t["name"]: t for t in tools}
         self._validators = {
-            t["name"]: Draft202012Validator(t.get("inputSchema") or {"type": "object"})
+            t["name"]: Validator(t.get("inputSchema") or {"type": "object"})
             for t in tools
         }
         self._prompts = {p["name"]: p for p in prompts}

@@ -50,10 +50,10 @@ class OutputPlan:
     def _validator(self, response: OperationResponse) -> Any:
         validator = self._validators.get(response.status)
         if validator is None:
-            from jsonschema import Draft202012Validator
+            from mcpkit.contrib.openapi._validate import Validator
 
             defs = self.converter.defs_for(response.refs)
-            validator = Draft202012Validator(attach_defs(response.schema, defs))
+            validator = Validator(attach_defs(response.schema, defs))
             self._validators[response.status] = validator
         return validator
 

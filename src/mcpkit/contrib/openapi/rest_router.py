@@ -46,7 +46,7 @@ def problem(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any
 
 class _Route:
     def __init__(self, implementation: OperationImplementation) -> None:
-        from jsonschema import Draft202012Validator
+        from mcpkit.contrib.openapi._validate import Validator
 
         self.implementation = implementation
         component = implementation.component
@@ -55,7 +55,7 @@ class _Route:
         pattern = "".join(re.escape(p) if i % 2 == 0 else "([^/]+)" for i, p in enumerate(parts))
         self.regex = re.compile(f"^{pattern}$")
         self.method = component.operation.method
-        self.validator = Draft202012Validator(component.inputs.schema)
+        self.validator = Validator(component.inputs.schema)
         self.defs = component.inputs.schema.get("$defs", {})
 
 
