@@ -88,4 +88,3 @@ def test_help_is_plain_text(command: str) -> None:
     assert "``" not in ran.out, ran.out
     for role in (":mod:`", ":class:`", ":func:`", ":data:`", ":meth:`"):
         assert role not in ran.out, ran.out
-

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -29,7 +30,8 @@ def test_split_object() -> None:
 def test_each_form_is_recognised() -> None:
     assert resolve("http://127.0.0.1:9/mcp").kind == "url"
     assert resolve("examples/shop_server.py").client_target == {
-        "command": sys.executable, "args": ["-m", "mcpkit.cli", "run", "examples/shop_server.py"]
+        "command": sys.executable, "args": ["-m", "mcpkit.cli", "run", "examples/shop_server.py"],
+        "env": dict(os.environ),  # the person's own code gets their whole environment
     }  # fmt: skip
     assert resolve("examples/shop_server.py:server").kind == "file"
     command = resolve("python -m http.server 'a b'")
@@ -37,7 +39,8 @@ def test_each_form_is_recognised() -> None:
     assert command.client_target == {"command": "python", "args": ["-m", "http.server", "a b"]}
     assert resolve("sh").kind == "command"  # a program on PATH
     with_env = resolve("examples/shop_server.py", env={"A": "1"})
-    assert with_env.client_target["env"] == {"A": "1"}
+    assert with_env.client_target["env"] == {**os.environ, "A": "1"}
+    assert "env" not in resolve("python -m http.server", env={}).client_target
 
 
 @pytest.mark.parametrize(

@@ -114,3 +114,30 @@ def test_an_answer_that_cannot_be_encoded_is_an_internal_error_not_a_timeout() -
     assert "the server answered with error -32603" in ran.err
     assert "could not be encoded" in ran.err
     assert "did not answer in time" not in ran.err
+
+
+def test_a_file_target_sees_the_callers_environment() -> None:
+    """The examples' docs say ``MCPKIT_DOCS_DIR=… mcpkit call docs_server.py …`` configures the
+    server: a file or module target is the person's own code and gets their environment."""
+    ran = mcpkit("call", FAILING, "setting", "name=MY_SERVER_SETTING",
+                 env={"MY_SERVER_SETTING": "from-the-shell"})  # fmt: skip
+    assert ran.code == 0, ran
+    assert ran.out.strip() == "from-the-shell"
+
+
+def test_a_module_target_sees_it_too() -> None:
+    ran = mcpkit("call", "failing_server", "setting", "name=MY_SERVER_SETTING",
+                 env={"MY_SERVER_SETTING": "module-too"}, cwd=FIXTURES)  # fmt: skip
+    assert ran.code == 0, ran
+    assert ran.out.strip() == "module-too"
+
+
+def test_a_command_target_gets_only_what_env_passes_and_is_told_so() -> None:
+    script = (
+        "import os, sys; sys.stderr.write('need MY_TOKEN\\n' if 'MY_TOKEN' not in os.environ "
+        "else ''); sys.exit(3)"
+    )
+    ran = mcpkit("list", f'{sys.executable} -c "{script}"', env={"MY_TOKEN": "secret"})
+    assert ran.code == 3, ran
+    assert "need MY_TOKEN" in ran.err  # the token did not leak into a third-party command
+    assert "-e KEY=VALUE" in ran.err  # and the hint says how to pass it

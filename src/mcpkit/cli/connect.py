@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from mcpkit.cli import server_stderr
-from mcpkit.cli.errors import CliError, explain
+from mcpkit.cli.errors import EXIT_CONNECTION, CliError, explain
 from mcpkit.cli.targets import ResolvedTarget, resolve
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "ENV_HINT",
     "LOG_LEVELS",
     "add_client_options",
     "open_client",
@@ -170,14 +171,20 @@ async def open_client(
     except CliError:
         raise
     except Exception as exc:  # every failure becomes one line
-        raise _unwrap(exc, target.label) from exc
+        raise _unwrap(exc, target) from exc
     finally:
         stderr_lines = server_stderr.current()
         if stderr_lines is not None and not connected:
             stderr_lines.go_live()  # a failure after the start quotes no stderr of its own
 
 
-def _unwrap(exc: BaseException, label: str) -> CliError:
+ENV_HINT: Final = (
+    "a command's server gets only an allow-listed environment (PATH, HOME, locale ...): "
+    "pass what it needs with -e KEY=VALUE"
+)
+
+
+def _unwrap(exc: BaseException, target: ResolvedTarget) -> CliError:
     """The most telling error of a group (task groups wrap what went wrong), explained.
 
     Once the server's stderr is shown as it comes, an error quoting its last lines would
@@ -185,7 +192,10 @@ def _unwrap(exc: BaseException, label: str) -> CliError:
     """
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    error = explain(exc, target=label)
+    error = explain(exc, target=target.label)
+    stdio_command = isinstance(target.client_target, dict) and "command" in target.client_target
+    if error.code == EXIT_CONNECTION and stdio_command and target.kind in ("command", "config"):
+        error.hint = f"{error.hint}; {ENV_HINT}" if error.hint else ENV_HINT
     stderr_lines = server_stderr.current()
     if stderr_lines is not None:
         if stderr_lines.live:

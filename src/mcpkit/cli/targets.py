@@ -111,13 +111,17 @@ def config_entries(document: Any, source: str) -> dict[str, Any]:
 
 
 def _python_target(spec: str, env: Mapping[str, str], kind: TargetKind) -> ResolvedTarget:
-    """Run a file or module as a stdio server through this same command."""
+    """Run a file or module as a stdio server through this same command.
+
+    It is the person's own code, run from their shell: it gets their whole environment, as
+    ``python server.py`` would (so ``MY_SETTING=x mcpkit call server.py …`` works the way a
+    server's docs say), plus ``--env``. Other stdio targets get only the allow-listed variables.
+    """
     entry: dict[str, Any] = {
         "command": sys.executable,
         "args": ["-m", "mcpkit.cli", "run", spec],
+        "env": {**os.environ, **env},
     }
-    if env:
-        entry["env"] = dict(env)
     return ResolvedTarget(kind, spec, entry, spec)
 
 
