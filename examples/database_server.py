@@ -11,8 +11,14 @@ pattern-matching the SQL text: the database is opened read-only (``mode=ro`` plu
 ``PRAGMA query_only``), and an authorizer callback (``set_authorizer``) lets the compiler use
 only reads, SELECT and functions — anything else (DROP, INSERT, PRAGMA, ATTACH …) is refused
 while the statement is being prepared, before it runs, and comes back as a tool error the model
-can read. Queries are also bounded in time (:data:`QUERY_TIME_LIMIT_SECONDS`) and in rows
-(:data:`MAX_ROWS`).
+can read. Queries are also bounded in time (:data:`QUERY_TIME_LIMIT_SECONDS`), in rows
+(:data:`MAX_ROWS`) and in bytes: SQLite's own limits cap any one string or blob
+(:data:`MAX_VALUE_BYTES`, so ``group_concat``, ``printf``, ``replace`` … cannot build a huge
+value), the SQL text, columns, expression depth and compound SELECTs; the connection's heap is
+capped (:data:`HEAP_LIMIT_BYTES`); the encoded result is cut at :data:`MAX_RESULT_BYTES`; and
+the authorizer allows only the SQL functions in :data:`ALLOWED_FUNCTIONS` (no ``randomblob`` or
+``zeroblob``, which allocate whatever size they are asked for, no ``fts3_tokenizer``, which
+hands out a pointer into the process, no ``load_extension``).
 
 The database is created on first run in ``$MCPKIT_EXAMPLES_DATA`` (default: a folder in the
 system temp directory).
@@ -30,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import msgspec
+
 from mcpkit.server import Server, ToolError
 
 DATA_ENV: Final = "MCPKIT_EXAMPLES_DATA"
@@ -40,6 +48,37 @@ QUERY_TIME_LIMIT_SECONDS: Final = 5.0
 """A query still running after this long is interrupted."""
 PROGRESS_CHECK_OPS: Final = 10_000
 """SQLite virtual-machine steps between two checks of the time limit."""
+MAX_VALUE_BYTES: Final = 1024 * 1024
+"""Largest string or blob SQLite may build in a query (``SQLITE_LIMIT_LENGTH``)."""
+MAX_RESULT_BYTES: Final = 1024 * 1024
+"""Rows are returned until their JSON encoding would pass this; the result says it was cut."""
+HEAP_LIMIT_BYTES: Final = 64 * 1024 * 1024
+"""SQLite's heap in this process (``PRAGMA hard_heap_limit``): sorts and CTEs cannot exceed it."""
+SQLITE_LIMITS: Final = {
+    "SQLITE_LIMIT_LENGTH": MAX_VALUE_BYTES,
+    "SQLITE_LIMIT_SQL_LENGTH": 100_000,
+    "SQLITE_LIMIT_COLUMN": 100,
+    "SQLITE_LIMIT_EXPR_DEPTH": 100,
+    "SQLITE_LIMIT_COMPOUND_SELECT": 20,
+    "SQLITE_LIMIT_FUNCTION_ARG": 16,
+    "SQLITE_LIMIT_LIKE_PATTERN_LENGTH": 1000,
+    "SQLITE_LIMIT_ATTACHED": 0,
+}
+# fmt: off
+ALLOWED_FUNCTIONS: Final = frozenset({
+    # aggregates and window functions
+    "avg", "count", "group_concat", "string_agg", "max", "min", "sum", "total",
+    "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
+    "first_value", "last_value", "nth_value",
+    # scalars that build values no larger than the length limit allows
+    "abs", "coalesce", "ifnull", "iif", "nullif", "instr", "length", "like", "glob", "lower",
+    "upper", "ltrim", "rtrim", "trim", "replace", "substr", "substring", "round", "sign",
+    "printf", "format", "typeof", "unicode", "char", "hex", "quote",
+    "date", "time", "datetime", "julianday", "strftime", "unixepoch",
+    "json", "json_extract", "json_array", "json_object", "json_group_array",
+    "json_group_object", "json_type", "json_valid",
+})
+# fmt: on
 
 ALLOWED_ACTIONS: Final = frozenset(
     {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
@@ -121,8 +160,14 @@ def read_only_connection() -> Iterator[tuple[sqlite3.Connection, list[str]]]:
     refused: list[str] = []
     try:
         db.execute("PRAGMA query_only = ON")
+        db.execute(f"PRAGMA hard_heap_limit = {HEAP_LIMIT_BYTES}")
+        for name, value in SQLITE_LIMITS.items():
+            db.setlimit(getattr(sqlite3, name), value)
 
         def authorize(action: int, arg1: str | None, arg2: str | None, *_: Any) -> int:
+            if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() not in ALLOWED_FUNCTIONS:
+                refused.append(f"the SQL function {arg2}() (not in the allowed list)")
+                return sqlite3.SQLITE_DENY
             if action in ALLOWED_ACTIONS:
                 return sqlite3.SQLITE_OK
             what = ACTION_NAMES.get(action, f"action {action}")
@@ -168,7 +213,7 @@ def query_database(sql: str) -> QueryResult:
     with read_only_connection() as (db, refused):
         try:
             cursor = db.execute(sql)
-            rows = cursor.fetchmany(MAX_ROWS + 1)
+            rows, cut = _bounded_rows(cursor)
         except sqlite3.ProgrammingError as exc:  # several statements in one string
             raise ToolError(f"only one SELECT statement at a time ({exc})") from None
         except sqlite3.DatabaseError as exc:
@@ -182,13 +227,31 @@ def query_database(sql: str) -> QueryResult:
                 raise ToolError(
                     f"the query ran longer than {QUERY_TIME_LIMIT_SECONDS:g} s and was stopped"
                 ) from None
+            if "too big" in message or "out of memory" in message or "too long" in message:
+                raise ToolError(
+                    f"the query needs more memory than allowed ({message}): one value may be at "
+                    f"most {MAX_VALUE_BYTES} bytes; aggregate less or add a LIMIT"
+                ) from None
             raise ToolError(f"SQL error: {message}") from None
         columns = [d[0] for d in cursor.description or ()]
     if not columns:
         raise ToolError("only SELECT queries are allowed; this statement returns no rows")
-    truncated = len(rows) > MAX_ROWS
-    rows = rows[:MAX_ROWS]
-    return QueryResult(columns, [list(r) for r in rows], len(rows), truncated)
+    return QueryResult(columns, rows, len(rows), cut)
+
+
+def _bounded_rows(cursor: sqlite3.Cursor) -> tuple[list[list[Any]], bool]:
+    """At most MAX_ROWS rows whose JSON stays under MAX_RESULT_BYTES; whether rows were cut."""
+    rows: list[list[Any]] = []
+    size = 0
+    for row in cursor:
+        if len(rows) == MAX_ROWS:
+            return rows, True
+        values = list(row)
+        size += len(msgspec.json.encode(values, enc_hook=repr)) + 1
+        if size > MAX_RESULT_BYTES:
+            return rows, True
+        rows.append(values)
+    return rows, False
 
 
 @server.resource("db://schema", mime_type="text/plain", title="Database schema")
