@@ -23,6 +23,7 @@ from mcpkit.cli.errors import EXIT_CONNECTION, CliError, explain
 from mcpkit.cli.targets import ResolvedTarget, resolve
 
 __all__ = [
+    "BEARER_ENV",
     "DEFAULT_TIMEOUT",
     "ENV_HINT",
     "LOG_LEVELS",
@@ -30,11 +31,15 @@ __all__ = [
     "open_client",
     "question_handlers",
     "parse_env",
+    "parse_headers",
+    "with_http_headers",
     "with_verbosity",
 ]
 
 DEFAULT_TIMEOUT: Final = 60.0
 """Seconds a request may go without an answer (or without progress) unless ``--timeout``."""
+BEARER_ENV: Final = "MCPKIT_BEARER"
+"""A bearer token for URL servers when ``--bearer`` is not given."""
 LOG_LEVELS: Final = (
     "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
 )  # fmt: skip
@@ -67,6 +72,60 @@ def add_client_options(parser: argparse.ArgumentParser) -> None:
         "--log-level", choices=LOG_LEVELS, default="warning",
         help="show the server's log messages at or above this level (default warning)",
     )  # fmt: skip
+    parser.add_argument(
+        "-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
+        help="HTTP header for a URL server (repeatable)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--bearer", metavar="TOKEN",
+        help=f"send 'Authorization: Bearer TOKEN' to a URL server (default: ${BEARER_ENV} "
+        "when it is set)",
+    )  # fmt: skip
+
+
+def parse_headers(items: list[str]) -> dict[str, str]:
+    """``--header 'Name: value'`` items as a dict (a later one of the same name wins)."""
+    headers: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition(":")
+        name = name.strip()
+        if not sep or not name or any(ch.isspace() for ch in name):
+            raise CliError(
+                f"--header {item!r} is not 'Name: value'",
+                hint="e.g. --header 'X-Api-Key: abc123'",
+            )
+        headers[name] = value.strip()
+    return headers
+
+
+def with_http_headers(target: ResolvedTarget, args: argparse.Namespace) -> ResolvedTarget:
+    """A URL target (or a config entry with a ``url``) gets ``--header`` and the bearer token.
+
+    The token is ``--bearer``, else :data:`BEARER_ENV` from the environment; ``--header`` and
+    ``--bearer`` given for a stdio server are a usage error (``$MCPKIT_BEARER`` is ignored).
+    """
+    import os
+
+    headers = parse_headers(getattr(args, "header", None) or [])
+    explicit = getattr(args, "bearer", None)
+    token = explicit if explicit is not None else os.environ.get(BEARER_ENV) or None
+    entry = target.client_target
+    is_url = target.kind == "url" or (isinstance(entry, dict) and "command" not in entry)
+    if not is_url:
+        if headers or explicit is not None:
+            raise CliError(
+                "--header and --bearer apply to URL servers, not to a stdio server",
+                hint="give a stdio server what it needs with -e KEY=VALUE",
+            )
+        return target
+    if token:
+        headers = {"Authorization": f"Bearer {token}", **headers}
+    if not headers:
+        return target
+    if target.kind == "url":
+        return replace(target, client_target={"url": target.text, "headers": headers})
+    merged = {**(entry.get("headers") or {}), **headers}
+    return replace(target, client_target={**entry, "headers": merged})
 
 
 def parse_env(items: list[str]) -> dict[str, str]:
@@ -139,8 +198,8 @@ async def open_client(
     from mcpkit.client import Client
     from mcpkit.client.connectors import resolve_target
 
-    target: ResolvedTarget = with_verbosity(
-        resolve(args.target, env=parse_env(args.env)), args.verbose
+    target: ResolvedTarget = with_http_headers(
+        with_verbosity(resolve(args.target, env=parse_env(args.env)), args.verbose), args
     )
     if elicitation is None and sampling is None:
         elicitation, sampling = question_handlers(args)

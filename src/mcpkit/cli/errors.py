@@ -55,6 +55,7 @@ def explain(exc: BaseException, *, target: str | None = None) -> CliError:
         UnknownTool,
     )
     from mcpkit.protocol.errors import (
+        AuthorizationError,
         ConnectionBroken,
         ConnectionClosed,
         JSONRPCError,
@@ -102,6 +103,13 @@ def explain(exc: BaseException, *, target: str | None = None) -> CliError:
         return CliError(
             f"the server answered with error {exc.code}: {exc.message}",
             hint=_hint_for_code(exc.code),
+            code=EXIT_PROTOCOL,
+        )
+    if isinstance(exc, AuthorizationError):
+        return CliError(
+            f"the server refused us{where}: {exc}",
+            hint="give credentials: --bearer TOKEN (or set MCPKIT_BEARER), or "
+            "--header 'Name: value'",
             code=EXIT_PROTOCOL,
         )
     if isinstance(exc, IncompatibleServer | ServerMisbehaved | RemoteProtocolError):
