@@ -138,3 +138,28 @@ def test_schemathesis_finds_no_failure(rest_process: str, tmp_path: Path) -> Non
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert "No issues found" in done.stdout or " passed" in done.stdout, done.stdout[-3000:]
+
+
+async def test_tools_added_later_are_found() -> None:
+    from mcpkit.server import Server
+
+    server = Server("growing")
+
+    @server.tool
+    def first() -> str:
+        return "1"
+
+    async with rest_app(server) as facade:
+        transport = httpx.ASGITransport(app=facade)
+        async with httpx.AsyncClient(transport=transport, base_url="http://rest") as http:
+
+            @server.tool
+            def second() -> str:
+                return "2"
+
+            answer = await http.post("/tools/second", json={})
+            assert answer.status_code == 200, answer.text
+            assert answer.json() == {"content": [{"type": "text", "text": "2"}]}
+            document = (await http.get("/openapi.json")).json()
+            assert "/tools/second" in document["paths"]
+            assert (await http.post("/tools/third", json={})).status_code == 404

@@ -122,3 +122,16 @@ async def test_get_routes_become_resources_and_templates(app: Any) -> None:
         assert read.contents[0].mime_type == "application/json"
         with pytest.raises(ResourceNotFound):
             await client.read_resource("openapi://products/99")
+
+
+async def test_documents_load_from_a_url(app: Any) -> None:
+    import asyncio
+
+    from mcpkit.contrib.openapi import OpenAPIError, load_document
+
+    async with serve(app) as url:
+        # the blocking loader (for scripts) runs in a thread: this loop is serving the API
+        document = await asyncio.to_thread(load_document, f"{url}/openapi.json")
+        assert document.title == "Product search" and document.version.startswith("3.1")
+        with pytest.raises(OpenAPIError, match="could not fetch"):
+            await fetch_document(f"{url}/nope.json")

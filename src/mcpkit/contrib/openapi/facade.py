@@ -10,6 +10,9 @@ app starts (ASGI lifespan, or ``async with app``) and serves:
   ``GET /resources/read?uri=...``;
 * ``GET /openapi.json`` — the OpenAPI 3.1 document describing all of the above.
 
+The tools and prompts are listed at start and again (at most once a second) when a request names
+one the facade does not know, so tools a server adds later are reachable and documented.
+
 Failures are RFC 9457 problem details: 400 (arguments break the input schema; body not JSON),
 404 (no such tool, prompt or resource), 405, 413, 422 (the tool reported ``isError``), 502 (the
 server failed or went away), 503 (not connected yet), 504 (the server did not answer in time).
@@ -30,6 +33,8 @@ __all__ = ["RestFacade", "rest_app"]
 
 logger = logging.getLogger("mcpkit.contrib.openapi")
 
+REFRESH_INTERVAL: Final = 1.0
+"""Seconds between re-listings triggered by unknown tool or prompt names."""
 _METHODS: Final = {
     "/tools": "GET",
     "/prompts": "GET",
@@ -67,7 +72,8 @@ class RestFacade:
         timeout: float | None = 60.0,
     ) -> None:
         self.target = target
-        self.client_options = {"timeout": timeout, **dict(client_options or {})}
+        # no result cache: a facade answers with what the server says now
+        self.client_options = {"timeout": timeout, "cache": False, **dict(client_options or {})}
         self.client: Any = None
         self.document: dict[str, Any] = {}
         self._stack: contextlib.AsyncExitStack | None = None
@@ -75,6 +81,8 @@ class RestFacade:
         self._validators: dict[str, Any] = {}
         self._prompts: dict[str, dict[str, Any]] = {}
         self._has_resources = False
+        self._refreshed_at = 0.0
+        self._refresh_lock: Any = None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -115,8 +123,7 @@ class RestFacade:
         self._has_resources = "resources" in capabilities
         self._tools = {t["name"]: t for t in tools}
         self._validators = {
-            t["name"]: Validator(t.get("inputSchema") or {"type": "object"})
-            for t in tools
+            t["name"]: Validator(t.get("inputSchema") or {"type": "object"}) for t in tools
         }
         self._prompts = {p["name"]: p for p in prompts}
         self.document = build_document(
@@ -177,12 +184,33 @@ class RestFacade:
         ):
             if path.startswith(prefix):
                 name = path[len(prefix) :]
+                if name not in table and await self._refresh():
+                    table = self._tools if prefix == "/tools/" else self._prompts
                 if name not in table:
                     raise _Failure(404, "Not Found", f"no {prefix[1:-2]} named {name!r}")
                 self._allow(method, "POST")
                 arguments = await _json_body(receive)
                 return await self._guard(handler(name, arguments))
         raise _Failure(404, "Not Found", f"nothing at {path}; GET /openapi.json lists the API")
+
+    async def _refresh(self) -> bool:
+        """List again (a name we do not know may be new); at most once per REFRESH_INTERVAL."""
+        import asyncio
+        import time
+
+        if self._refresh_lock is None:
+            self._refresh_lock = asyncio.Lock()
+        async with self._refresh_lock:
+            now = time.monotonic()
+            if now - self._refreshed_at < REFRESH_INTERVAL:
+                return False
+            self._refreshed_at = now
+            await self._guard(self._relist())
+            return True
+
+    async def _relist(self) -> tuple[int, Any]:
+        await self._load()
+        return 200, None
 
     @staticmethod
     def _allow(method: str, allowed: str) -> None:
