@@ -2,13 +2,17 @@
 
 Pipes, sockets and terminals go through the event loop's pipe transports (non-blocking, no
 threads). A regular file (``server < requests.jsonl > out.jsonl``) cannot be polled, so it gets a
-plain synchronous fallback: reading or writing a local file does not wait on a peer.
+plain synchronous fallback: reading or writing a local file does not wait on a peer. So does any
+other descriptor the OS refuses to poll — ``/dev/null`` is a character device that epoll rejects
+(EPERM): handed to a pipe transport it failed in a loop callback (a traceback) and was never
+read, so ``server < /dev/null`` hung instead of seeing end of input and exiting.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import selectors
 import stat
 from collections import deque
 from collections.abc import Callable
@@ -22,6 +26,20 @@ CLOSE_FLUSH_TIMEOUT: Final = 5.0
 
 def is_regular_file(fd: int) -> bool:
     return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def needs_file_fallback(fd: int, events: int) -> bool:
+    """Whether ``fd`` must be used synchronously: a regular file, or anything not pollable."""
+    if is_regular_file(fd):
+        return True
+    probe = selectors.DefaultSelector()
+    try:
+        probe.register(fd, events)
+    except (OSError, ValueError):
+        return True
+    finally:
+        probe.close()
+    return False
 
 
 class PipeSink(asyncio.Protocol):
@@ -270,7 +288,7 @@ class ReadPipe:
 
 async def open_read_fd(fd: int) -> ReadPipe:
     """Take ownership of ``fd`` (readable) and return a byte source for it."""
-    if is_regular_file(fd):
+    if needs_file_fallback(fd, selectors.EVENT_READ):
         return ReadPipe(FileSource(fd), None)
     loop = asyncio.get_running_loop()
     pipe = os.fdopen(fd, "rb", buffering=0)
@@ -291,7 +309,7 @@ def limit_pipe_reads(transport: asyncio.BaseTransport | None) -> None:
 
 async def open_write_fd(fd: int) -> PipeSink | FileSink:
     """Take ownership of ``fd`` (writable) and return a byte sink for it."""
-    if is_regular_file(fd):
+    if needs_file_fallback(fd, selectors.EVENT_WRITE):
         return FileSink(fd)
     loop = asyncio.get_running_loop()
     pipe = os.fdopen(fd, "wb", buffering=0)
