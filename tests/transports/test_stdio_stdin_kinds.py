@@ -62,8 +62,7 @@ async def _run(stdin: Any) -> tuple[int, bytes, bytes]:
 
 
 async def test_stdin_from_dev_null_ends_at_once_without_a_traceback() -> None:
-    with open(os.devnull, "rb") as null:
-        code, out, err = await _run(null)
+    code, out, err = await _run(asyncio.subprocess.DEVNULL)  # the child's stdin is /dev/null
     assert code == 0, err
     assert out == b""
     assert b"Traceback" not in err, err.decode()
@@ -74,8 +73,11 @@ async def test_stdin_from_a_file_is_served_then_the_server_exits(tmp_path: Path)
     requests.write_bytes(
         _lines(INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}, CALL)
     )
-    with requests.open("rb") as source:
-        code, out, err = await _run(source)
+    fd = os.open(requests, os.O_RDONLY)
+    try:
+        code, out, err = await _run(fd)
+    finally:
+        os.close(fd)
     assert code == 0, err
     answers = [decode_json(line) for line in out.splitlines()]
     assert [a["id"] for a in answers] == [1, 2]
