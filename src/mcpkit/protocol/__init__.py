@@ -33,6 +33,7 @@ from mcpkit.protocol.codec import (
     encode_message,
     message_from_obj,
 )
+from mcpkit.protocol.elicitation_schema import STRING_FORMATS, check_form_schema
 from mcpkit.protocol.errors import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -127,6 +128,8 @@ from mcpkit.protocol.versions import (
 )
 
 __all__ = [
+    "STRING_FORMATS",
+    "check_form_schema",
     "AuthorizationError",
     # cancellation
     "cancel_outbound",

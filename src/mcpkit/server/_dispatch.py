@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from mcpkit.protocol.errors import InvalidParams, InvalidRequest, JSONRPCError, MethodNotFound
+from mcpkit.protocol.errors import (
+    RESOURCE_NOT_FOUND,
+    URL_ELICITATION_REQUIRED,
+    InvalidParams,
+    InvalidRequest,
+    JSONRPCError,
+    MethodNotFound,
+)
 from mcpkit.protocol.meta import PROTOCOL_VERSION_KEY, parse_request_meta
 from mcpkit.protocol.versions import check_modern_version
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
@@ -25,6 +32,8 @@ if TYPE_CHECKING:
     from mcpkit.server._server import Server
 
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+LEGACY_ONLY_CODES: Final = frozenset({RESOURCE_NOT_FOUND, URL_ELICITATION_REQUIRED})
+"""Error codes 2026-07-28 forbids; user code raising them gets the 2026 form instead."""
 
 Handler = Callable[[RequestInfo, Context], Awaitable[JSONObject]]
 
@@ -112,6 +121,10 @@ class Dispatcher:
             if info.era != "modern" or request.method not in MRTR_METHODS:
                 raise
             return self._input_required(info, needed)
+        except JSONRPCError as exc:
+            if info.era == "modern" and exc.code in LEGACY_ONLY_CODES:
+                return self._modern_form(info, exc)
+            raise
         if info.era == "modern":
             result = self._shape_modern(request.method, result)
         return result
@@ -191,6 +204,30 @@ class Dispatcher:
         info.memo = dict(memo) if isinstance(memo, dict) else {}
 
     # -- result shaping ------------------------------------------------------------------------
+
+    def _modern_form(self, info: RequestInfo, exc: JSONRPCError) -> JSONObject:
+        """A legacy-only error raised by user code, in the form 2026-07-28 has for it.
+
+        -32002 (resource not found) is -32602 with ``data.uri``; -32042 (URL elicitation
+        required) becomes an input-required round asking for each URL elicitation (outside
+        MRTR methods there is no such round: -32600 naming what was asked).
+        """
+        if exc.code == RESOURCE_NOT_FOUND:
+            raise InvalidParams(exc.message, exc.data) from exc
+        elicitations = exc.data.get("elicitations") if isinstance(exc.data, dict) else None
+        if info.request.method not in MRTR_METHODS or not isinstance(elicitations, list):
+            raise InvalidRequest(
+                f"{exc.message} (a URL elicitation is asked for with an input-required round "
+                f"in 2026-07-28, which {info.request.method} does not have)"
+            ) from exc
+        requests: JSONObject = {}
+        for index, params in enumerate(elicitations):
+            if not isinstance(params, dict):
+                continue
+            key = str(params.get("elicitationId") or f"url-elicitation-{index}")
+            wire = {k: params[k] for k in ("message", "url", "_meta") if k in params}
+            requests[key] = {"method": "elicitation/create", "params": {"mode": "url", **wire}}
+        return self._input_required(info, InputRequired(requests, dict(info.answers)))
 
     def _input_required(self, info: RequestInfo, needed: InputRequired) -> JSONObject:
         if not info.state_binding:

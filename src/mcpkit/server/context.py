@@ -362,10 +362,13 @@ class Question:
 
     @staticmethod
     def elicit(message: str, schema: JSONObject | type[Any], *, key: str | None = None) -> Question:
+        from mcpkit.protocol.elicitation_schema import check_form_schema
+
         if isinstance(schema, dict):
             requested, content_type = schema, None
         else:
             requested, content_type = _schema_from_type(schema), schema
+        check_form_schema(requested)  # a schema clients cannot draw is the tool author's bug
         params: JSONObject = {"mode": "form", "message": message, "requestedSchema": requested}
         return Question("elicitation/create", params, "elicitation", key, "form", content_type)
 

@@ -1,0 +1,144 @@
+"""Error codes 2026-07-28 forbids never reach a 2026 client, whatever the user's code raises.
+
+-32002 (resource not found) and -32042 (URL elicitation required) are legacy codes; raised from
+a tool, a resource or a template in a 2026 request they take their 2026 forms: -32602 with
+``data.uri``, and an input-required round asking for each URL elicitation. Legacy sessions keep
+the legacy codes.
+"""
+
+from __future__ import annotations
+
+import pytest
+from _server_harness import connect
+
+from mcpkit.protocol.errors import InvalidParams, InvalidRequest, ResourceNotFound
+from mcpkit.protocol.errors import URLElicitationRequired as URLRequired
+from mcpkit.server import Context, Server
+
+URL_CAPS = {"elicitation": {"url": {}}}
+
+
+def _server() -> Server:
+    server = Server("forms")
+
+    @server.tool
+    def lookup(uri: str) -> str:
+        raise ResourceNotFound(f"no such thing: {uri}", {"uri": uri})
+
+    @server.tool
+    def connect_account() -> str:
+        raise URLRequired(
+            "Sign in to the calendar first",
+            {
+                "elicitations": [
+                    {
+                        "mode": "url",
+                        "message": "Sign in to the calendar",
+                        "url": "https://calendar.example.com/connect",
+                        "elicitationId": "cal-1",
+                    }
+                ]
+            },
+        )
+
+    @server.resource("docs://{name}")
+    def doc(name: str) -> str:
+        raise ResourceNotFound(f"no doc {name}", {"uri": f"docs://{name}"})
+
+    return server
+
+
+async def test_resource_not_found_from_user_code_is_32602_with_uri_in_2026() -> None:
+    async with connect(_server()) as peer:
+        with pytest.raises(InvalidParams) as from_template:
+            await peer.modern("resources/read", {"uri": "docs://missing"})
+        with pytest.raises(InvalidParams) as from_tool:
+            await peer.modern("tools/call", {"name": "lookup", "arguments": {"uri": "x://y"}})
+    assert from_template.value.code == -32602
+    assert from_template.value.data == {"uri": "docs://missing"}
+    assert from_tool.value.data == {"uri": "x://y"}
+
+
+async def test_resource_not_found_keeps_32002_in_a_legacy_session() -> None:
+    async with connect(_server()) as peer:
+        await peer.initialize()
+        with pytest.raises(ResourceNotFound) as raised:
+            await peer.legacy("resources/read", {"uri": "docs://missing"})
+    assert raised.value.code == -32002
+
+
+async def test_url_elicitation_required_becomes_an_input_required_round_in_2026() -> None:
+    async with connect(_server()) as peer:
+        result = await peer.modern(
+            "tools/call", {"name": "connect_account", "arguments": {}}, capabilities=URL_CAPS
+        )
+    assert result["resultType"] == "input_required"
+    assert result["inputRequests"] == {
+        "cal-1": {
+            "method": "elicitation/create",
+            "params": {
+                "mode": "url",
+                "message": "Sign in to the calendar",
+                "url": "https://calendar.example.com/connect",
+            },
+        }
+    }
+    assert isinstance(result["requestState"], str)
+
+
+async def test_url_elicitation_required_keeps_32042_in_a_legacy_session() -> None:
+    async with connect(_server()) as peer:
+        await peer.initialize(URL_CAPS)
+        with pytest.raises(URLRequired) as raised:
+            await peer.legacy("tools/call", {"name": "connect_account", "arguments": {}})
+    assert raised.value.code == -32042
+
+
+async def test_outside_mrtr_methods_it_is_a_clear_invalid_request() -> None:
+    server = _server()
+
+    @server.completion(resource="docs://{name}", argument="name")
+    def complete(value: str, arguments: dict[str, str]) -> list[str]:
+        raise URLRequired("Sign in first", {"elicitations": []})
+
+    async with connect(server) as peer:
+        with pytest.raises(InvalidRequest) as raised:
+            await peer.modern(
+                "completion/complete",
+                {
+                    "ref": {"type": "ref/resource", "uri": "docs://{name}"},
+                    "argument": {"name": "name", "value": "a"},
+                },
+            )
+    assert "input-required round" in raised.value.message
+
+
+def _nested_form_server() -> Server:
+    server = Server("nested-form")
+
+    @server.tool
+    async def ask_address(ctx: Context) -> str:
+        answer = await ctx.elicit(
+            "Where to?",
+            {"type": "object", "properties": {"address": {"type": "object", "properties": {}}}},
+        )
+        return str(answer.content)
+
+    return server
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_a_nested_form_schema_is_refused_before_it_is_sent(era: str) -> None:
+    """The tool author gets the reason as the tool's error; the client is never asked."""
+    form_caps = {"elicitation": {"form": {}}}
+    async with connect(_nested_form_server()) as peer:
+        if era == "legacy":
+            await peer.initialize(form_caps)
+            result = await peer.legacy("tools/call", {"name": "ask_address", "arguments": {}})
+        else:
+            result = await peer.modern(
+                "tools/call", {"name": "ask_address", "arguments": {}}, capabilities=form_caps
+            )
+        assert peer.requests_seen == []
+    assert result["isError"] is True
+    assert "field 'address': forms are flat" in result["content"][0]["text"]
