@@ -254,3 +254,16 @@ async def test_discovery_of_a_loopback_metadata_url_is_refused_without_the_opt_i
         with pytest.raises(InsecureURLError, match="allow_insecure_loopback"):
             await http.get(base + "/.well-known/oauth-authorization-server")
     assert hits == 0  # refused before any connection was made
+
+
+async def test_an_ipv4_mapped_loopback_is_not_loopback_on_any_python() -> None:
+    """Python 3.13 calls ``::ffff:127.0.0.1`` loopback, 3.11 does not: the policy decides the same
+    on both — only plain loopback literals use the development opt-in."""
+    policy = UrlPolicy(allow_insecure_loopback=True)
+    with pytest.raises(InsecureURLError, match="non-public"):
+        await check_url("https://[::ffff:127.0.0.1]/token", policy)
+    await check_url("http://[::1]:8080/token", policy)
+
+
+async def test_an_ipv4_mapped_public_address_passes_on_any_python() -> None:
+    await check_url("https://[::ffff:8.8.8.8]/token", UrlPolicy())

@@ -118,12 +118,15 @@ def embedded_ipv4(addr: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
 
 
 def _address_is_public(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether ``addr`` is a public unicast address; an IPv6 form that embeds an IPv4 host is
+    judged by that host alone, so the verdict does not depend on the Python version (3.13 stopped
+    calling 6to4 ``is_global`` and started judging IPv4-mapped forms by their IPv4 host)."""
     if isinstance(addr, ipaddress.IPv6Address):
         if addr in _NAT64_LOCAL:  # RFC 8215 local-use translation: a private network
             return False
         inner = embedded_ipv4(addr)
-        if inner is not None and not _address_is_public(inner):
-            return False
+        if inner is not None:
+            return _address_is_public(inner)
     return addr.is_global and not addr.is_multicast
 
 

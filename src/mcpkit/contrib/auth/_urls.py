@@ -37,14 +37,21 @@ def _split(url: str) -> SplitResult:
 
 
 def is_loopback_host(host: str) -> bool:
-    """True for ``localhost`` names and loopback IP literals (no DNS lookup)."""
+    """True for ``localhost`` names and loopback IP literals (no DNS lookup).
+
+    Only the plain forms count (``127.0.0.0/8``, ``::1``): an IPv4-mapped ``::ffff:127.0.0.1`` is
+    left to the non-public check, on every Python (3.13 started calling it loopback).
+    """
     host = host.strip("[]").lower().rstrip(".")
     if host in _LOOPBACK_NAMES or host.endswith(".localhost"):
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host)
     except ValueError:
         return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return False
+    return address.is_loopback
 
 
 def origin_of(url: str) -> str:
