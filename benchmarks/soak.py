@@ -49,6 +49,10 @@ from mcpkit.client import Client
 HERE = Path(__file__).resolve().parent
 SERVER = [sys.executable, str(HERE / "soak_server.py")]
 CALLS_PER_CLIENT = 20
+HTTP_CALLS_PER_CLIENT = 100
+"""The long-lived HTTP server gets more traffic: it is the one whose resources are compared."""
+CONCURRENT = 8
+"""HTTP calls in flight at once in the concurrent part of each HTTP client's turn."""
 BOUND_S = 15.0
 """Bound on any single step; past it the step is reported as a hang."""
 KILL_FAIL_BOUND_S = 5.0
@@ -184,29 +188,35 @@ class Soak:
 
     # -- good traffic ----------------------------------------------------------------------
 
-    async def _calls(self, client: Client, *, chatty: bool = False) -> None:
-        for i in range(CALLS_PER_CLIENT):
-            self.seq += 1
-            seq = self.seq
-            name = "chatty" if chatty and i % 4 == 0 else "echo"
-            self.c.calls_sent += 1
-            try:
-                result = await asyncio.wait_for(client.call_tool(name, {"seq": seq}), BOUND_S)
-            except Exception as exc:
-                self.c.lost += 1
-                self.c.problems.append(f"call {seq} ({name}) failed: {exc!r}"[:300])
-                continue
-            got = answer_of(result)
-            if isinstance(got, dict) and got.get("seq") == seq and not result.is_error:
-                self.c.calls_answered += 1
-            else:
-                self.c.wrong_answers += 1
-                self.c.problems.append(f"call {seq}: wrong answer {got!r}"[:300])
+    async def _call(self, client: Client, name: str) -> None:
+        self.seq += 1
+        seq = self.seq
+        self.c.calls_sent += 1
+        try:
+            result = await asyncio.wait_for(client.call_tool(name, {"seq": seq}), BOUND_S)
+        except Exception as exc:
+            self.c.lost += 1
+            self.c.problems.append(f"call {seq} ({name}) failed: {exc!r}"[:300])
+            return
+        got = answer_of(result)
+        if isinstance(got, dict) and got.get("seq") == seq and not result.is_error:
+            self.c.calls_answered += 1
+        else:
+            self.c.wrong_answers += 1
+            self.c.problems.append(f"call {seq}: wrong answer {got!r}"[:300])
+
+    async def _calls(
+        self, client: Client, *, chatty: bool = False, count: int = CALLS_PER_CLIENT
+    ) -> None:
+        for i in range(count):
+            await self._call(client, "chatty" if chatty and i % 4 == 0 else "echo")
 
     async def http_clients(self) -> None:
         for mode in ("legacy", "2026-07-28"):
             async with Client(self.server.url, mode=mode) as client:  # type: ignore[arg-type]
-                await self._calls(client, chatty=True)
+                await self._calls(client, chatty=True, count=HTTP_CALLS_PER_CLIENT)
+                for _ in range(HTTP_CALLS_PER_CLIENT // CONCURRENT):
+                    await asyncio.gather(*(self._call(client, "echo") for _ in range(CONCURRENT)))
 
     async def stdio_clients(self) -> None:
         for mode in ("legacy", "2026-07-28"):
