@@ -263,6 +263,27 @@ class AsgiTarget:
                     _check_jsonrpc(json.loads(event.data), "SSE event")
         return outcome
 
+    async def legacy_session(self) -> str:
+        """Open a legacy session the well-behaved way; returns its id."""
+        body = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": LEGACY,
+                "capabilities": {},
+                "clientInfo": {"name": "fuzz", "version": "1"},
+            },
+        }
+        outcome = await self.send("POST", ENDPOINT, BASE_HEADERS, [json.dumps(body).encode()])
+        assert outcome.status == 200, (outcome.status, outcome.body[:300])
+        session = outcome.headers["mcp-session-id"]
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        headers = [*BASE_HEADERS, ("mcp-session-id", session), ("mcp-protocol-version", LEGACY)]
+        done = await self.send("POST", ENDPOINT, headers, [json.dumps(note).encode()])
+        assert done.status == 202, (done.status, done.body[:300])
+        return session
+
     async def assert_alive(self) -> None:
         """The app still answers a plain, valid request."""
         headers, body = discover_request()

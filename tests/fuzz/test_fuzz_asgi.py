@@ -2,7 +2,8 @@
 
 One app (lifespan entered, reaper running) serves every example of a test on one event loop, so
 state accumulates the way it does in production: sessions opened by fuzzed ``initialize``
-requests, half-read bodies, clients hanging up mid-stream. After each example the app must still
+requests, requests inside real legacy sessions (GET streams and DELETE too), half-read bodies,
+clients hanging up mid-stream. After each example the app must still
 answer a plain request; at the end no handler task may be left. Invariants: ``_fuzz_asgi``.
 """
 
@@ -172,6 +173,53 @@ def mcp_posts(draw: st.DrawFn) -> tuple[str, str, list[tuple[str, str]], list[by
     return "POST", "/mcp", headers, _chunks(body, cuts)
 
 
+SESSION = "{session}"
+"""Placeholder header value: the test opens a legacy session and puts its id here."""
+
+
+@st.composite
+def legacy_flows(draw: st.DrawFn) -> tuple[str, str, list[tuple[str, str]], list[bytes]]:
+    """Requests inside a real legacy session: random methods and params, GET and DELETE too."""
+    method = draw(st.sampled_from(["POST", "POST", "POST", "GET", "DELETE"]))
+    headers = [
+        ("host", HOST),
+        ("content-type", "application/json"),
+        ("accept", draw(st.sampled_from(["application/json, text/event-stream", "*/*"]))),
+        ("mcp-session-id", SESSION),
+        ("mcp-protocol-version", draw(st.sampled_from(["2025-11-25"] * 4 + ["2025-06-18"]))),
+    ]
+    body: dict[str, Any] = {
+        "jsonrpc": "2.0",
+        "method": draw(st.sampled_from(MCP_METHODS)),
+        "params": draw(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "name": st.sampled_from(["add", "chatty", "greet", "missing"]) | json_values,
+                    "arguments": st.fixed_dictionaries(
+                        {},
+                        optional={
+                            "a": json_values,
+                            "b": st.integers(),
+                            "steps": st.integers(-2, 6),
+                        },
+                    )
+                    | json_values,
+                    "uri": st.sampled_from(["fuzz://item/x", "file:///etc/passwd"]) | json_values,
+                    "level": st.sampled_from(["debug", "emergency"]) | json_values,
+                    "requestId": json_values,
+                    "progressToken": json_values,
+                },
+            )
+        ),
+    }
+    if draw(st.booleans()):
+        body["id"] = draw(st.integers() | st.text(max_size=6))
+    if draw(st.integers(0, 9)) == 0:  # now and then, a stale or foreign session id
+        headers[3] = ("mcp-session-id", draw(st.sampled_from(["", "nope", "0" * 32])))
+    return method, "/mcp", headers, [json.dumps(body).encode()]
+
+
 @pytest.fixture
 def runner() -> Iterator[asyncio.Runner]:
     with asyncio.Runner() as run:
@@ -187,7 +235,11 @@ def _fuzz(runner: asyncio.Runner, strategy: Any, **options: Any) -> AsgiTarget:
         @given(strategy)
         def one(request: tuple[str, str, list[tuple[str, str]], list[bytes]]) -> None:
             async def go() -> None:
-                await target.check(*request)
+                method, path, headers, chunks = request
+                if any(value == SESSION for _, value in headers):
+                    session = await target.legacy_session()
+                    headers = [(k, session if v == SESSION else v) for k, v in headers]
+                await target.check(method, path, headers, chunks)
                 await target.assert_alive()
 
             runner.run(go())
@@ -214,6 +266,13 @@ def test_asgi_random_requests(runner: asyncio.Runner) -> None:
 def test_asgi_mcp_shaped_requests(runner: asyncio.Runner) -> None:
     # schema-checked: every message the server sends for these must match the 2026 schema
     target = _fuzz(runner, mcp_posts())
+    assert target.requests > 0
+
+
+@pytest.mark.timeout(300)
+def test_asgi_legacy_session_flows(runner: asyncio.Runner) -> None:
+    # schema-checked: the legacy session's answers and stream messages must match the schema
+    target = _fuzz(runner, legacy_flows(), session_idle_timeout=5.0, reap_interval=0.5)
     assert target.requests > 0
 
 
