@@ -26,6 +26,7 @@ __all__ = ["COMMANDS", "build_parser", "run_cli"]
 
 COMMANDS: Final = (
     "run", "list", "call", "read", "prompt", "inspect", "install", "dev", "host", "rest",
+    "watch",
 )  # fmt: skip
 
 DESCRIPTION: Final = """\

@@ -190,6 +190,7 @@ async def open_client(
     elicitation: Any = None,
     sampling: Any = None,
     wire: Any = None,
+    notifications: Any = None,
 ) -> AsyncIterator[Any]:
     """A connected :class:`~mcpkit.client.Client` for ``args.target``; failures → CliError.
 
@@ -215,6 +216,7 @@ async def open_client(
             sampling_handler=sampling,
             roots=[{"uri": Path.cwd().as_uri(), "name": "current directory"}],
             logging_handler=_log_printer(args.log_level),
+            notification_handler=notifications,
             log_level=args.log_level,
             timeout=args.timeout,
             initialize_timeout=args.timeout,

@@ -19,6 +19,7 @@ MODULES: Final = {
     "dev": "dev",
     "host": "host",
     "rest": "rest",
+    "watch": "watch",
 }
 
 

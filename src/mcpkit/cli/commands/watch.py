@@ -1,0 +1,122 @@
+"""``mcpkit watch TARGET [--resource URI ...]``: print a server's notifications until Ctrl-C.
+
+Follows what the server announces, in either era: tool, prompt and resource list changes, and
+``resources/updated`` for each ``--resource`` URI (a prefix; repeatable) — a
+``subscriptions/listen`` stream with 2026-07-28 servers, the session's notifications and
+``resources/subscribe`` with legacy ones. Task status notifications (``notifications/tasks/status``)
+and any other notification the server sends are printed too. A line on stderr says what the
+server agreed to follow; then each notification is one line on stdout (``--json``: the
+notification as JSON). Ctrl-C ends it cleanly (exit 0) and stops a stdio server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from typing import Any, Final
+
+_FOLLOWED: Final = frozenset(
+    {
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+        "notifications/resources/list_changed",
+        "notifications/resources/updated",
+        "notifications/subscriptions/acknowledged",
+    }
+)
+"""What the subscription yields (also offered to the client's catch-all: printed once)."""
+
+
+def register(subparsers: Any) -> None:
+    from mcpkit.cli.connect import add_client_options
+
+    parser = subparsers.add_parser(
+        "watch", help="print the server's notifications until Ctrl-C", description=__doc__
+    )
+    add_client_options(parser)
+    parser.add_argument("--resource", action="append", default=[], metavar="URI",
+                        help="follow updates of this URI prefix (repeatable)")  # fmt: skip
+    parser.add_argument("--json", dest="as_json", action="store_true",
+                        help="print each notification as one JSON object per line")  # fmt: skip
+
+
+def _describe(method: str, params: dict[str, Any]) -> str:
+    if method == "notifications/resources/updated":
+        return f"resource updated: {params.get('uri')}"
+    if method.endswith("/list_changed"):
+        kind = method.split("/")[1]
+        return f"{kind} list changed"
+    if method in ("notifications/tasks/status", "notifications/tasks"):
+        nested = params.get("task")
+        task: dict[str, Any] = nested if isinstance(nested, dict) else params
+        message = task.get("statusMessage")
+        return f"task {task.get('taskId')}: {task.get('status')}" + (
+            f" ({message})" if message else ""
+        )
+    return f"{method} {json.dumps(params, ensure_ascii=False)}" if params else method
+
+
+class _Printer:
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+
+    def __call__(self, method: str, params: dict[str, Any]) -> None:
+        if self.as_json:
+            line = json.dumps({"method": method, "params": params}, ensure_ascii=False)
+        else:
+            line = f"{datetime.now().strftime('%H:%M:%S')}  {_describe(method, params)}"
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+def _wire(note: Any) -> tuple[str, dict[str, Any]]:
+    from mcpkit.cli.render import to_jsonable
+
+    data = to_jsonable(note)
+    method = str(getattr(note, "method", None) or data.get("method", ""))
+    params = data.get("params") if isinstance(data, dict) else None
+    return method, params if isinstance(params, dict) else {}
+
+
+async def _main(args: argparse.Namespace) -> int:
+    from mcpkit.cli.connect import open_client
+
+    show = _Printer(args.as_json)
+
+    def other(note: Any) -> None:  # what the subscription does not follow
+        method, params = _wire(note)
+        if method not in _FOLLOWED:
+            show(method, params)
+
+    async with (
+        open_client(args, notifications=other) as client,
+        client.listen(
+            tools=True, prompts=True, resources=True, resource_uris=args.resource
+        ) as subscription,
+    ):
+        agreed = subscription.agreed or {}
+        following = [name for name, value in agreed.items() if value is True]
+        following += [f"updates of {uri}" for uri in agreed.get("resourceSubscriptions", [])]
+        sys.stderr.write(
+            f"mcpkit: watching {args.target} ({client.era} era): "
+            f"{', '.join(following) or 'no change notifications (the server declares none)'}"
+            "; Ctrl-C to stop\n"
+        )
+        sys.stderr.flush()
+        async for note in subscription:
+            method, params = _wire(note)
+            if method != "notifications/subscriptions/acknowledged":
+                show(method, params)
+    return 0
+
+
+def execute(args: argparse.Namespace) -> int:
+    import asyncio
+
+    try:
+        return asyncio.run(_main(args))
+    except KeyboardInterrupt:  # the way to stop watching: not a failure
+        sys.stderr.write("mcpkit: stopped watching\n")
+        return 0

@@ -1,0 +1,67 @@
+"""``mcpkit watch``: a server's notifications printed as they come, in both eras, until Ctrl-C
+(real processes: the server over HTTP, the watcher, and the calls that make the server talk)."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+from collections.abc import Iterator
+
+import pytest
+
+from ._process import Running
+from ._run import FIXTURES, MCPKIT, mcpkit
+
+SERVER = str(FIXTURES / "announcing_server.py")
+STOP_TIMEOUT = 30.0
+
+
+def _stop(running: Running) -> int:
+    running.process.send_signal(signal.SIGINT)
+    return running.process.wait(STOP_TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    running = Running([*MCPKIT, "run", SERVER, "--http", "--port", "0"])
+    try:
+        line = running.wait_stderr("mcpkit: serving announcing at ")
+        found = re.search(r"(http://\S+)$", line)
+        assert found, line
+        yield found.group(1)
+    finally:
+        _stop(running)
+
+
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+def test_watch_prints_changes_until_interrupted(url: str, era: str) -> None:
+    watcher = Running([*MCPKIT, "watch", url, "--era", era, "--resource", "note://today", "--json"])
+    try:
+        ready = watcher.wait_stderr("mcpkit: watching")
+        assert "toolsListChanged" in ready and "updates of note://today" in ready, ready
+        assert mcpkit("call", url, "touch", "uri=note://today").code == 0
+        updated = json.loads(watcher.wait_stdout("notifications/resources/updated"))
+        assert updated == {
+            "method": "notifications/resources/updated",
+            "params": updated["params"] | {"uri": "note://today"},
+        }
+        assert mcpkit("call", url, "change_tools").code == 0
+        changed = json.loads(watcher.wait_stdout("notifications/tools/list_changed"))
+        assert changed["method"] == "notifications/tools/list_changed"
+    finally:
+        code = _stop(watcher)
+    assert code == 0
+    err = "\n".join(watcher._drain_stderr())
+    assert "Traceback" not in err, err
+
+
+def test_watch_a_stdio_server_stops_cleanly_on_ctrl_c() -> None:
+    watcher = Running([*MCPKIT, "watch", SERVER])
+    try:
+        watcher.wait_stderr("mcpkit: watching")
+    finally:
+        code = _stop(watcher)
+    assert code == 0
+    err = "\n".join(watcher._drain_stderr())
+    assert "stopped watching" in err and "Traceback" not in err, err
