@@ -16,8 +16,9 @@ from typing import Any, Final
 
 import pytest
 
+from _peers import MCP_PYTHON as PEER_PYTHON
+
 ROOT: Final = Path(__file__).resolve().parents[2]
-PEER_PYTHON: Final = ROOT / ".peers" / "mcp-venv" / "bin" / "python"
 CLIENT: Final = Path(__file__).with_name("peers") / "mcp_tasks_client.py"
 SERVER: Final = ROOT / "tests" / "server" / "fixtures" / "tasks_server.py"
 PEER_TIMEOUT_S: Final = 60.0
