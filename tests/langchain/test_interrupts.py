@@ -9,7 +9,14 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 
-from mcpkit.contrib.langchain import GraphBridge, PendingState, load_tools, tool_node
+from mcpkit.contrib.langchain import (
+    GraphBridge,
+    PendingState,
+    answer_from_resume,
+    load_tools,
+    question_payload,
+    tool_node,
+)
 from mcpkit.testing import ERAS, connect
 
 from ._graphs import ask, thread, tool_graph
@@ -177,3 +184,30 @@ async def test_tool_node_with_a_legacy_server_keeps_the_session_request_open() -
         state = await graph.ainvoke(Command(resume={"address": "Bern", "express": True}), config)
         assert state["total"] == {"product": "cap", "quantity": 1, "address": "Bern"}
     assert starts == ["cap"]
+
+
+def test_resume_values_map_to_elicitation_answers() -> None:
+    assert answer_from_resume({"city": "Oslo"}) == {"action": "accept", "content": {"city": "Oslo"}}
+    assert answer_from_resume({"action": "cancel"}) == {"action": "cancel"}
+    assert answer_from_resume("decline") == {"action": "decline"}
+    assert answer_from_resume(False) == {"action": "decline"}
+    assert answer_from_resume(True) == {"action": "accept"}
+    with pytest.raises(TypeError, match="resume an MCP question"):
+        answer_from_resume(42)
+
+
+def test_url_questions_carry_the_url() -> None:
+    payload = question_payload(
+        "auth",
+        "connect",
+        {"mode": "url", "message": "Sign in", "url": "https://example.com/x", "elicitationId": "e"},
+    )
+    assert payload == {
+        "type": "mcp_elicitation",
+        "server": "auth",
+        "tool": "connect",
+        "mode": "url",
+        "message": "Sign in",
+        "url": "https://example.com/x",
+        "elicitation_id": "e",
+    }
