@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -211,3 +212,23 @@ def test_url_questions_carry_the_url() -> None:
         "url": "https://example.com/x",
         "elicitation_id": "e",
     }
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_sync_graph_interrupts_and_resumes_too(mode: str) -> None:
+    """``graph.invoke`` from a worker thread: the tools run on the connections' loop, with the
+    node's LangGraph context, so questions still become interrupts."""
+    bridge = GraphBridge()
+    async with connect(build(), mode=mode, **bridge.client_options()) as client:
+        graph = tool_graph(await load_tools(client, bridge=bridge), InMemorySaver())
+        config = thread("sync")
+        first = await asyncio.to_thread(graph.invoke, ask("order", product="x"), config)
+        assert only_interrupt(first)["message"] == "How many?"
+        second = await asyncio.to_thread(graph.invoke, Command(resume={"quantity": 2}), config)
+        assert only_interrupt(second)["message"] == "Where to?"
+        state = await asyncio.to_thread(graph.invoke, Command(resume={"address": "Oslo"}), config)
+        assert state["messages"][-1].artifact["structured_content"] == {
+            "product": "x",
+            "quantity": 2,
+            "address": "Oslo",
+        }
