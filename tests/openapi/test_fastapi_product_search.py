@@ -135,3 +135,48 @@ async def test_documents_load_from_a_url(app: Any) -> None:
         assert document.title == "Product search" and document.version.startswith("3.1")
         with pytest.raises(OpenAPIError, match="could not fetch"):
             await fetch_document(f"{url}/nope.json")
+
+
+async def test_the_apps_lifespan_runs_with_the_server() -> None:
+    import contextlib
+
+    from fastapi import FastAPI
+
+    events: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        events.append("startup")
+        app.state.greeting = "hello"
+        yield
+        events.append("shutdown")
+
+    app = FastAPI(lifespan=lifespan)
+
+    @app.get("/greet", operation_id="greet")
+    async def greet() -> dict[str, str]:
+        return {"greeting": app.state.greeting}
+
+    async with connect(from_fastapi(app)) as client:
+        assert events == ["startup"]
+        result = await client.call_tool("greet", {})
+        assert result.structured_content == {"greeting": "hello"}
+    assert events == ["startup", "shutdown"]
+
+
+async def test_apps_without_lifespan_support_are_served() -> None:
+    from mcpkit.contrib.openapi import from_asgi
+
+    from ._echo import EchoApp, echo_document
+
+    async with connect(from_asgi(EchoApp(), echo_document())) as client:  # it asserts http
+        result = await client.call_tool("echo_put", {"id": 1, "body": [3]})
+    assert result.structured_content["path"] == "/echo/1"
+
+    async def ignores_lifespan(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            await EchoApp()(scope, receive, send)
+
+    async with connect(from_asgi(ignores_lifespan, echo_document())) as client:
+        result = await client.call_tool("echo_put", {"id": 2, "body": []})
+    assert result.structured_content["path"] == "/echo/2"

@@ -3,7 +3,7 @@
 One endpoint per tool (``POST /tools/NAME``, JSON body = arguments), the server's prompts and
 resources readable, errors as HTTP statuses with RFC 9457 problem details, and the generated
 OpenAPI 3.1 document at ``/openapi.json`` (see :mod:`mcpkit.contrib.openapi.facade`). The
-target is anything the other commands take: a command, a URL, ``config.json#name``, a file.
+target is anything the other commands take: a command, a URL, ``config.json:name``, a file.
 ``--port 0`` picks a free port; the address is printed on stderr once the API is serving.
 """
 

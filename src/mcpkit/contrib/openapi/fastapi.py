@@ -3,11 +3,17 @@
 The app's own OpenAPI document (``app.openapi()``) describes the tools, and requests reach the
 app through ``httpx.ASGITransport``, so path operations, dependencies, validation and exception
 handlers all run exactly as they do for HTTP clients. Route maps work as for any document.
+
+``httpx.ASGITransport`` sends no lifespan events, so the app's own lifespan (startup and shutdown
+handlers, ``lifespan=``) runs as the MCP server's lifespan instead: it starts when the server
+starts serving and stops when it stops.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
 
 from mcpkit.contrib.openapi.provider import from_openapi
@@ -58,6 +64,8 @@ def from_asgi(
     """Serve any ASGI ``app`` described by ``document`` as MCP, in process."""
     import httpx
 
+    if "lifespan" not in server_options:
+        server_options["lifespan"] = _app_lifespan(app)
     client = httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app),
         base_url="http://asgi.local",
@@ -73,3 +81,45 @@ def from_asgi(
         validate_responses=validate_responses,
         **server_options,
     )
+
+
+def _app_lifespan(app: Any) -> Callable[[Server], contextlib.AbstractAsyncContextManager[None]]:
+    """Drive the ASGI app's lifespan protocol for the life of the MCP server."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(server: Server) -> AsyncIterator[None]:
+        inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}, "state": {}}
+
+        async def receive() -> dict[str, Any]:
+            return await inbox.get()
+
+        async def send(message: Any) -> None:
+            await outbox.put(dict(message))
+
+        async def run() -> None:
+            try:
+                await app(scope, receive, send)
+            except Exception:  # apps without lifespan support may raise: then there is none
+                await outbox.put({"type": "unsupported"})
+            else:  # returned (with or without answering): unblocks whoever waits
+                await outbox.put({"type": "finished"})
+
+        task = asyncio.create_task(run())
+        await inbox.put({"type": "lifespan.startup"})
+        answer = await outbox.get()
+        if answer["type"] == "lifespan.startup.failed":
+            task.cancel()
+            raise RuntimeError(f"the app failed to start: {answer.get('message', '')}")
+        supported = answer["type"] == "lifespan.startup.complete"
+        try:
+            yield
+        finally:
+            if supported:
+                await inbox.put({"type": "lifespan.shutdown"})
+                await outbox.get()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(task, 10)
+
+    return lifespan
