@@ -49,3 +49,29 @@ def test_headers_are_refused_for_a_stdio_server() -> None:
     ran = mcpkit("list", str(FIXTURES / "failing_server.py"), "--header", "X-Team: blue")
     assert ran.code == 2, ran
     assert "--header and --bearer apply to URL servers" in ran.err
+
+
+async def test_the_libraries_401_hint_names_real_keyword_arguments(guarded_url: str) -> None:
+    """The hint says how to pass credentials; following it literally works."""
+    import inspect
+    import re
+
+    from mcpkit.client import Client
+    from mcpkit.protocol.errors import AuthorizationError
+    from mcpkit.transports.http import HttpClientConnector
+
+    with pytest.raises(BaseException) as caught:  # noqa: PT011  (unwrapped below)
+        async with Client(guarded_url, timeout=STOP_TIMEOUT):
+            pass
+    error: BaseException = caught.value
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    assert isinstance(error, AuthorizationError), repr(error)
+    named = re.findall(r"HttpClientConnector\(url, (\w+)=", str(error))
+    assert named == ["auth", "headers"], str(error)
+    parameters = inspect.signature(HttpClientConnector).parameters
+    assert all(name in parameters for name in named)
+    headers = {"Authorization": "Bearer s3cret-token", "X-Team": "blue"}
+    async with Client(HttpClientConnector(guarded_url, headers=headers)) as client:
+        result = await client.call_tool("ping")
+    assert result.content[0].text == "pong"  # type: ignore[union-attr]

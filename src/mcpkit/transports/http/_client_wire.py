@@ -60,8 +60,10 @@ MODERN_ERROR_CODES: Final = frozenset(
 SNIPPET_CHARS: Final = 200
 """How much of an unusable body an error message quotes."""
 _AUTH_HINT: Final = {
-    401: "the server requires authorization: pass auth= (for example "
-    "mcpkit.contrib.auth.OAuthClient) or an Authorization header",
+    401: "the server requires authorization: connect with "
+    "Client(HttpClientConnector(url, auth=...)) (for example auth=mcpkit.contrib.auth."
+    "OAuthClient(url)), or send an Authorization header (HttpClientConnector(url, headers=...); "
+    "mcpkit's --bearer)",
     403: "the server refused these credentials (or their scopes)",
 }
 
