@@ -60,7 +60,7 @@ async def test_the_libraries_401_hint_names_real_keyword_arguments(guarded_url: 
     from mcpkit.protocol.errors import AuthorizationError
     from mcpkit.transports.http import HttpClientConnector
 
-    with pytest.raises(BaseException) as caught:  # noqa: PT011  (unwrapped below)
+    with pytest.raises(BaseException) as caught:  # unwrapped below
         async with Client(guarded_url, timeout=STOP_TIMEOUT):
             pass
     error: BaseException = caught.value
