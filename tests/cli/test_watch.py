@@ -65,3 +65,24 @@ def test_watch_a_stdio_server_stops_cleanly_on_ctrl_c() -> None:
     assert code == 0
     err = "\n".join(watcher._drain_stderr())
     assert "stopped watching" in err and "Traceback" not in err, err
+
+
+async def test_watch_follows_a_task_of_the_2026_tasks_extension(url: str) -> None:
+    from mcpkit.client import Client
+
+    async with Client(url, mode="2026-07-28") as client:
+        task = await client.call_tool_as_task("job")
+        assert task.info is not None
+        task_id = task.info.task_id
+        watcher = Running([*MCPKIT, "watch", url, "--task", task_id, "--json"])
+        try:
+            ready = watcher.wait_stderr("mcpkit: watching")
+            assert f"task {task_id}" in ready, ready
+            assert (await client.call_tool("release")).content[0].text == "released"  # type: ignore[union-attr]
+            line = watcher.wait_stdout('"completed"')
+        finally:
+            code = _stop(watcher)
+    note = json.loads(line)
+    assert note["method"] == "notifications/tasks"
+    assert note["params"]["taskId"] == task_id
+    assert code == 0

@@ -191,6 +191,7 @@ async def open_client(
     sampling: Any = None,
     wire: Any = None,
     notifications: Any = None,
+    extensions: Any = None,
 ) -> AsyncIterator[Any]:
     """A connected :class:`~mcpkit.client.Client` for ``args.target``; failures → CliError.
 
@@ -217,6 +218,7 @@ async def open_client(
             roots=[{"uri": Path.cwd().as_uri(), "name": "current directory"}],
             logging_handler=_log_printer(args.log_level),
             notification_handler=notifications,
+            extensions=extensions,
             log_level=args.log_level,
             timeout=args.timeout,
             initialize_timeout=args.timeout,

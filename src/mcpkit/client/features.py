@@ -191,6 +191,7 @@ class ClientFeatures(TaskMethods):
         resources: bool = False,
         resource_uris: Sequence[str] = (),
         on_resync: ResyncCallback | None = None,
+        task_ids: Sequence[str] = (),
     ) -> Subscription:
         """Change notifications as an async iterator (use ``async with``), in both eras.
 
@@ -199,6 +200,8 @@ class ClientFeatures(TaskMethods):
         ``subscriptions/listen`` stream, re-opened with backoff if the server ends it, with
         ``on_resync`` called after each re-open (changes may have been missed). Legacy: the
         session's notifications, and ``resources/subscribe`` for ``resource_uris``.
+        ``task_ids`` (2026 Tasks extension; the client must declare it) follows those tasks:
+        their ``notifications/tasks`` come as plain :class:`~mcpkit.types.jsonrpc.Notification`.
         """
         from mcpkit.client.subscriptions import Subscription
 
@@ -209,4 +212,5 @@ class ClientFeatures(TaskMethods):
             resources=resources,
             resource_uris=list(resource_uris),
             on_resync=on_resync,
+            task_ids=list(task_ids),
         )

@@ -64,6 +64,10 @@ _CHANGE_METHODS: Final = {
 }
 
 
+_PASSED_AS_IS: Final = frozenset({"notifications/tasks"})
+"""Stream notifications without a typed model here, handed to the consumer as they came."""
+
+
 class _End:
     """Queue sentinel: the subscription ended (``error`` says why, if it failed)."""
 
@@ -83,6 +87,7 @@ class Subscription:
         resources: bool,
         resource_uris: list[str],
         on_resync: ResyncCallback | None,
+        task_ids: list[str] | None = None,
     ) -> None:
         self._client = client
         self.requested: JSONObject = {}
@@ -94,6 +99,8 @@ class Subscription:
             self.requested["resourcesListChanged"] = True
         if resource_uris:
             self.requested["resourceSubscriptions"] = list(resource_uris)
+        if task_ids:
+            self.requested["taskIds"] = list(task_ids)
         self._on_resync = on_resync
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._queued = 0
@@ -187,9 +194,11 @@ class Subscription:
     # -- producer side -------------------------------------------------------------------------
 
     def _offer(self, note: Notification) -> None:
-        typed = decode_notification(note)
+        typed: Any = decode_notification(note)
         if typed is None:
-            return
+            if note.method not in _PASSED_AS_IS:
+                return
+            typed = note
         if self._queued >= MAX_QUEUED_NOTIFICATIONS:
             if not self._overflowed:
                 logger.warning(

@@ -3,8 +3,9 @@
 Follows what the server announces, in either era: tool, prompt and resource list changes, and
 ``resources/updated`` for each ``--resource`` URI (a prefix; repeatable) — a
 ``subscriptions/listen`` stream with 2026-07-28 servers, the session's notifications and
-``resources/subscribe`` with legacy ones. Task status notifications (``notifications/tasks/status``)
-and any other notification the server sends are printed too. A line on stderr says what the
+``resources/subscribe`` with legacy ones. ``--task ID`` follows a task of the 2026-07-28 Tasks
+extension (``notifications/tasks``); a legacy session's ``notifications/tasks/status`` and any
+other notification the server sends are printed too. A line on stderr says what the
 server agreed to follow; then each notification is one line on stdout (``--json``: the
 notification as JSON). Ctrl-C ends it cleanly (exit 0) and stops a stdio server.
 """
@@ -38,6 +39,8 @@ def register(subparsers: Any) -> None:
     add_client_options(parser)
     parser.add_argument("--resource", action="append", default=[], metavar="URI",
                         help="follow updates of this URI prefix (repeatable)")  # fmt: skip
+    parser.add_argument("--task", action="append", default=[], metavar="TASK_ID",
+                        help="follow this task (2026 Tasks extension; repeatable)")  # fmt: skip
     parser.add_argument("--json", dest="as_json", action="store_true",
                         help="print each notification as one JSON object per line")  # fmt: skip
 
@@ -82,6 +85,7 @@ def _wire(note: Any) -> tuple[str, dict[str, Any]]:
 
 async def _main(args: argparse.Namespace) -> int:
     from mcpkit.cli.connect import open_client
+    from mcpkit.client.tasks import TASKS_EXTENSION
 
     show = _Printer(args.as_json)
 
@@ -90,15 +94,21 @@ async def _main(args: argparse.Namespace) -> int:
         if method not in _FOLLOWED:
             show(method, params)
 
+    extensions: dict[str, Any] | None = {TASKS_EXTENSION: {}} if args.task else None
     async with (
-        open_client(args, notifications=other) as client,
+        open_client(args, notifications=other, extensions=extensions) as client,
         client.listen(
-            tools=True, prompts=True, resources=True, resource_uris=args.resource
+            tools=True,
+            prompts=True,
+            resources=True,
+            resource_uris=args.resource,
+            task_ids=args.task,
         ) as subscription,
     ):
         agreed = subscription.agreed or {}
         following = [name for name, value in agreed.items() if value is True]
         following += [f"updates of {uri}" for uri in agreed.get("resourceSubscriptions", [])]
+        following += [f"task {task_id}" for task_id in agreed.get("taskIds", [])]
         sys.stderr.write(
             f"mcpkit: watching {args.target} ({client.era} era): "
             f"{', '.join(following) or 'no change notifications (the server declares none)'}"
