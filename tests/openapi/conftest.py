@@ -21,7 +21,7 @@ STOP_TIMEOUT: Final = 10.0
 
 
 @contextlib.asynccontextmanager
-async def serve(app: Any) -> AsyncIterator[str]:
+async def serve(app: Any, *, lifespan: str = "off") -> AsyncIterator[str]:
     """Serve an ASGI app with uvicorn on a fresh loopback port for the block; yields its URL."""
     import uvicorn
 
@@ -30,7 +30,7 @@ async def serve(app: Any) -> AsyncIterator[str]:
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off")
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan=lifespan)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:

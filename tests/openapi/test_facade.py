@@ -163,3 +163,34 @@ async def test_tools_added_later_are_found() -> None:
             document = (await http.get("/openapi.json")).json()
             assert "/tools/second" in document["paths"]
             assert (await http.post("/tools/third", json={})).status_code == 404
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_streamable_http_server_behind_the_facade(mode: str) -> None:
+    from .conftest import serve
+
+    async with serve(_facade_server.server.http_app(), lifespan="on") as url:
+        facade = rest_app(f"{url}/mcp", client_options={"mode": mode})
+        async with facade:
+            assert facade.client.era == ("legacy" if mode == "legacy" else "modern")
+            transport = httpx.ASGITransport(app=facade)
+            async with httpx.AsyncClient(transport=transport, base_url="http://rest") as http:
+                added = await http.post("/tools/add", json={"a": 20, "b": 22})
+                assert added.json() == {"result": 42}
+                note = await http.get("/resources/read", params={"uri": "notes://1"})
+                assert note.json()["contents"][0]["text"] == "the first note"
+
+
+async def test_a_server_that_dies_is_a_502() -> None:
+    from . import _crashing_server
+
+    facade = rest_app(f"{sys.executable} {_crashing_server.__file__}", timeout=30)
+    async with facade:
+        transport = httpx.ASGITransport(app=facade)
+        async with httpx.AsyncClient(transport=transport, base_url="http://rest") as http:
+            assert (await http.post("/tools/ok", json={})).status_code == 200
+            died = await http.post("/tools/crash", json={})
+            assert died.status_code == 502, died.text
+            assert died.headers["content-type"] == "application/problem+json"
+            after = await http.post("/tools/ok", json={})
+            assert after.status_code == 502
