@@ -142,3 +142,41 @@ async def test_a_nested_form_schema_is_refused_before_it_is_sent(era: str) -> No
         assert peer.requests_seen == []
     assert result["isError"] is True
     assert "field 'address': forms are flat" in result["content"][0]["text"]
+
+
+async def test_no_request_but_ping_goes_out_before_notifications_initialized() -> None:
+    """A tool called in the window between the initialize result and the client's
+    notifications/initialized cannot ask the client anything yet: its author is told why."""
+    form_caps = {"elicitation": {"form": {}}}
+    server = Server("early")
+
+    @server.tool
+    async def confirm(ctx: Context) -> str:
+        answer = await ctx.elicit(
+            "Sure?", {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+        )
+        return str(answer.action)
+
+    async with connect(server) as peer:
+        result = await peer.session.send_request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": form_caps,
+                "clientInfo": {"name": "early-bird", "version": "1"},
+            },
+        )
+        peer.session.protocol_version = result["protocolVersion"]
+        early = await peer.legacy("tools/call", {"name": "confirm", "arguments": {}})
+        assert peer.requests_seen == []
+        assert early["isError"] is True
+        assert "before the client sent notifications/initialized" in early["content"][0]["text"]
+
+        async def answer(method: str, params: dict[str, object]) -> dict[str, object]:
+            return {"action": "accept", "content": {"ok": True}}
+
+    async with connect(server, answer) as peer:
+        await peer.initialize(form_caps)
+        later = await peer.legacy("tools/call", {"name": "confirm", "arguments": {}})
+        assert peer.requests_seen == ["elicitation/create"]
+    assert later["content"][0]["text"] == "accept"

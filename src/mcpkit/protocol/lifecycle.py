@@ -177,6 +177,19 @@ class ServerLifecycle:
                 f"cannot send {method} before the client sent notifications/initialized"
             )
 
+    def check_request(self, method: str) -> None:
+        """Raise :class:`LocalProtocolError` if we may not send a ``method`` request now: before
+        the client's ``notifications/initialized`` only ``ping`` may go (the spec's SHOULD NOT,
+        kept as a rule so that a tool asking too early gets a clear error, not a confused peer).
+        """
+        if self.state is ServerState.CLOSED:
+            raise LocalProtocolError("the session is closed")
+        if self.state is not ServerState.OPERATING and method != PING:
+            raise LocalProtocolError(
+                f"cannot send {method} before the client sent notifications/initialized "
+                "(only ping and logging are allowed until then)"
+            )
+
     def close(self) -> None:
         self.state = ServerState.CLOSED
 

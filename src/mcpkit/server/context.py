@@ -226,6 +226,9 @@ class Context:
         for question in questions:
             question.check_capability(info.client_capabilities, info.era)
         if info.era == "legacy":
+            if info.connection is not None:
+                for question in questions:
+                    info.connection.lifecycle.check_request(question.method)
             answers = await asyncio.gather(
                 *(
                     info.outbound.send_request(q.method, q.wire_params(info), timeout=timeout)

@@ -177,7 +177,10 @@ async def answer(run: Run, request: Request, version: str | None, era: Era) -> A
         message: Response | ErrorResponse = Response(request.id, result)
     except JSONRPCError as exc:
         message = ErrorResponse(request.id, exc.to_error_object())
-        status = status_for_error(exc.code, era)
+        # The request itself was valid (it reached its handler). 2026-07-28 gives some errors
+        # their own statuses; a legacy session answers every such error with 200, whatever
+        # its code (as it already does over SSE), so a client reads it from the body.
+        status = status_for_error(exc.code, era) if era == "modern" else 200
     except Exception:
         logger.exception("%s failed inside the server", request.method)
         message = ErrorResponse(
