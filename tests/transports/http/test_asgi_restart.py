@@ -45,7 +45,7 @@ def _free_port() -> int:
 
 @contextlib.asynccontextmanager
 async def _server(port: int, db: Path) -> AsyncIterator[asyncio.subprocess.Process]:
-    """Start the server process; ready once uvicorn says it is running (bounded)."""
+    """Start the server process; ready once it prints where it serves (bounded)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         str(SERVER),
@@ -61,7 +61,7 @@ async def _server(port: int, db: Path) -> AsyncIterator[asyncio.subprocess.Proce
     seen: list[bytes] = []
     try:
         async with asyncio.timeout(START_TIMEOUT_S):
-            while b"Uvicorn running on" not in (line := await process.stderr.readline()):
+            while b"mcpkit: serving" not in (line := await process.stderr.readline()):
                 seen.append(line)
                 assert line, f"the server exited before listening: {b''.join(seen)!r}"
         drain = asyncio.create_task(process.stderr.read())  # keep the log pipe from filling up

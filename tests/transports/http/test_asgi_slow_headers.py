@@ -63,7 +63,7 @@ async def _server(*args: str) -> AsyncIterator[str]:
     seen: list[bytes] = []
     try:
         async with asyncio.timeout(START_TIMEOUT_S):
-            while b"Uvicorn running on" not in (line := await process.stderr.readline()):
+            while b"mcpkit: serving" not in (line := await process.stderr.readline()):
                 seen.append(line)
                 assert line, f"the server exited before listening: {b''.join(seen)!r}"
         drain = asyncio.create_task(process.stderr.read())  # keep the log pipe from filling up
