@@ -194,3 +194,14 @@ async def test_a_server_that_dies_is_a_502() -> None:
             assert died.headers["content-type"] == "application/problem+json"
             after = await http.post("/tools/ok", json={})
             assert after.status_code == 502
+
+
+def test_rest_command_with_a_server_that_will_not_start() -> None:
+    broken = f"{sys.executable} -c 'import sys; sys.exit(1)'"
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpkit.cli", "rest", broken, "--port", "0"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stderr  # mcpkit's "connection" exit code
+    assert "the server exited with code 1" in done.stderr
+    assert "serving" not in done.stderr

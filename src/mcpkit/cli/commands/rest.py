@@ -4,7 +4,8 @@ One endpoint per tool (``POST /tools/NAME``, JSON body = arguments), the server'
 resources readable, errors as HTTP statuses with RFC 9457 problem details, and the generated
 OpenAPI 3.1 document at ``/openapi.json`` (see :mod:`mcpkit.contrib.openapi.facade`). The
 target is anything the other commands take: a command, a URL, ``config.json:name``, a file.
-``--port 0`` picks a free port; the address is printed on stderr once the API is serving.
+``--port 0`` picks a free port; the address is printed on stderr once the API is serving. A
+server that cannot be reached or started is reported on stderr and exits with code 3.
 """
 
 from __future__ import annotations
