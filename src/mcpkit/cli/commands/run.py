@@ -52,7 +52,9 @@ def execute(args: argparse.Namespace) -> int:
         return supervise(server_argv(args), [watched])
 
     from mcpkit.cli.loader import load_server
+    from mcpkit.cli.reload import watch_reload_parent
 
+    watch_reload_parent()  # a reloader's child: end with it, even if it is killed
     server = load_server(args.target)
     if args.http:
         serve_http(server, args)
