@@ -106,6 +106,23 @@ def echo_document() -> dict[str, Any]:
                     },
                     "responses": ok,
                 },
+                "delete": {
+                    "operationId": "echo.multipart",
+                    "requestBody": {
+                        "content": {
+                            "multipart/form-data": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "title": {"type": "string"},
+                                        "n": {"type": "integer"},
+                                    },
+                                }
+                            }
+                        }
+                    },
+                    "responses": ok,
+                },
                 "patch": {
                     "operationId": "echo.form",
                     "requestBody": {

@@ -60,6 +60,11 @@ async def test_non_object_and_form_bodies() -> None:
         assert form.structured_content["headers"]["content-type"].startswith(
             "application/x-www-form-urlencoded"
         )
+        multipart = await client.call_tool("echo_multipart", {"id": 1, "title": "t", "n": 5})
+        sent = multipart.structured_content
+        assert sent["headers"]["content-type"].startswith("multipart/form-data; boundary=")
+        assert 'name="title"\r\n\r\nt\r\n' in sent["body"]
+        assert 'name="n"\r\n\r\n5\r\n' in sent["body"]
         text = await client.call_tool("text", {})
         assert text.content[0].text == "plain words" and not text.is_error
 

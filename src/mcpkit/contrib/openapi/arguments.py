@@ -43,6 +43,7 @@ class OutgoingRequest:
     json_body: Any = None
     has_json_body: bool = False
     form: dict[str, str] | None = None
+    multipart: dict[str, str] | None = None
     raw_body: str | None = None
     content_type: str | None = None
 
@@ -96,6 +97,8 @@ class InputPlan:
             request.content_type = body.media_type
             if media == "application/x-www-form-urlencoded" and isinstance(payload, dict):
                 request.form = {k: _scalar(v) for k, v in payload.items()}
+            elif media == "multipart/form-data" and isinstance(payload, dict):
+                request.multipart = {k: _scalar(v) for k, v in payload.items()}
             elif media.endswith("json") or isinstance(payload, dict | list):
                 request.json_body, request.has_json_body = payload, True
             else:

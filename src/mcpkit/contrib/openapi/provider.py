@@ -321,6 +321,8 @@ class _Caller:
             headers["content-type"] = request.content_type or "application/json"
         elif request.form is not None:
             kwargs["data"] = request.form
+        elif request.multipart is not None:  # one text part per field (no file uploads)
+            kwargs["files"] = {k: (None, v) for k, v in request.multipart.items()}
         elif request.raw_body is not None:
             kwargs["content"] = request.raw_body.encode()
             headers["content-type"] = request.content_type or "text/plain"
