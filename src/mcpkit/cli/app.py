@@ -124,6 +124,8 @@ def _version() -> str:
 SERVER_COMMANDS: Final = ("run",)
 """Commands that *are* the server: their log (tracebacks of failing tools) is the server's
 stderr, shown from ``warning`` up without ``-v``."""
+CONNECTING_COMMANDS: Final = ("list", "call", "read", "prompt", "inspect", "watch")
+"""Commands that open their one client with :func:`mcpkit.cli.connect.open_client`."""
 VERBOSE_ENV: Final = "MCPKIT_VERBOSE"
 """``-v`` as a number for a server this command starts (``mcpkit run`` reads it, and so does
 :meth:`mcpkit.server.Server.run`), so the server logs in as much detail as the command."""
@@ -153,7 +155,9 @@ def _configure_logging(verbosity: int, command: str | None = None) -> None:
     root.setLevel(level)
     from mcpkit.cli import server_stderr
 
-    server_stderr.install(prefix=command == "host", live=command == "host")
+    # Commands that connect through ``open_client`` hold the lines until the server is up (see
+    # ``server_stderr``); the others (host, dev, rest) show them as they come.
+    server_stderr.install(prefix=command == "host", live=command not in CONNECTING_COMMANDS)
     handler.addFilter(lambda record: not server_stderr.is_server_line(record))
     if verbosity <= 0:
         # Our error line already quotes what these say (exit codes, the stderr tail); the
