@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 
+from mcpkit.protocol.errors import ResourceNotFound
 from mcpkit.server import Context, Message, Server, ToolError, ToolResult
 
 PIXEL = base64.b64encode(b"\x89PNG fake").decode()
@@ -45,6 +46,13 @@ def build(starts: list[str] | None = None) -> Server:
     def fail(reason: str) -> str:
         """Always fails with the reason."""
         raise ToolError(f"refused: {reason}")
+
+    @server.tool
+    def lookup(key: str) -> str:
+        """A value by key; a missing key is the typed not-found error."""
+        if key != "known":
+            raise ResourceNotFound(f"no key {key!r}", {"uri": f"kv://{key}"})
+        return "value"
 
     @server.tool
     def picture() -> ToolResult:

@@ -11,8 +11,9 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from mcpkit.contrib.langchain import ToolCallFailed, sampling_options, tool_node
+from mcpkit.contrib.langchain import ToolCallFailed, load_tools, sampling_options, tool_node
 from mcpkit.contrib.langchain.sampling import to_messages
+from mcpkit.protocol.errors import ResourceNotFound
 from mcpkit.testing import ERAS, connect
 
 from ._servers import build
@@ -123,3 +124,23 @@ async def test_tool_node_maps_declared_errors_and_raises_the_rest() -> None:
         unmapped = tool_node(client, "fail", arguments=lambda s: {"reason": "x"}, result_key="t")
         with pytest.raises(ToolCallFailed, match="refused: x"):
             await unmapped({}, {})
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_not_found_is_the_same_typed_error_in_both_eras(mode: str) -> None:
+    async with connect(build(), mode=mode) as client:
+        node = tool_node(
+            client,
+            "lookup",
+            arguments=lambda s: {"key": s["key"]},
+            result_key="value",
+            on_error={ResourceNotFound: "default"},
+        )
+        assert await node({"key": "missing"}, {}) == {"value": "default"}
+        assert await node({"key": "known"}, {}) == {"value": "value"}
+        unmapped = tool_node(client, "lookup", arguments=lambda s: {"key": "x"}, result_key="v")
+        with pytest.raises(ResourceNotFound, match="no key 'x'"):
+            await unmapped({}, {})
+        tool = {t.name: t for t in await load_tools(client)}["lookup"]
+        with pytest.raises(ResourceNotFound):
+            await tool.ainvoke({"key": "gone"})

@@ -26,6 +26,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from mcpkit.contrib.langchain.bridge import GraphBridge, answer_from_resume, question_payload
 from mcpkit.contrib.langchain.convert import prompt_messages, resource_items, tool_output
 from mcpkit.contrib.langchain.documents import load_prompt, load_resources, prompt_template
+from mcpkit.contrib.langchain.errors import era_neutral
 from mcpkit.contrib.langchain.nodes import PendingState, ToolCallFailed, structured_value, tool_node
 from mcpkit.contrib.langchain.sampling import ChatModelSampler, sampling_options
 from mcpkit.contrib.langchain.tools import MCPTool, load_tools, load_tools_sync
@@ -37,6 +38,7 @@ __all__ = [
     "PendingState",
     "ToolCallFailed",
     "answer_from_resume",
+    "era_neutral",
     "load_prompt",
     "load_resources",
     "load_tools",

@@ -10,8 +10,9 @@ result's ``structuredContent`` strictly against its ``outputSchema`` (a violatio
 :class:`~mcpkit.client.OutputValidationError` naming the field, e.g. ``$.stock``). The value
 stored under ``result_key`` is ``structuredContent`` (unwrapped from ``{"result": ...}`` when the
 tool declares such a wrapper), else the text. ``on_error`` maps typed errors to a value (or a
-function of the error) stored instead; everything else raises. An ``isError`` result is
-:class:`ToolCallFailed` (with the server's text), so it can be mapped too.
+function of the error) stored instead; everything else raises. A missing resource is
+:class:`~mcpkit.protocol.errors.ResourceNotFound` in both eras (:mod:`.errors`). An ``isError``
+result is :class:`ToolCallFailed` (with the server's text), so it can be mapped too.
 
 Questions become interrupts (:mod:`.bridge`). With ``then="next_node"`` the node routes with
 ``Command(goto=...)`` and, for a 2026 server, keeps the round's ``requestState`` in the graph's
@@ -39,6 +40,7 @@ from mcpkit.contrib.langchain.bridge import (
     current_writer,
     question_payload,
 )
+from mcpkit.contrib.langchain.errors import era_neutral
 from mcpkit.protocol.errors import UsageError
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.tools import CallToolResult
@@ -123,6 +125,7 @@ def tool_node(
         return source.client(server), server, own
 
     def mapped(exc: BaseException) -> tuple[bool, Any]:
+        exc = era_neutral(exc)
         for cls, value in errors.items():
             if isinstance(exc, cls):
                 return True, value(exc) if callable(value) else value
@@ -203,6 +206,9 @@ def tool_node(
         except Exception as exc:
             handled, value = mapped(exc)
             if not handled:
+                neutral = era_neutral(exc)
+                if neutral is not exc:
+                    raise neutral from None
                 raise
             return done(value)
 

@@ -13,7 +13,8 @@
   the host — never a session per call.
 * Results are ``(content, artifact)`` (:mod:`.convert`); ``isError`` is a ``ToolException``
   with the server's text, which the tool returns to the model as an error ``ToolMessage``
-  (``handle_tool_error=True``); protocol errors raise mcpkit's typed errors.
+  (``handle_tool_error=True``); protocol errors raise mcpkit's typed errors (a missing resource
+  is ``ResourceNotFound`` in both eras, see :mod:`.errors`).
 * Progress notifications stream out of the graph as ``mcp_progress`` custom events; questions
   become interrupts (:mod:`.bridge`).
 
@@ -37,7 +38,8 @@ from pydantic import ConfigDict, Field
 from mcpkit.client import Client, Host, SyncClient, SyncHost
 from mcpkit.contrib.langchain.bridge import GraphBridge, current_writer, in_graph
 from mcpkit.contrib.langchain.convert import tool_output
-from mcpkit.protocol.errors import UsageError
+from mcpkit.contrib.langchain.errors import era_neutral
+from mcpkit.protocol.errors import InvalidParams, UsageError
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.tools import CallToolResult, Tool
 
@@ -112,7 +114,11 @@ class MCPTool(BaseTool):
 
     async def _arun(self, **kwargs: Any) -> tuple[Any, Any]:
         kwargs.pop("run_manager", None)
-        return tool_output(await self.mcp_call(kwargs))
+        try:
+            result = await self.mcp_call(kwargs)
+        except InvalidParams as exc:
+            raise era_neutral(exc) from None
+        return tool_output(result)
 
     def _run(self, **kwargs: Any) -> tuple[Any, Any]:
         kwargs.pop("run_manager", None)
@@ -135,7 +141,10 @@ class MCPTool(BaseTool):
                 self.mcp_call(kwargs), context=context
             )
 
-        result = asyncio.run_coroutine_threadsafe(in_context(), loop).result()
+        try:
+            result = asyncio.run_coroutine_threadsafe(in_context(), loop).result()
+        except InvalidParams as exc:
+            raise era_neutral(exc) from None
         return tool_output(result)
 
 
