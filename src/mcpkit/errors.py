@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         UnknownTool,
         UnsupportedInEra,
     )
+    from mcpkit.client.tasks import TaskCancelled, TasksUnsupported
     from mcpkit.protocol.errors import (
         AuthorizationError,
         ConnectionBroken,
@@ -78,6 +79,8 @@ __all__ = [
     "ScopeRequired",
     "ServerMisbehaved",
     "ServerUnavailable",
+    "TaskCancelled",
+    "TasksUnsupported",
     "ToolError",
     "TransportError",
     "URLElicitationRequired",
@@ -104,6 +107,8 @@ _WHERE: dict[str, str] = {
         ),
         _CLIENT,
     ),
+    "TaskCancelled": "mcpkit.client.tasks",
+    "TasksUnsupported": "mcpkit.client.tasks",
     "ScopeRequired": "mcpkit.server.auth_hooks",
     "ToolError": "mcpkit.server.tools",
 }
