@@ -16,6 +16,7 @@ import pytest
 from mcpkit.client import Client, QuestionContext
 from mcpkit.server import Context, Server
 from mcpkit.server.memo import MAX_MEMO_BYTES
+from mcpkit.server.tasks import current_task_id, start_task
 
 FIXTURE: Final = Path(__file__).resolve().parent / "fixtures" / "tasks_server.py"
 MODES: Final = ["2026-07-28", "legacy"]
@@ -46,6 +47,12 @@ def build() -> tuple[Server, list[str]]:
         paid = bool(first.content and first.content["ok"])
         wrapped = bool(second.content and second.content["ok"])
         return f"{quote.total} {quote.items} paid={paid} wrapped={wrapped} stamp={stamp}"
+
+    @server.tool(task_support="optional", task_start="explicit")
+    async def deploy(ctx: Context) -> str:
+        plan = await ctx.memo("plan", lambda: ran.append("plan") or "plan-1")
+        await start_task(ctx, "deploying")  # the task runs the body again from the top
+        return f"deployed {plan} in task {current_task_id(ctx) is not None}"
 
     @server.tool
     async def hoard(ctx: Context) -> str:
@@ -86,6 +93,16 @@ async def test_memo_survives_a_tasks_body_re_runs() -> None:
         result = await task.result(timeout=WAIT)
     assert text_of(result) == "10 ['tea'] paid=True wrapped=True stamp=2"
     assert ran == ["price", "stamp"]
+
+
+async def test_memo_made_before_start_task_reaches_the_task() -> None:
+    server, ran = build()
+    async with Client(server.connect_in_memory()) as client:
+        task = await client.call_tool_as_task("deploy")
+        assert task.task_id is not None
+        result = await task.result(timeout=WAIT)
+    assert text_of(result) == "deployed plan-1 in task True"
+    assert ran == ["plan"]
 
 
 @pytest.mark.parametrize("mode", MODES)
