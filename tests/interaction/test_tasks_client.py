@@ -25,8 +25,10 @@ from mcpkit.client import (
     TaskCancelled,
     TaskInfo,
     TasksUnsupported,
+    UnknownTool,
     UnsupportedInEra,
 )
+from mcpkit.client.tasks import DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL, MIN_POLL_INTERVAL
 from mcpkit.protocol.errors import InternalError, InvalidParams
 from mcpkit.server import Context, Server, ToolError
 from mcpkit.server.middleware import RequestView
@@ -207,6 +209,8 @@ async def test_2025_refuses_tools_that_do_not_run_as_tasks_before_sending() -> N
     async with client_for(server.connect_in_memory(), "legacy") as client:
         with pytest.raises(TasksUnsupported, match="taskSupport"):
             await client.call_tool_as_task("plain")
+        with pytest.raises(UnknownTool):
+            await client.call_tool_as_task("no_such_tool")
     plain_server = Server("no-tasks")
 
     @plain_server.tool
@@ -274,3 +278,19 @@ async def test_tasks_over_real_transports(mode: str, transport: str) -> None:
             listed = {t.task_id: t.status for t in await client.list_tasks()}
             assert listed[held.task_id or ""] == "cancelled"
             assert listed[slow.task_id or ""] == "completed"
+
+
+@pytest.mark.parametrize(
+    ("suggested_ms", "seconds"),
+    [
+        (None, DEFAULT_POLL_INTERVAL),
+        (0, MIN_POLL_INTERVAL),
+        (250, 0.25),
+        (10**9, MAX_POLL_INTERVAL),
+    ],
+)
+def test_the_poll_interval_is_the_servers_clamped(suggested_ms: int | None, seconds: float) -> None:
+    modern = {"taskId": "t", "status": "working", "ttlMs": None, "pollIntervalMs": suggested_ms}
+    legacy = {"taskId": "t", "status": "working", "ttl": 5, "pollInterval": suggested_ms}
+    assert TaskInfo.from_wire(modern, "tasks/get").poll_interval == pytest.approx(seconds)
+    assert TaskInfo.from_wire(legacy, "tasks/get").poll_interval == pytest.approx(seconds)

@@ -30,7 +30,7 @@ from typing import Any, Final, Literal, cast
 
 from mcpkit.client._channel import DEFAULT, TimeoutArg
 from mcpkit.client._typed import decode_tool_result
-from mcpkit.client.errors import ClientError, ServerMisbehaved, UnsupportedInEra
+from mcpkit.client.errors import ClientError, ServerMisbehaved, UnknownTool, UnsupportedInEra
 from mcpkit.client.tools import ToolMethods
 from mcpkit.protocol.errors import JSONRPCError
 from mcpkit.types.jsonrpc import ErrorObject, JSONObject, Notification
@@ -226,6 +226,8 @@ class TaskMethods(ToolMethods):
             if kind not in (None, "complete"):
                 raise ServerMisbehaved(f"tools/call {name!r} answered resultType {kind!r}")
             return ToolTask(self, name, None, result=self._tool_result(name, tool, result))
+        if tool is None:
+            raise UnknownTool(name, list(self._tools))
         self._require_core_tasks(name, tool)
         if extra:
             params["_meta"] = extra
