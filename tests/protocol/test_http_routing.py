@@ -136,6 +136,18 @@ def test_modern_version_header_and_meta_must_agree() -> None:
     assert "required" in rejected(post(body, headers), 400, HEADER_MISMATCH)
 
 
+@pytest.mark.parametrize("legacy_version", ["2025-11-25", "2025-03-26"])
+def test_a_2026_body_under_a_legacy_version_header_is_a_mismatch(legacy_version: str) -> None:
+    """Also with a legacy session id: a 2026 body is never served inside a legacy session."""
+    body = modern()
+    headers = {**request_headers(body, protocol_version=V), "MCP-Protocol-Version": legacy_version}
+    assert legacy_version in rejected(post(body, headers), 400, HEADER_MISMATCH)
+    headers["Mcp-Session-Id"] = "a-legacy-session"
+    assert legacy_version in rejected(post(body, headers), 400, HEADER_MISMATCH)
+    headers.pop("MCP-Protocol-Version")
+    assert "required" in rejected(post(body, headers), 400, HEADER_MISMATCH)
+
+
 def test_unknown_modern_version_gets_32022_with_supported() -> None:
     meta = {**META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}
     body = modern(meta=meta)

@@ -432,6 +432,10 @@ def route_request(
     header_version = _header(h, MCP_PROTOCOL_VERSION_HEADER)
     meta = params.get("_meta") if isinstance(params, Mapping) else None
     has_meta_version = isinstance(meta, Mapping) and PROTOCOL_VERSION_KEY in meta
+    if modern_ok and has_meta_version:
+        # A 2026 body is a 2026 request, whatever else came with it (a legacy version header,
+        # a session id): the modern checks answer a header that disagrees with 400 + -32020.
+        return _modern(h, body, supported_versions, tool_headers)
     if legacy_ok and header_version is not None and is_legacy(header_version):
         return _legacy(h, supported_versions, modern_ok)
     if modern_ok and (

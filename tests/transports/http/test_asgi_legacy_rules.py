@@ -1,5 +1,6 @@
-"""In a legacy session, an error answer to a valid request is HTTP 200 whatever its code,
-answered at once as JSON or over SSE alike (the body carries the JSON-RPC error)."""
+"""Legacy sessions over HTTP: an error answer to a valid request is HTTP 200 whatever its code,
+answered at once as JSON or over SSE alike (the body carries the JSON-RPC error); a 2026 body
+is never served inside one."""
 
 from __future__ import annotations
 
@@ -36,3 +37,22 @@ async def test_an_unknown_tool_and_bad_params_are_200_too() -> None:
         )
         assert missing.status_code == 200
         assert missing.json()["error"]["code"] == -32002
+
+
+async def test_a_2026_body_inside_a_legacy_session_is_400_header_mismatch() -> None:
+    """The body says 2026-07-28, the header and session say legacy: refused, never served in
+    the session (the 400 + -32020 body is what tells a client it met a modern server)."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "mixed", "version": "1"},
+    }
+    body = {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": meta}}
+    async with running(_app(json_response=True)) as url, httpx.AsyncClient(base_url=url) as http:
+        peer = LegacyPeer(http)
+        await peer.initialize()
+        mixed = await peer.post(body)
+        assert mixed.status_code == 400
+        assert mixed.json()["error"]["code"] == -32020
+        assert "2025-11-25" in mixed.json()["error"]["message"]
+        assert (await peer.call(6, "tools/list"))["result"]["tools"]  # the session still serves
