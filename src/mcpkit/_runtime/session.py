@@ -54,7 +54,6 @@ from mcpkit.protocol.errors import (
     MCPError,
     MessageDecodeError,
     MethodNotFound,
-    RemoteProtocolError,
     RequestCancelled,
     RequestTimeout,
     TransportError,
@@ -368,16 +367,6 @@ class Session:
                     ErrorResponse(error.request_id, error.error.to_error_object()), None
                 )
             )
-        elif error.request_id is not None:
-            # A broken *response*: the request it answers fails now instead of timing out.
-            entry = self._outbound.resolve(error.request_id)
-            if entry is not None and not entry.value.future.done():
-                entry.value.future.set_exception(
-                    RemoteProtocolError(
-                        f"the peer answered request {error.request_id!r} with an invalid "
-                        f"message: {error.error.message}"
-                    )
-                )
 
     def _accept_response(self, response: Response | ErrorResponse) -> None:
         entry = self._outbound.resolve(response.id)
