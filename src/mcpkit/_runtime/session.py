@@ -359,7 +359,7 @@ class Session:
             # answers: fail that request now rather than at its deadline.
             entry = self._outbound.resolve(error.request_id)
             if entry is not None and not entry.value.future.done():
-                entry.value.future.set_exception(error.error)
+                entry.value.future.set_exception(_unreadable_answer(error))
             return
         if error.answerable:
             self._spawn(
@@ -563,6 +563,17 @@ class Session:
             if not future.done():
                 future.set_exception(exc)
                 future.exception()  # mark retrieved: the caller may be gone already
+
+
+def _unreadable_answer(error: MessageDecodeError) -> Exception:
+    """Why a request whose answer could not be read failed: our own size limit says so itself
+    (an ``InternalError``); anything else is the peer breaking the protocol."""
+    if isinstance(error.error, InternalError):
+        return error.error
+    return RemoteProtocolError(
+        f"the peer answered request {error.request_id!r} with an invalid message: "
+        f"{error.error.message}"
+    )
 
 
 def _internal_error(request: Request, message: str) -> ErrorResponse:
