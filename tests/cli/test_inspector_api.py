@@ -179,3 +179,17 @@ def test_the_shop_example_opens_a_working_page() -> None:
         assert page.status_code == 200 and "<title>mcpkit inspector</title>" in page.text
         assert "search_products" in {t["name"] for t in tools}
         assert "Nike Air Max" in json.dumps(found, ensure_ascii=False)
+
+
+def test_roots_are_editable_and_a_legacy_server_is_told(inspector: Inspector) -> None:
+    with _api(inspector) as api:
+        assert api.post("/api/connect", json={"target": TOUR, "mode": "legacy"}).status_code == 200
+        refused = api.post("/api/roots", json={"roots": [{"uri": "https://example.com"}]})
+        assert refused.status_code == 400 and "file://" in refused.json()["error"]
+        saved = api.post("/api/roots", json={"roots": [{"uri": "file:///srv/data", "name": "d"}]})
+        assert saved.status_code == 200
+        state = api.get("/api/state").json()
+        exported = api.get("/api/wire.jsonl").text
+    assert state["roots"] == [{"uri": "file:///srv/data", "name": "d"}]
+    sent = [json.loads(line)["msg"].get("method") for line in exported.splitlines()]
+    assert "notifications/roots/list_changed" in sent
