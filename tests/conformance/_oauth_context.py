@@ -54,14 +54,16 @@ def client_auth_from_context(
     """An :class:`OAuthClient` configured for the scenario described by ``ctx``."""
     name = _str(ctx, "name") or ""
     client_id = _str(ctx, "client_id")
-    headless = HeadlessAuthorizer(DEFAULT_HEADLESS_REDIRECT_URI)
+    policy = url_policy or UrlPolicy(allow_insecure_loopback=True)
+    # the headless authorizer follows the (loopback) authorization URL: same policy
+    headless = HeadlessAuthorizer(DEFAULT_HEADLESS_REDIRECT_URI, url_policy=policy)
     profile = ClientProfile(client_name="mcpkit conformance client")
     common: dict[str, Any] = {
         "redirect_handler": headless,
         "callback_handler": headless,
         "profile": profile,
         "storage": storage,
-        "url_policy": url_policy or UrlPolicy(allow_insecure_loopback=True),
+        "url_policy": policy,
     }
     if name.startswith("auth/client-credentials") and client_id:
         key = _str(ctx, "private_key_pem")
