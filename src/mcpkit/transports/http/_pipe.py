@@ -222,7 +222,9 @@ class EventPipe:
             self.state = PipeState.SSE
             self.generation += 1
             prime = None
-            if self.store is not None and self.session_id is not None:
+            silent_end = self.ended and self.final is None and not self._items
+            # nothing to resume from a stream that ends now with no event: no priming id either
+            if self.store is not None and self.session_id is not None and not silent_end:
                 prime = await self.store.prime(self.session_id, self.stream_id)
             items: list[Item] = []
             for _, data in self.take():
@@ -235,8 +237,19 @@ class EventPipe:
             return prime, items
 
     def to_json(self) -> bool:
-        """PENDING → JSON when the final response is all there is; ``False`` otherwise."""
-        if self.state is PipeState.PENDING and self.ended and not self._items:
+        """PENDING → JSON when the final response is all there is; ``False`` otherwise.
+
+        A request that ended with no response (cancelled) is never JSON: a JSON answer to a
+        request must be one JSON object, and a cancelled request gets none. Its POST becomes an
+        SSE stream that ends without an event, the one shape the spec allows for "no answer"
+        (202/204 answer notifications and responses, not requests).
+        """
+        if (
+            self.state is PipeState.PENDING
+            and self.ended
+            and self.final is not None
+            and not self._items
+        ):
             self.state = PipeState.JSON
             return True
         return False
