@@ -54,6 +54,7 @@ from mcpkit.protocol.errors import (
     MCPError,
     MessageDecodeError,
     MethodNotFound,
+    RemoteProtocolError,
     RequestCancelled,
     RequestTimeout,
     TransportError,
