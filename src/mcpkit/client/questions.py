@@ -30,6 +30,7 @@ import msgspec
 from mcpkit.client.errors import ServerMisbehaved
 from mcpkit.protocol.capabilities import has_capability
 from mcpkit.protocol.errors import InvalidParams, JSONRPCError, MethodNotFound
+from mcpkit.protocol.sampling_rules import sampling_messages_problem
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.versions import Era
 
@@ -199,6 +200,9 @@ class Questions:
                     "sampling with tools needs the client capability sampling.tools, which this "
                     "client did not declare"
                 )
+            problem = sampling_messages_problem(params.get("messages"))
+            if problem is not None:
+                raise InvalidParams(problem)
             include = params.get("includeContext")
             if include not in (None, "none") and not self.sampling_context:
                 raise InvalidParams(

@@ -112,6 +112,7 @@ from mcpkit.protocol.progress import (
     ProgressTracker,
     ProgressUpdate,
 )
+from mcpkit.protocol.sampling_rules import sampling_messages_problem
 from mcpkit.protocol.sse import (
     MAX_SSE_EVENT_BYTES,
     SSEDecoder,
@@ -130,6 +131,7 @@ from mcpkit.protocol.versions import (
 __all__ = [
     "STRING_FORMATS",
     "check_form_schema",
+    "sampling_messages_problem",
     "AuthorizationError",
     # cancellation
     "cancel_outbound",

@@ -30,8 +30,10 @@ from mcpkit.protocol.errors import (
     InvalidParams,
     InvalidRequest,
     MissingRequiredClientCapability,
+    UsageError,
 )
 from mcpkit.protocol.meta import LOG_LEVELS
+from mcpkit.protocol.sampling_rules import sampling_messages_problem
 from mcpkit.server._request import InputRequired as InputRequired  # raised here, caught above
 from mcpkit.server._request import RequestInfo
 from mcpkit.types.jsonrpc import JSONObject, RequestId
@@ -390,6 +392,9 @@ class Question:
     ) -> Question:
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        problem = sampling_messages_problem(messages)
+        if problem is not None:  # the tool author's bug: said here, never sent to the client
+            raise UsageError(problem)
         params: JSONObject = {"messages": messages, "maxTokens": max_tokens}
         for name, value in options.items():
             if name not in _SAMPLING_OPTIONS:
