@@ -26,8 +26,9 @@ TaskFilter = Callable[[list[str], RequestInfo], Awaitable[list[str]]]
 """Agrees to a listen request's ``taskIds`` (Tasks extension): the ids this client may follow,
 or -32021 when the request did not declare the extension."""
 
+
 class _Listener:
-    __slots__ = ("flags", "outbound", "subscription_id", "task_ids", "uris")
+    __slots__ = ("ended", "flags", "outbound", "subscription_id", "task_ids", "uris")
 
     def __init__(
         self,
@@ -42,6 +43,8 @@ class _Listener:
         self.flags = flags
         self.uris = uris
         self.task_ids = task_ids
+        self.ended = asyncio.Event()
+        """Set to end this stream with its final result (shutdown, or its connection ending)."""
 
     async def send(self, method: str, params: JSONObject | None) -> None:
         body = dict(params or {})
@@ -55,7 +58,6 @@ class ListenHub:
 
     def __init__(self) -> None:
         self._listeners: set[_Listener] = set()
-        self._closing: asyncio.Event | None = None
         self._changed: asyncio.Event | None = None
 
     async def wait_count(self, count: int) -> None:
@@ -69,11 +71,6 @@ class ListenHub:
     def _notify_change(self) -> None:
         if self._changed is not None:
             self._changed.set()
-
-    def _closing_event(self) -> asyncio.Event:
-        if self._closing is None:
-            self._closing = asyncio.Event()
-        return self._closing
 
     @property
     def count(self) -> int:
@@ -118,11 +115,10 @@ class ListenHub:
             "notifications/subscriptions/acknowledged",
             {"notifications": agreed, "_meta": {SUBSCRIPTION_ID: sid}},
         )
-        closing = self._closing_event()
         self._listeners.add(listener)
         self._notify_change()
         try:
-            await closing.wait()
+            await listener.ended.wait()
         finally:
             self._listeners.discard(listener)
             self._notify_change()
@@ -146,7 +142,15 @@ class ListenHub:
 
     async def close_all(self) -> None:
         """End every listen stream gracefully (server shutdown)."""
-        if self._closing is not None:
-            self._closing.set()
-            self._closing = None
+        self.close_where(lambda _outbound: True)
 
+    def close_where(self, owned: Callable[[Outbound], bool]) -> int:
+        """End the listen streams whose outbound ``owned`` accepts (one connection ending: its
+        stdin closed, or the process was told to stop); returns how many. Each gets its final
+        result at once instead of holding the connection's drain open."""
+        ended = 0
+        for listener in list(self._listeners):
+            if owned(listener.outbound) and not listener.ended.is_set():
+                listener.ended.set()
+                ended += 1
+        return ended

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 from typing import TYPE_CHECKING
 
 from mcpkit._runtime.session import SHUTDOWN_GRACE_SECONDS, RequestContext, Session
@@ -37,8 +38,20 @@ class _SessionNotifier:
         return await self._session.send_request(method, params, timeout=timeout)
 
 
-async def serve_stream(server: Server, stream: MessageStream, *, name: str = "server") -> None:
-    """Serve one stream until the peer closes it. Legacy state lives as long as the stream."""
+async def serve_stream(
+    server: Server,
+    stream: MessageStream,
+    *,
+    name: str = "server",
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Serve one stream until the peer closes it (or ``stop`` is set: SIGTERM on stdio).
+
+    Legacy state lives as long as the stream. At the end, this stream's open
+    ``subscriptions/listen`` requests get their final result at once (a listen never finishes
+    by itself, so it would otherwise hold the handler drain open to its timeout), then the
+    other handlers get the grace period to finish.
+    """
     connection = server.new_connection()
 
     async def on_request(ctx: RequestContext) -> JSONObject:
@@ -57,16 +70,43 @@ async def serve_stream(server: Server, stream: MessageStream, *, name: str = "se
         ) as session,
     ):
         connection.notify = _SessionNotifier(session)
-        await session.wait_input_ended()
+        await _input_ended_or(session, stop)
+        server.listen_hub.close_where(
+            lambda outbound: getattr(outbound, "session", None) is session
+        )
         await session.drain_handlers()
+
+
+async def _input_ended_or(session: Session, stop: asyncio.Event | None) -> None:
+    if stop is None:
+        await session.wait_input_ended()
+        return
+    ended = asyncio.ensure_future(session.wait_input_ended())
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([ended, stopped], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        ended.cancel()
+        stopped.cancel()
 
 
 async def run_stdio(server: Server) -> None:
     """Serve on this process's stdin/stdout until stdin closes or the parent dies."""
     from mcpkit.transports.stdio_server import stdio_server
 
-    async with stdio_server() as stream:
-        await serve_stream(server, stream, name=f"{server.name}-stdio")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    try:  # SIGTERM: end gracefully (listens get their final result) instead of dying mid-write
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+        handled = True
+    except (NotImplementedError, RuntimeError, ValueError):  # Windows, or not the main thread
+        handled = False
+    try:
+        async with stdio_server() as stream:
+            await serve_stream(server, stream, name=f"{server.name}-stdio", stop=stop)
+    finally:
+        if handled:
+            loop.remove_signal_handler(signal.SIGTERM)
 
 
 class InMemoryClientStream:
