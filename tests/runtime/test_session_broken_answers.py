@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from mcpkit._runtime.session import Session
-from mcpkit.protocol.errors import InvalidRequest
+from mcpkit.protocol.errors import RemoteProtocolError
 from mcpkit.transports.stdio import StdioServerParameters, stdio_client
 
 REQUEST_TIMEOUT = 120.0
@@ -29,5 +29,8 @@ for line in sys.stdin:
 async def test_a_malformed_error_response_fails_its_request_promptly() -> None:
     params = StdioServerParameters(sys.executable, ["-c", MISBUILT_PEER])
     async with stdio_client(params) as stream, Session(stream, name="client") as session:
-        with pytest.raises(InvalidRequest, match="malformed error response"):
+        # The peer broke the protocol: RemoteProtocolError, naming what was wrong.
+        with pytest.raises(
+            RemoteProtocolError, match=r"invalid message: .*malformed error response"
+        ):
             await asyncio.wait_for(session.send_request("ping", timeout=REQUEST_TIMEOUT), PROMPT)

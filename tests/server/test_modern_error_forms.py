@@ -180,3 +180,15 @@ async def test_no_request_but_ping_goes_out_before_notifications_initialized() -
         later = await peer.legacy("tools/call", {"name": "confirm", "arguments": {}})
         assert peer.requests_seen == ["elicitation/create"]
     assert later["content"][0]["text"] == "accept"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_mcpkit_client_sees_the_same_typed_error_in_both_eras(mode: str) -> None:
+    from mcpkit.client import Client
+
+    async with Client(_server(), mode=mode) as client:  # type: ignore[arg-type]
+        with pytest.raises(ResourceNotFound) as from_tool:
+            await client.call_tool("lookup", {"uri": "x://y"})
+        with pytest.raises(ResourceNotFound):
+            await client.read_resource("docs://missing")
+    assert from_tool.value.data == {"uri": "x://y"}

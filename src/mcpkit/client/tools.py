@@ -26,7 +26,7 @@ from mcpkit.client.errors import (
 )
 from mcpkit.client.mrtr import INPUT_REQUIRED, InputRequired, check_input_required
 from mcpkit.client.schemas import SchemaProblem, ValidationMode
-from mcpkit.protocol.errors import JSONRPCError
+from mcpkit.protocol.errors import InvalidParams, JSONRPCError
 from mcpkit.protocol.http_headers import tool_header_problem
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.tools import CallToolResult, Tool
@@ -83,9 +83,18 @@ class ToolMethods(ClientPlumbing):
             params["arguments"] = dict(arguments)
         if meta:
             params["_meta"] = dict(meta)
-        result, _ = await self._request_with_input(
-            "tools/call", params, timeout=timeout, progress_callback=progress_callback, tool=tool
-        )
+        try:
+            result, _ = await self._request_with_input(
+                "tools/call",
+                params,
+                timeout=timeout,
+                progress_callback=progress_callback,
+                tool=tool,
+            )
+        except InvalidParams as exc:
+            # 2026-07-28 says "no such resource" as -32602 with data.uri (legacy: -32002): the
+            # same typed error in both eras, from a tool as from resources/read.
+            raise self._resource_error(exc, "") from None
         return self._finish_call(name, tool, result, mode)
 
     async def call_tool_round(
