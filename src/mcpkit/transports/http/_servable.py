@@ -27,7 +27,9 @@ class HttpServable(Protocol):
       ``JSONRPCError`` to answer with an error; a notification may be sync or async);
     * ``running()`` — the server's lifespan, entered once for the app's life;
     * ``tool_input_schema(name)`` — a tool's ``inputSchema`` (``None`` if unknown), so the app
-      can check ``Mcp-Param-*`` headers before dispatching.
+      can check ``Mcp-Param-*`` headers before dispatching;
+    * optionally ``listen_hub`` with ``close_where(predicate)`` — ends open
+      ``subscriptions/listen`` requests with their final result when shutdown starts.
     """
 
     @property

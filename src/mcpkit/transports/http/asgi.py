@@ -217,6 +217,19 @@ class McpHttpApp:
         """Handler and stream tasks alive right now (a leak check for tests and metrics)."""
         return len(self._tasks)
 
+    def begin_shutdown(self) -> None:
+        """The server is about to stop (SIGTERM): end every open ``subscriptions/listen`` now.
+
+        A listen never ends by itself, so an HTTP server waiting for its responses to finish
+        would wait for it until its graceful-shutdown timeout and then cut it off with no
+        final result. Ended here, each listen stream sends its final result and closes, and the
+        server's wait completes. :func:`~mcpkit.transports.http.serve` calls this once it has
+        stopped accepting connections.
+        """
+        hub = getattr(self.server, "listen_hub", None)  # optional: a server without listens
+        if hub is not None:
+            hub.close_where(lambda _outbound: True)
+
     async def aclose(self) -> None:
         """Release what the app owns (run by :func:`~mcpkit.transports.http.serve` at exit)."""
         closers, self.owned_closers = self.owned_closers, []

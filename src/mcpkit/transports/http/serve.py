@@ -129,8 +129,21 @@ def _listen(host: str, port: int) -> socket.socket:
 async def _serve(config: Any, app: Any, sockets: list[socket.socket] | None = None) -> None:
     import uvicorn
 
+    class _Server(uvicorn.Server):
+        """uvicorn, telling the app when shutdown starts: uvicorn waits for open responses
+        before the lifespan shutdown, and an open ``subscriptions/listen`` only ends when the
+        app ends it (with its final result)."""
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            for listener in self.servers:
+                listener.close()  # no new connections (so no new listens) from here on
+            begin = getattr(app, "begin_shutdown", None)
+            if begin is not None:
+                begin()
+            await super().shutdown(sockets)
+
     try:
-        await uvicorn.Server(config).serve(sockets=sockets)
+        await _Server(config).serve(sockets=sockets)
     finally:
         close = getattr(app, "aclose", None)
         if close is not None:
