@@ -170,6 +170,9 @@ class SessionChannel:
                 on_request_id=claim if on_notification is not None else None,
             )
         except ConnectionBroken as exc:
+            wait_report = getattr(self._stream, "wait_exit_report", None)
+            if wait_report is not None and getattr(self._stream, "returncode", 0) is None:
+                await wait_report()  # a stdio server: learn its exit code before saying why
             explained = self._explain(exc)
             if explained is exc:
                 raise

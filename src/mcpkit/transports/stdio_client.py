@@ -271,12 +271,16 @@ class StdioClientStream(LineStream):
             raise ConnectionBroken(await self._broken_reason())
         await super().send(message)
 
-    async def _broken_reason(self) -> str:
-        # The pipe usually breaks a moment before the exit is reported and the last stderr
-        # lines are read: wait (bounded) so the message can say what happened.
+    async def wait_exit_report(self) -> None:
+        """Wait (bounded by :data:`EXIT_REPORT_TIMEOUT`) for the exit code and the last stderr
+        lines: the pipe usually breaks a moment before the exit is reported, and an error that
+        says why the server went away beats one that only says it did."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._exited.wait(), EXIT_REPORT_TIMEOUT)
         await asyncio.wait([self._stderr_task], timeout=EXIT_REPORT_TIMEOUT)
+
+    async def _broken_reason(self) -> str:
+        await self.wait_exit_report()
         returncode = self.returncode
         if returncode is not None:
             what = describe_exit(returncode)
