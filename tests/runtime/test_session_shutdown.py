@@ -131,10 +131,14 @@ async def test_stdio_out_of_order_answers_and_cancellation_through_a_real_child(
     cancelled_notes: list[Notification] = []
     note_seen = asyncio.Event()
 
+    hang_started = asyncio.Event()
+
     def on_note(note: Notification) -> None:
         if note.method == "test/handler_cancelled":
             cancelled_notes.append(note)
             note_seen.set()
+        elif note.method == "test/hang_started":
+            hang_started.set()
 
     params = StdioServerParameters(sys.executable, [CHILD], name="stdio-peer")
     before = asyncio.all_tasks()
@@ -154,7 +158,7 @@ async def test_stdio_out_of_order_answers_and_cancellation_through_a_real_child(
 
         hang_ids: list[RequestId] = []
         hang = asyncio.create_task(session.send_request("test/hang", on_request_id=hang_ids.append))
-        await session.send_request("test/echo", {}, timeout=WAIT)  # the child is serving it
+        await wait_for(hang_started)  # the child's handler is running
         hang.cancel()
         with pytest.raises(asyncio.CancelledError):
             await hang
