@@ -577,21 +577,21 @@ class InspectorSession:
 
 
 def check_against_schema(value: Any, schema: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate ``value`` with the schema's own dialect (2020-12 by default); local refs only."""
-    import jsonschema
+    """Validate ``value`` as the client does (the schema's own dialect, no network ``$ref``),
+    reporting the error instead of raising it."""
+    from mcpkit.client.schemas import SchemaProblem, compile_schema
 
     try:
-        validator_class = jsonschema.validators.validator_for(
-            schema, jsonschema.Draft202012Validator
-        )
-        validator = validator_class(schema)
-        errors = [
-            f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"
-            for error in validator.iter_errors(value)
-        ]
-    except (jsonschema.SchemaError, jsonschema.exceptions.RefResolutionError) as exc:
+        problem = compile_schema(dict(schema)).first_error(value)
+    except SchemaProblem as exc:
         return {"ok": False, "errors": [f"the outputSchema itself is invalid: {exc}"]}
-    return {"ok": not errors, "errors": errors[:20]}
+    if problem is None:
+        return {"ok": True, "errors": []}
+    path, message = problem
+    return {
+        "ok": False,
+        "errors": [f"{path[2:] if path.startswith('$.') else '(root)'}: {message}"],
+    }
 
 
 def describe_error(exc: BaseException) -> str:
