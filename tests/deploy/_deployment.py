@@ -1,0 +1,274 @@
+"""A real multi-worker deployment for the tests: worker processes behind HAProxy.
+
+Each worker is ``worker.py`` on its own port (``server.run("http")``, uvicorn, port 0); HAProxy,
+configured here, balances every request round robin over them with no stickiness, does not buffer
+(SSE flows through as it is written), keeps long timeouts for streams, and health-checks each
+worker on ``/healthz`` so a killed one leaves the rotation at once. Everything started is stopped
+by the context manager, whatever happens in the test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Final
+
+import pytest
+
+__all__ = [
+    "Deployment",
+    "Worker",
+    "deployment",
+    "haproxy_binary",
+    "redis_answers",
+    "require_redis",
+]
+
+HERE: Final = Path(__file__).resolve().parent
+WORKER: Final = HERE / "worker.py"
+START_TIMEOUT: Final = 60.0
+"""Seconds a worker or the proxy may take to come up on a loaded 2-core machine."""
+POLL_SECONDS: Final = 0.05
+REDIS_HOST: Final = "127.0.0.1"
+REDIS_PORT: Final = 6379
+_SERVING: Final = re.compile(r"mcpkit: serving .* at (http://\S+)")
+
+
+def _missing(what: str) -> None:
+    """Under CI a missing service is a failure; elsewhere the test skips and says why."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} (CI=true: the deployment tests must run)")
+    pytest.skip(what)
+
+
+def haproxy_binary() -> str:
+    """HAProxy's path, or skip/fail (CI) with the way to install it."""
+    found = shutil.which("haproxy") or next(
+        (p for p in ("/usr/sbin/haproxy",) if os.access(p, os.X_OK)), None
+    )
+    if found is None:
+        _missing("HAProxy is missing: run scripts/install-system (or apt-get install haproxy)")
+    assert found is not None
+    return found
+
+
+def redis_answers(host: str = REDIS_HOST, port: int = REDIS_PORT) -> bool:
+    """Whether a Redis answers PING at ``host:port`` (a raw socket: no client library needed)."""
+    try:
+        with socket.create_connection((host, port), timeout=2) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def require_redis() -> str:
+    """The Redis URL for the tests, or skip/fail (CI) when none answers."""
+    if not redis_answers():
+        _missing(
+            f"no Redis answers on {REDIS_HOST}:{REDIS_PORT}: run scripts/start-redis "
+            "(scripts/install-system installs redis-server)"
+        )
+    return f"redis://{REDIS_HOST}:{REDIS_PORT}/0"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class _Output:
+    """A process's output stream, read by a thread into a list (bounded waits for lines)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+
+    def _pump(self, stream: IO[str]) -> None:
+        for line in stream:
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def wait_for(self, pattern: re.Pattern[str], timeout: float) -> re.Match[str]:
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"no line matching {pattern.pattern!r}: {self.lines[-20:]}"
+            try:
+                line = self._queue.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            assert line is not None, f"output ended before {pattern.pattern!r}: {self.lines}"
+            self.lines.append(line)
+            found = pattern.search(line)
+            if found is not None:
+                return found
+
+
+def _start(argv: Sequence[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True, encoding="utf-8", bufsize=1, env={**os.environ, **(env or {})},
+    )  # fmt: skip
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@dataclass
+class Worker:
+    """One worker process and its direct URL (``…/mcp``)."""
+
+    process: subprocess.Popen[str]
+    url: str
+    stderr: _Output
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1].split("/", 1)[0])
+
+    def kill(self) -> None:
+        """``kill -9``: no shutdown, no goodbye to anyone."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+
+@dataclass
+class Deployment:
+    """The workers and the proxy in front of them; ``url`` is the proxy's MCP endpoint."""
+
+    workers: list[Worker]
+    url: str
+    proxy: subprocess.Popen[str]
+    config: Path
+
+    @property
+    def pids(self) -> set[int]:
+        return {w.pid for w in self.workers}
+
+    def worker(self, pid: int) -> Worker:
+        return next(w for w in self.workers if w.pid == pid)
+
+
+def start_worker(args: Sequence[str] = (), env: dict[str, str] | None = None) -> Worker:
+    process = _start([sys.executable, str(WORKER), *args], env)
+    assert process.stderr is not None
+    output = _Output(process.stderr)
+    try:
+        url = output.wait_for(_SERVING, START_TIMEOUT).group(1)
+    except BaseException:
+        _stop(process)
+        raise
+    return Worker(process, url, output)
+
+
+def haproxy_config(port: int, workers: Sequence[Worker]) -> str:
+    """Round robin per request, no stickiness, no buffering, long stream timeouts, health checks.
+
+    ``retries``/``redispatch`` send a request whose connection was refused (a worker just
+    killed, before its health check failed) to another worker instead of failing it.
+    """
+    servers = "\n".join(
+        f"    server w{i} 127.0.0.1:{w.port} check inter 200ms fall 1 rise 2"
+        for i, w in enumerate(workers)
+    )
+    return f"""\
+global
+    maxconn 2048
+
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 1h
+    timeout server 1h
+    timeout tunnel 1h
+    timeout http-request 30s
+    retries 3
+    option redispatch 1
+
+frontend mcp
+    bind 127.0.0.1:{port}
+    default_backend workers
+
+backend workers
+    balance roundrobin
+    option httpchk GET /healthz
+    http-check expect status 200
+{servers}
+"""
+
+
+def _wait_ready(url: str, proxy: subprocess.Popen[str], timeout: float) -> None:
+    """Bounded wait until the proxy answers ``/healthz`` (it forwards to a worker)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        assert proxy.poll() is None, f"haproxy exited with {proxy.returncode}"
+        try:
+            with urllib.request.urlopen(url, timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, f"the proxy did not answer {url} within {timeout} s"
+        time.sleep(POLL_SECONDS)
+
+
+@contextlib.contextmanager
+def deployment(
+    tmp_path: Path,
+    *,
+    workers: int = 3,
+    args: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+) -> Iterator[Deployment]:
+    """``workers`` processes of ``worker.py`` (each given ``args``/``env``) behind HAProxy."""
+    binary = haproxy_binary()
+    started: list[Worker] = []
+    proxy: subprocess.Popen[str] | None = None
+    try:
+        for _ in range(workers):
+            started.append(start_worker(args, env))
+        port = _free_port()
+        config = tmp_path / "haproxy.cfg"
+        config.write_text(haproxy_config(port, started))
+        check = subprocess.run(
+            [binary, "-c", "-f", str(config)], capture_output=True, text=True, timeout=30
+        )
+        assert check.returncode == 0, check.stdout + check.stderr
+        proxy = _start([binary, "-db", "-f", str(config)])
+        assert proxy.stderr is not None
+        _Output(proxy.stderr)  # drained so a chatty proxy never blocks on a full pipe
+        _wait_ready(f"http://127.0.0.1:{port}/healthz", proxy, START_TIMEOUT)
+        yield Deployment(started, f"http://127.0.0.1:{port}/mcp", proxy, config)
+    finally:
+        if proxy is not None:
+            _stop(proxy)
+        for worker in started:
+            _stop(worker.process)
