@@ -2,7 +2,8 @@
 
 ``TARGET`` is ``file.py``, ``file.py:object``, ``package.module`` or ``package.module:object``
 (see :mod:`mcpkit.cli.loader`). stdio by default; ``--http`` serves Streamable HTTP on
-``--host``/``--port`` (localhost by default). ``--reload`` restarts the server whenever its
+``--host``/``--port`` (localhost by default); ``--workers N`` serves it from N processes sharing
+the port (see :mod:`mcpkit.cli.workers`). ``--reload`` restarts the server whenever its
 source file changes (see :mod:`mcpkit.cli.reload`) — best with ``--http``, since a restarted
 stdio server starts a new session.
 """
@@ -10,6 +11,8 @@ stdio server starts a new session.
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
 from typing import Any, Final
 
 DEFAULT_HOST: Final = "127.0.0.1"
@@ -27,6 +30,15 @@ def register(subparsers: Any) -> None:
         "--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT})"
     )
     parser.add_argument("--reload", action="store_true", help="restart when the file changes")
+    from mcpkit.cli.workers import worker_count
+
+    parser.add_argument(
+        "--workers",
+        type=worker_count,
+        default=1,
+        metavar="N",
+        help="serve HTTP from N processes sharing the port (default 1; see docs/deploy.md)",
+    )
 
 
 def server_argv(args: argparse.Namespace) -> list[str]:
@@ -42,6 +54,17 @@ def execute(args: argparse.Namespace) -> int:
 
     if not args.http and (args.host != DEFAULT_HOST or args.port != DEFAULT_PORT):
         raise CliError("--host and --port apply to --http", hint="add --http")
+    if args.workers > 1:
+        if not args.http:
+            raise CliError("--workers applies to --http", hint="add --http")
+        if args.reload:
+            raise CliError(
+                "--workers and --reload do not combine", hint="use --reload with one worker"
+            )
+        from mcpkit.cli.workers import supervise_workers
+
+        with _bind_errors(args):
+            return supervise_workers(args.target, args.workers, args.host, args.port)
     if args.reload:
         from mcpkit.cli.loader import source_file
         from mcpkit.cli.reload import supervise
@@ -65,15 +88,25 @@ def execute(args: argparse.Namespace) -> int:
 
 def serve_http(server: Any, args: argparse.Namespace) -> None:
     """``server.run("http")``; a missing extra or a port in use is one line, not a traceback."""
-    import errno
-
-    from mcpkit.cli.errors import EXIT_CONNECTION, CliError
+    from mcpkit.cli.errors import CliError
     from mcpkit.protocol.errors import UsageError
 
     try:
-        server.run("http", host=args.host, port=args.port)
+        with _bind_errors(args):
+            server.run("http", host=args.host, port=args.port)
     except UsageError as exc:
         raise CliError(str(exc), hint="" if "mcpkit[http]" in str(exc) else None) from None
+
+
+@contextlib.contextmanager
+def _bind_errors(args: argparse.Namespace) -> Iterator[None]:
+    """A port in use (or another bind failure) as one :class:`CliError` line."""
+    import errno
+
+    from mcpkit.cli.errors import EXIT_CONNECTION, CliError
+
+    try:
+        yield
     except OSError as exc:
         if exc.errno != errno.EADDRINUSE:
             raise CliError(

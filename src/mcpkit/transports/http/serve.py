@@ -4,9 +4,9 @@ httptools and uvloop are used when installed (``mcpkit[speed]``): they roughly h
 per-request cost. The defaults are for a local server: loopback only, and a bounded graceful
 shutdown, because long-lived SSE streams would otherwise hold a shutdown forever.
 
-Several workers: uvicorn needs an import string for that (``uvicorn pkg.mod:app --workers 4``),
-see ``docs/http.md`` — legacy sessions live in one process, so use ``stateless=True`` or sticky
-sessions in front of several workers.
+Several workers: ``mcpkit run app.py --http --workers N`` binds the port once and starts N
+processes that each serve on that inherited socket (:data:`LISTEN_FD_ENV`); see ``docs/deploy.md``
+for what they must share (legacy sessions need the Redis stores, or stickiness).
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ import asyncio
 import errno
 import importlib.util
 import logging
+import os
 import socket
 from collections.abc import Callable
 from typing import Any, Final
 
+from mcpkit.protocol.errors import UsageError
 from mcpkit.transports.http._guard import (
     HEADER_TIMEOUT_SECONDS,
     MAX_CONNECTIONS_PER_PEER,
@@ -32,6 +34,7 @@ __all__ = [
     "DEFAULT_PORT",
     "GRACEFUL_SHUTDOWN_SECONDS",
     "KEEP_ALIVE_SECONDS",
+    "LISTEN_FD_ENV",
     "serve",
     "serve_async",
     "uvicorn_config",
@@ -50,6 +53,10 @@ LISTEN_BACKLOG: Final = 2048
 """Pending connections the kernel queues for the server (uvicorn's own default)."""
 DEFAULT_LIMIT_CONCURRENCY: Final = 1000
 """Connections served at once; beyond this uvicorn answers 503 (a bound on memory and tasks)."""
+LISTEN_FD_ENV: Final = "MCPKIT_LISTEN_FD"
+"""Set by a supervisor (``mcpkit run --workers N``) to a listening socket's file descriptor the
+process inherited: :func:`serve` then accepts on it instead of binding ``host:port`` itself, so
+several processes share one port and the kernel spreads connections over them."""
 
 
 def _installed(module: str) -> bool:
@@ -126,6 +133,32 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _inherited_listener() -> socket.socket | None:
+    """The listening socket a supervisor handed down (:data:`LISTEN_FD_ENV`), if any.
+
+    The variable is removed once read: a process this server starts (a stdio tool server, say)
+    must not believe it was handed the socket too.
+    """
+    text = os.environ.pop(LISTEN_FD_ENV, "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise UsageError(f"{LISTEN_FD_ENV}={text!r} is not a file descriptor number")
+    try:
+        sock = socket.socket(fileno=int(text))
+    except OSError as exc:
+        raise UsageError(
+            f"{LISTEN_FD_ENV}={text}: not an open socket in this process ({exc.strerror or exc})"
+        ) from None
+    if (
+        sock.type != socket.SOCK_STREAM
+        or sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN) != 1
+    ):
+        sock.detach()  # not ours to close
+        raise UsageError(f"{LISTEN_FD_ENV}={text}: not a listening TCP socket")
+    return sock
+
+
 async def _serve(config: Any, app: Any, sockets: list[socket.socket] | None = None) -> None:
     import uvicorn
 
@@ -163,14 +196,17 @@ def serve(
     Options: see :func:`uvicorn_config`. The socket is bound before uvicorn starts: a port in
     use raises ``OSError`` (``errno.EADDRINUSE``) with a one-line message, and
     ``on_listening(host, port)`` is called with the real port (``port=0`` picks a free one)
-    once connections are accepted. The app's ``aclose()`` (if any) runs at the end.
+    once connections are accepted. A socket handed down by a supervisor (:data:`LISTEN_FD_ENV`)
+    is used instead of binding one. The app's ``aclose()`` (if any) runs at the end.
     """
     config = uvicorn_config(app, **options)
     sockets = None
     if config.uds is None and config.fd is None:
-        sockets = [_listen(config.host, config.port)]
+        inherited = _inherited_listener()
+        sockets = [inherited if inherited is not None else _listen(config.host, config.port)]
         if on_listening is not None:
-            on_listening(config.host, sockets[0].getsockname()[1])
+            bound_host, bound_port = sockets[0].getsockname()[:2]
+            on_listening(config.host if inherited is None else bound_host, bound_port)
     try:
         with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
             runner.run(_serve(config, app, sockets))

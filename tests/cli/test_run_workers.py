@@ -1,0 +1,147 @@
+"""``mcpkit run --http --workers N``: N real processes on one port, kept at N, stopped together.
+
+Each worker answers with its pid, so the tests see that connections really reach different
+processes, that an MRTR round can finish on another worker (the supervisor shares one state key
+with its children), that a ``kill -9``'d worker is replaced, and that SIGTERM stops everything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+from typing import Any, Final
+
+import httpx
+
+from ._process import MODERN_META, Running
+from ._run import FIXTURES, MCPKIT, mcpkit
+
+SERVER: Final = str(FIXTURES / "pid_server.py")
+STOP_TIMEOUT: Final = 30.0
+ATTEMPTS: Final = 200
+"""Fresh connections tried before concluding that a worker never gets any (bounded, not timed)."""
+_META: Final = {
+    **MODERN_META,
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+}
+_STARTED: Final = re.compile(r"2 workers on 127\.0\.0\.1:(\d+) \(pids (\d+), (\d+)\)")
+
+
+def _call(url: str, name: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One 2026 ``tools/call`` on a fresh connection (so the kernel picks a worker each time)."""
+    params: dict[str, Any] = {"name": name, "arguments": {}, "_meta": _META, **(extra or {})}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    answer = httpx.post(
+        url,
+        content=json.dumps(body),
+        headers={
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": name,
+            "connection": "close",
+        },
+        timeout=STOP_TIMEOUT,
+    )
+    assert answer.status_code == 200, answer.text
+    result: dict[str, Any] = answer.json()["result"]
+    return result
+
+
+def _text(result: dict[str, Any]) -> str:
+    text: str = result["content"][0]["text"]
+    return text
+
+
+def _start() -> tuple[Running, str, set[int]]:
+    running = Running([*MCPKIT, "run", SERVER, "--http", "--port", "0", "--workers", "2"])
+    found = _STARTED.search(running.wait_stderr("2 workers on"))
+    assert found, running.stderr_seen
+    for _ in range(2):  # both children are up once each has announced its endpoint
+        running.wait_stderr("mcpkit: serving pid-server at ")
+    return running, f"http://127.0.0.1:{found.group(1)}/mcp", {int(found.group(i)) for i in (2, 3)}
+
+
+def _stop(running: Running) -> int:
+    if running.process.poll() is None:
+        running.process.send_signal(signal.SIGTERM)
+    return running.process.wait(STOP_TIMEOUT)
+
+
+def _seen_until(url: str, wanted: set[int]) -> set[int]:
+    seen: set[int] = set()
+    for _ in range(ATTEMPTS):
+        seen.add(int(_text(_call(url, "whoami"))))
+        if wanted <= seen:
+            break
+    return seen
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_two_workers_share_one_port_and_an_mrtr_round_crosses_them() -> None:
+    running, url, pids = _start()
+    try:
+        assert _seen_until(url, pids) == pids
+        crossed = False
+        for _ in range(ATTEMPTS):
+            first = _call(url, "ask")
+            assert first["resultType"] == "input_required", first
+            key = next(iter(first["inputRequests"]))
+            retry = {
+                "inputResponses": {key: {"action": "accept", "content": {"n": "Ada"}}},
+                "requestState": first["requestState"],
+            }
+            name, asked_on, finished_on = _text(_call(url, "ask", retry)).split()
+            assert name == "Ada" and {int(asked_on), int(finished_on)} <= pids
+            if asked_on != finished_on:
+                crossed = True  # sealed on one worker, verified on the other: one shared key
+                break
+        assert crossed
+    finally:
+        code = _stop(running)
+    assert code == 128 + signal.SIGTERM
+    assert not any(_alive(pid) for pid in pids)  # no worker outlives the supervisor
+
+
+def test_a_killed_worker_is_replaced_and_the_port_keeps_serving() -> None:
+    running, url, pids = _start()
+    try:
+        victim = min(pids)
+        os.kill(victim, signal.SIGKILL)
+        line = running.wait_stderr(f"(pid {victim}) exited with code -9; started pid ")
+        replacement = int(line.rsplit(" ", 1)[1])
+        running.wait_stderr("mcpkit: serving pid-server at ")
+        survivors = (pids - {victim}) | {replacement}
+        assert _seen_until(url, survivors) == survivors
+    finally:
+        _stop(running)
+
+
+def test_a_worker_failing_at_startup_stops_the_supervisor() -> None:
+    began = time.monotonic()
+    ran = mcpkit("run", str(FIXTURES / "broken_server.py"), "--http", "--port", "0",
+                 "--workers", "2")  # fmt: skip
+    assert ran.code != 0, ran
+    assert "failed at startup" in ran.err, ran
+    assert "settings.toml is missing" in ran.err  # the child's own error is shown
+    assert time.monotonic() - began < STOP_TIMEOUT  # no restart loop
+
+
+def test_workers_need_http_and_a_positive_count() -> None:
+    ran = mcpkit("run", SERVER, "--workers", "2")
+    assert ran.code == 2 and "--workers applies to --http" in ran.err, ran
+    ran = mcpkit("run", SERVER, "--http", "--workers", "0")
+    assert ran.code == 2 and "--workers must be at least 1" in ran.err, ran
+    ran = mcpkit("run", SERVER, "--http", "--reload", "--workers", "2")
+    assert ran.code == 2 and "do not combine" in ran.err, ran
