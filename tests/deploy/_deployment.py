@@ -33,6 +33,7 @@ __all__ = [
     "Worker",
     "deployment",
     "haproxy_binary",
+    "haproxy_config",
     "redis_answers",
     "require_redis",
 ]
@@ -189,15 +190,16 @@ def start_worker(args: Sequence[str] = (), env: dict[str, str] | None = None) ->
     return Worker(process, url, output)
 
 
-def haproxy_config(port: int, workers: Sequence[Worker]) -> str:
+def haproxy_config(port: int, backends: Sequence[int]) -> str:
     """Round robin per request, no stickiness, no buffering, long stream timeouts, health checks.
 
     ``retries``/``redispatch`` send a request whose connection was refused (a worker just
-    killed, before its health check failed) to another worker instead of failing it.
+    killed, before its health check failed) to another worker instead of failing it. Also used
+    by ``benchmarks/scale.py``, so the benchmark measures the proxy the tests run.
     """
     servers = "\n".join(
-        f"    server w{i} 127.0.0.1:{w.port} check inter 200ms fall 1 rise 2"
-        for i, w in enumerate(workers)
+        f"    server w{i} 127.0.0.1:{backend} check inter 200ms fall 1 rise 2"
+        for i, backend in enumerate(backends)
     )
     return f"""\
 global
@@ -257,7 +259,7 @@ def deployment(
             started.append(start_worker(args, env))
         port = _free_port()
         config = tmp_path / "haproxy.cfg"
-        config.write_text(haproxy_config(port, started))
+        config.write_text(haproxy_config(port, [w.port for w in started]))
         check = subprocess.run(
             [binary, "-c", "-f", str(config)], capture_output=True, text=True, timeout=30
         )
