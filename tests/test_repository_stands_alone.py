@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import Final
 
+import pytest
+
 ROOT: Final = Path(__file__).resolve().parents[1]
 SCANNED: Final = ("src", "tests", "scripts", "benchmarks", "examples", ".ci")
 SKIPPED_PARTS: Final = frozenset({"data", "__pycache__", "results", "node_modules"})
@@ -63,3 +65,20 @@ def test_the_patterns_catch_what_they_are_for() -> None:
     for what, line in seen_before.items():
         assert FORBIDDEN[what].search(line), what
     assert not any(p.search('uri = "file:///work/project"') for p in FORBIDDEN.values())
+
+
+def test_the_peers_install_is_never_tracked() -> None:
+    """``.peers`` (the installed peers, or a symlink to a shared install) must stay out of git:
+    a tracked ``.peers`` symlink, once checked out where the real install is, replaces that
+    directory (git treats ignored files as expendable) and deletes every installed peer."""
+    import shutil
+    import subprocess
+
+    git = shutil.which("git")
+    if git is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: nothing can be tracked")
+    tracked = subprocess.run(
+        [git, "ls-files", "--", ".peers", ".peers/*"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert tracked == [], f"{tracked} tracked: git rm --cached .peers (it is git-ignored)"
