@@ -26,7 +26,7 @@ __all__ = ["COMMANDS", "build_parser", "run_cli"]
 
 COMMANDS: Final = (
     "run", "list", "call", "read", "prompt", "inspect", "install", "dev", "host", "rest",
-    "watch",
+    "watch", "gateway",
 )  # fmt: skip
 
 DESCRIPTION: Final = """\
@@ -121,7 +121,7 @@ def _version() -> str:
     return f"mcpkit {__version__}"
 
 
-SERVER_COMMANDS: Final = ("run",)
+SERVER_COMMANDS: Final = ("run", "gateway")
 """Commands that *are* the server: their log (tracebacks of failing tools) is the server's
 stderr, shown from ``warning`` up without ``-v``."""
 CONNECTING_COMMANDS: Final = ("list", "call", "read", "prompt", "inspect", "watch")

@@ -20,6 +20,7 @@ MODULES: Final = {
     "host": "host",
     "rest": "rest",
     "watch": "watch",
+    "gateway": "gateway",
 }
 
 

@@ -1,0 +1,34 @@
+"""The gateway: many MCP servers behind one endpoint, with per-client consent, rate limits,
+era bridging and an audit log (``mcpkit gateway CONFIG --http``; see docs/gateway.md)."""
+
+from mcpkit.gateway.audit import AuditRecord, AuditSink, JsonLinesAudit, arguments_digest
+from mcpkit.gateway.config import (
+    ClientRule,
+    GatewaySettings,
+    load_gateway_config,
+    parse_gateway_config,
+)
+from mcpkit.gateway.gateway import BACKEND_UNAVAILABLE, Gateway
+from mcpkit.gateway.identity import ANONYMOUS, StaticBearer, client_name
+from mcpkit.gateway.policy import Policy
+from mcpkit.gateway.ratelimit import RATE_LIMITED, RateLimit, RateLimited
+
+__all__ = [
+    "ANONYMOUS",
+    "BACKEND_UNAVAILABLE",
+    "RATE_LIMITED",
+    "AuditRecord",
+    "AuditSink",
+    "ClientRule",
+    "Gateway",
+    "GatewaySettings",
+    "JsonLinesAudit",
+    "Policy",
+    "RateLimit",
+    "RateLimited",
+    "StaticBearer",
+    "arguments_digest",
+    "client_name",
+    "load_gateway_config",
+    "parse_gateway_config",
+]

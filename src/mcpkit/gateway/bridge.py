@@ -1,0 +1,208 @@
+"""Carrying a backend's questions (elicitation, sampling, roots) to the client that caused them.
+
+A backend asks while one of the gateway's calls to it is open; the question must reach the front
+request that made that call, in the front client's era:
+
+* **a legacy front client** is asked directly: ``ctx.ask`` sends the server→client request on
+  its session and waits for the answer;
+* **a 2026 front client** cannot be asked inside a request. The backend call keeps running in a
+  :class:`PendingCall` (the gateway holds it open, whatever the backend's era); the front round
+  ends with an ``InputRequiredResult`` carrying the question, and the client's retry — which
+  finds the pending call again through an id sealed in ``requestState`` (``ctx.memo``) — delivers
+  the answer and waits for the next question or the result. A pending call nobody comes back for
+  is cancelled after :data:`PENDING_TTL` seconds; a retry that finds none (the gateway
+  restarted) starts the backend call again, and the answers already given (sealed in
+  ``requestState``) answer its questions again.
+
+Which front call a question belongs to: a 2026 backend asks inside our call (its
+``input_required`` rounds run in the calling task), so a context variable names the call. A
+legacy backend asks on its session, unrelated to any request in the protocol: the question goes
+to the one call open on that backend, and is refused (-32603, ``backend question is ambiguous``)
+when several clients' calls are open there at once — sending one client's question to another
+would break consent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import msgspec
+
+from mcpkit.protocol.errors import InternalError, JSONRPCError
+from mcpkit.server.context import Context, ElicitAnswer, Question
+from mcpkit.types.jsonrpc import JSONObject
+
+__all__ = ["PENDING_TTL", "Asker", "FrontCall", "PendingCall", "ask_front"]
+
+logger = logging.getLogger("mcpkit.gateway")
+
+PENDING_TTL: Final = 300.0
+"""Seconds a 2026 client has to come back with its answers before the backend call is dropped."""
+
+Asker = Callable[[str, JSONObject], Awaitable[JSONObject]]
+
+_PREFIX: Final = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+
+
+async def ask_front(ctx: Context, method: str, params: JSONObject, key: str | None) -> JSONObject:
+    """Ask the front client ``method`` (in its era); the answer as wire JSON."""
+    mode = params.get("mode", "form") if method == "elicitation/create" else None
+    question = Question(method, params or None, _PREFIX.get(method, "input"), key, mode)
+    (answer,) = await ctx.ask(question)
+    if isinstance(answer, ElicitAnswer):
+        out: JSONObject = {"action": answer.action}
+        if answer.content is not None:
+            out["content"] = answer.content
+        return out
+    if method == "roots/list":
+        return {"roots": answer}
+    built: JSONObject = msgspec.to_builtins(answer)
+    return built
+
+
+class FrontCall:
+    """One open call from a front request to a backend, and how to ask its client."""
+
+    __slots__ = ("asker", "backend", "client")
+
+    def __init__(self, backend: str, client: str, asker: Asker) -> None:
+        self.backend = backend
+        self.client = client
+        self.asker = asker
+
+
+CURRENT: contextvars.ContextVar[FrontCall | None] = contextvars.ContextVar(
+    "mcpkit_gateway_call", default=None
+)
+
+
+class Questions:
+    """Open front calls per backend, and the handlers the backend clients are built with."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, list[FrontCall]] = {}
+
+    @contextlib.contextmanager
+    def opened(self, call: FrontCall) -> Any:
+        calls = self._open.setdefault(call.backend, [])
+        calls.append(call)
+        token = CURRENT.set(call)
+        try:
+            yield call
+        finally:
+            CURRENT.reset(token)
+            calls.remove(call)
+
+    def _front(self, backend: str, method: str) -> FrontCall:
+        current = CURRENT.get()
+        if current is not None and current.backend == backend:
+            return current
+        calls = self._open.get(backend, [])
+        if len({call.client for call in calls}) == 1:
+            return calls[-1]
+        if not calls:
+            raise InternalError(f"{method}: no client call is open on this gateway backend")
+        raise InternalError(
+            f"{method}: backend question is ambiguous (calls of several clients are open)"
+        )
+
+    def handlers(self, backend: str) -> dict[str, Any]:
+        """``Client`` options answering ``backend``'s questions through the front call."""
+
+        async def relay(method: str, params: Any) -> JSONObject:
+            call = self._front(backend, method)
+            wire = params if isinstance(params, dict) else msgspec.to_builtins(params)
+            return await call.asker(method, wire)
+
+        async def elicit(params: Any, _context: Any) -> JSONObject:
+            return await relay("elicitation/create", params)
+
+        async def sample(params: Any, _context: Any) -> JSONObject:
+            return await relay("sampling/createMessage", params)
+
+        async def roots() -> list[JSONObject]:
+            answer = await relay("roots/list", {})
+            listed = answer.get("roots")
+            return listed if isinstance(listed, list) else []
+
+        return {
+            "elicitation_handler": elicit,
+            "url_elicitation": True,
+            "sampling_handler": sample,
+            "sampling_tools": True,
+            "sampling_context": True,
+            "roots": roots,
+        }
+
+
+class PendingCall:
+    """A backend call held open across a 2026 client's rounds (see the module docstring)."""
+
+    def __init__(self, owner: str, start: Callable[[Asker], Awaitable[JSONObject]]) -> None:
+        self.id = secrets.token_urlsafe(12)
+        self.owner = owner
+        self._questions: asyncio.Queue[tuple[str, JSONObject, asyncio.Future[JSONObject]]] = (
+            asyncio.Queue()
+        )
+        self._current: tuple[int, str, JSONObject, asyncio.Future[JSONObject]] | None = None
+        self._asked = 0
+        self._expiry: asyncio.TimerHandle | None = None
+        self.task: asyncio.Task[JSONObject] = asyncio.ensure_future(start(self._ask))
+
+    async def _ask(self, method: str, params: JSONObject) -> JSONObject:
+        future: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
+        await self._questions.put((method, params, future))
+        return await future
+
+    async def step(self, ctx: Context) -> JSONObject:
+        """Run until the backend call ends (its result) or asks something the front client has
+        not answered yet (``InputRequired`` propagates, the call stays open)."""
+        self._hold()
+        while True:
+            if self._current is None:
+                getter = asyncio.ensure_future(self._questions.get())
+                try:
+                    await asyncio.wait((self.task, getter), return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    if not getter.done():
+                        getter.cancel()
+                if not getter.done() or getter.cancelled():
+                    return self.task.result()  # the backend call ended (or raised)
+                method, params, future = getter.result()
+                self._asked += 1
+                self._current = (self._asked, method, params, future)
+            number, method, params, future = self._current
+            try:
+                answer = await ask_front(ctx, method, params, f"gateway-{number}")
+            except JSONRPCError as exc:
+                if not future.done():
+                    future.set_exception(exc)
+                self._current = None
+                continue
+            self._current = None
+            if not future.done():
+                future.set_result(answer)
+
+    def _hold(self) -> None:
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = None
+
+    def park(self, on_expire: Callable[[PendingCall], None]) -> None:
+        """The front round ended with a question: wait (bounded) for the client's retry."""
+        self._hold()
+        self._expiry = asyncio.get_running_loop().call_later(PENDING_TTL, on_expire, self)
+
+    def cancel(self) -> None:
+        self._hold()
+        self.task.cancel()

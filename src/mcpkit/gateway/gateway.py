@@ -1,0 +1,702 @@
+"""``Gateway``: many MCP servers (backends) behind one MCP endpoint, for many clients.
+
+    gateway = Gateway.from_file("gateway.json")
+    gateway.run("http", port=8000)                 # or "stdio"; gateway.http_app() for ASGI
+
+A :class:`~mcpkit.client.host.Host` keeps one supervised connection per backend (stdio or HTTP,
+either era; restarts with backoff); an mcpkit :class:`~mcpkit.server.Server` serves the
+aggregated catalogue to clients in both eras. Per request the gateway:
+
+1. names the client (:func:`~mcpkit.gateway.identity.client_name`: the OAuth token's client, a
+   static token's name, or ``anonymous``), applies its rate limit (:mod:`.ratelimit`);
+2. lists only what the client's policy allows (:mod:`.policy`) and refuses anything else as if it
+   did not exist (``Unknown tool``, resource not found), on every call, not only in listings;
+3. routes the call to its backend with the gateway's own credentials for it, bounded by the
+   backend's ``timeout``, carrying progress back and cancellation forward, and the backend's
+   questions to the client in the client's era (:mod:`.bridge`);
+4. writes an audit record (:mod:`.audit`).
+
+A backend that is down, goes away mid-call or times out only affects its own entries: its tools
+answer ``isError`` results that say so (``resources/read`` and ``prompts/get``: JSON-RPC error
+:data:`BACKEND_UNAVAILABLE`), while every other backend keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from mcpkit.client.errors import ServerUnavailable
+from mcpkit.client.host import Host, ServerEntry, load_servers, parse_servers
+from mcpkit.gateway.audit import AuditOutcome, AuditRecord, AuditSink, JsonLinesAudit, emit
+from mcpkit.gateway.audit import arguments_digest as digest
+from mcpkit.gateway.bridge import Asker, FrontCall, PendingCall, Questions, ask_front
+from mcpkit.gateway.catalog import Catalog, build_catalog
+from mcpkit.gateway.config import ClientRule, GatewaySettings, load_gateway_config
+from mcpkit.gateway.identity import ANONYMOUS, StaticBearer, client_name
+from mcpkit.gateway.policy import ALLOW_ALL, DENY_ALL, Kind, Policy
+from mcpkit.gateway.ratelimit import RateLimited, RateLimiter
+from mcpkit.protocol.errors import (
+    ConnectionBroken,
+    ConnectionClosed,
+    InvalidParams,
+    JSONRPCError,
+    RequestTimeout,
+    ResourceNotFound,
+)
+from mcpkit.server import Server
+from mcpkit.server._request import InputRequired, RequestInfo
+from mcpkit.server.context import Context
+from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.types.notifications import ResourceUpdatedNotification
+
+if TYPE_CHECKING:
+    from mcpkit.contrib.auth.resource import ProtectedResource
+
+__all__ = ["BACKEND_UNAVAILABLE", "Gateway"]
+
+logger = logging.getLogger("mcpkit.gateway")
+
+BACKEND_UNAVAILABLE: Final = -32050
+"""JSON-RPC error of ``resources/read`` / ``prompts/get`` / ``completion/complete`` when the
+backend is down, went away during the call, or did not answer in time."""
+LIST_TIMEOUT: Final = 10.0
+_STRIPPED: Final = ("resultType", "ttlMs", "cacheScope")
+_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+_OUTAGES: Final = (ServerUnavailable, ConnectionBroken, ConnectionClosed, RequestTimeout)
+
+
+class BackendUnavailable(JSONRPCError):
+    code = BACKEND_UNAVAILABLE
+
+
+def _clean(result: JSONObject) -> JSONObject:
+    """A backend's result as the front era will shape it (its own 2026 fields removed)."""
+    for key in _STRIPPED:
+        result.pop(key, None)
+    meta = result.get("_meta")
+    if isinstance(meta, dict) and _SERVER_INFO in meta:
+        meta = {k: v for k, v in meta.items() if k != _SERVER_INFO}
+        if meta:
+            result["_meta"] = meta
+        else:
+            del result["_meta"]
+    return result
+
+
+def _forwarded_meta(params: JSONObject) -> JSONObject | None:
+    """The front request's ``_meta`` a backend should see (trace context and the like), without
+    the protocol's own keys (the gateway's client sets those for the backend's era)."""
+    meta = params.get("_meta")
+    if not isinstance(meta, dict):
+        return None
+    kept = {
+        k: v
+        for k, v in meta.items()
+        if k != "progressToken" and not k.startswith("io.modelcontextprotocol/")
+    }
+    return kept or None
+
+
+def _outage(backend: str, exc: BaseException) -> str:
+    if isinstance(exc, RequestTimeout):
+        return f"backend {backend!r} did not answer in time ({exc})"
+    if isinstance(exc, ServerUnavailable):
+        return f"backend {backend!r} is unavailable: {exc}"
+    return f"backend {backend!r} went away during the call: {exc}"
+
+
+def _client_info(name: str) -> JSONObject:
+    """How the gateway introduces itself to its backends."""
+    from mcpkit._version import __version__
+
+    return {"name": name, "version": __version__}
+
+
+class _GatewayServer(Server):
+    """The front server: the method handlers of :class:`Server`, with the catalogue methods
+    answered by the gateway."""
+
+    def __init__(self, gateway: Gateway, name: str, **options: Any) -> None:
+        self.gateway = gateway
+        super().__init__(name, **options)
+
+    def _handlers(self) -> dict[str, Any]:
+        handlers = super()._handlers()
+        gw = self.gateway
+        handlers.update(
+            {
+                "tools/list": gw._list_tools,
+                "tools/call": gw._call_tool,
+                "prompts/list": gw._list_prompts,
+                "prompts/get": gw._get_prompt,
+                "resources/list": gw._list_resources,
+                "resources/templates/list": gw._list_templates,
+                "resources/read": gw._read_resource,
+                "resources/subscribe": gw._subscribe,
+                "completion/complete": gw._complete,
+                "subscriptions/listen": gw._listen,
+            }
+        )
+        return handlers
+
+
+class Gateway:
+    """Backends behind one endpoint; see the module docstring.
+
+    ``backends``: an ``mcpServers`` mapping, :class:`ServerEntry` list or config file path (as
+    for :class:`Host`). ``clients``: client name → :class:`ClientRule`; ``anonymous``: the policy
+    of unauthenticated requests. ``tokens`` (token → client name) turns on the static-token
+    mode of :meth:`http_app`; ``resource`` (a :class:`ProtectedResource`) puts it behind OAuth
+    instead. ``audit``: a JSON-lines path or an :data:`~mcpkit.gateway.audit.AuditSink`.
+    """
+
+    def __init__(
+        self,
+        backends: Mapping[str, Any] | Sequence[ServerEntry] | str | os.PathLike[str],
+        *,
+        name: str = "mcpkit-gateway",
+        clients: Mapping[str, ClientRule] | None = None,
+        anonymous: Policy | None = None,
+        tokens: Mapping[str, str] | None = None,
+        resource: ProtectedResource | None = None,
+        audit: AuditSink | str | os.PathLike[str] | None = None,
+        namespacing: str = "always",
+        separator: str = "__",
+        call_timeout: float = 60.0,
+        backend_timeouts: Mapping[str, float] | None = None,
+        list_timeout: float = LIST_TIMEOUT,
+        host_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.questions = Questions()
+        if isinstance(backends, str | os.PathLike):
+            entries = load_servers(backends)
+        elif isinstance(backends, Mapping):
+            entries = parse_servers(
+                backends if "mcpServers" in backends else {"mcpServers": backends}
+            )
+        else:
+            entries = list(backends)
+        host_options = dict(host_options or {})
+        server_options = {k: dict(v) for k, v in host_options.pop("server_options", {}).items()}
+        self.backend_timeouts = dict(backend_timeouts or {})
+        for entry in entries:  # every backend asks its questions through the front call
+            options = {**self.questions.handlers(entry.name), **server_options.get(entry.name, {})}
+            if "mode" in entry.options:  # e.g. "legacy": talk to it in the handshake era
+                options["mode"] = entry.options["mode"]
+            if "timeout" in entry.options:
+                self.backend_timeouts.setdefault(entry.name, float(entry.options["timeout"]))
+            server_options[entry.name] = options
+        host_options.setdefault("client_options", {"client_info": _client_info(name)})
+        self.host = Host(
+            entries,
+            namespacing=namespacing,  # type: ignore[arg-type]
+            separator=separator,
+            list_timeout=list_timeout,
+            on_change=self._backend_changed,
+            server_options=server_options,
+            **host_options,
+        )
+        self.clients = dict(clients or {})
+        self.tokens = dict(tokens or {})
+        self.resource = resource
+        if anonymous is None:
+            anonymous = DENY_ALL if (self.tokens or resource is not None) else ALLOW_ALL
+        self.anonymous = anonymous
+        self.call_timeout = call_timeout
+        self.list_timeout = list_timeout
+        self._owned_audit: JsonLinesAudit | None = None
+        if isinstance(audit, str | os.PathLike):
+            self._owned_audit = JsonLinesAudit(audit)
+            audit = self._owned_audit
+        self.audit: AuditSink | None = audit
+        self.limiter = RateLimiter()
+        self._catalog: Catalog | None = None
+        self._catalog_key: tuple[Any, ...] = ()
+        self._previous: Catalog | None = None
+        self._catalog_lock = asyncio.Lock()
+        self._pending: dict[str, PendingCall] = {}
+        self._watches: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+        self.server: Server = _GatewayServer(self, name, lifespan=self._lifespan)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], **overrides: Any) -> Gateway:
+        """A gateway for a configuration file (:mod:`mcpkit.gateway.config`)."""
+        entries, settings = load_gateway_config(path)
+        return cls.from_settings(entries, settings, **overrides)
+
+    @classmethod
+    def from_settings(
+        cls, entries: Sequence[ServerEntry], settings: GatewaySettings, **overrides: Any
+    ) -> Gateway:
+        options: dict[str, Any] = {
+            "name": settings.name,
+            "clients": settings.clients,
+            "anonymous": settings.anonymous,
+            "tokens": settings.tokens() or None,
+            "audit": settings.audit,
+            "namespacing": settings.namespacing,
+            "separator": settings.separator,
+            "call_timeout": settings.call_timeout,
+            "backend_timeouts": settings.backend_timeouts,
+        }
+        options.update(overrides)
+        return cls(list(entries), **options)
+
+    # -- serving -------------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, _server: Server) -> AsyncIterator[Gateway]:
+        await self.host.start()
+        try:
+            yield self
+        finally:
+            for pending in list(self._pending.values()):
+                pending.cancel()
+            for task in [*self._watches.values(), *self._background]:
+                task.cancel()
+            await self.host.aclose()
+            if self._owned_audit is not None:
+                self._owned_audit.close()
+
+    async def __aenter__(self) -> Gateway:
+        self._running = self.server.running()
+        await self._running.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self._running.__aexit__(*exc_info)
+
+    def http_app(self, **options: Any) -> Any:
+        """The gateway as an ASGI app: the MCP endpoint behind the configured authentication
+        (static tokens or OAuth); ``options`` are those of ``Server.http_app``."""
+        app: Any = self.server.http_app(**options)
+        if self.resource is not None:
+            from mcpkit.contrib.auth.middleware import RequireBearer
+
+            return _Wrapped(RequireBearer(app, self.resource), app)
+        if self.tokens:
+            return StaticBearer(app, self.tokens)
+        return app
+
+    def run(self, transport: str = "stdio", **options: Any) -> None:
+        """Serve until stopped: ``"stdio"`` or ``"http"`` (options: ``host``, ``port`` and the
+        HTTP app's)."""
+        if transport == "stdio":
+            self.server.run("stdio")
+            return
+        from mcpkit.server._http_entry import endpoint_url
+        from mcpkit.transports.http.serve import serve
+
+        host = options.pop("host", "127.0.0.1")
+        port = options.pop("port", 8000)
+        app = self.http_app(**options)
+
+        def announce(bound_host: str, bound_port: int) -> None:
+            import sys
+
+            url = endpoint_url(bound_host, bound_port, str(options.get("path", "/mcp")))
+            sys.stderr.write(f"mcpkit: gateway {self.server.name} at {url}\n")
+            sys.stderr.flush()
+
+        serve(app, host=host, port=port, on_listening=announce)
+
+    # -- who is calling ------------------------------------------------------------------------
+
+    def _rule(self, info: RequestInfo) -> tuple[str, Policy, ClientRule | None]:
+        name = client_name(info.auth)
+        rule = self.clients.get(name)
+        if rule is not None:
+            return name, rule.policy, rule
+        if name == ANONYMOUS:
+            return name, self.anonymous, None
+        return name, DENY_ALL, None
+
+    # -- the catalogue -------------------------------------------------------------------------
+
+    def _backend_changed(self, _backend: str) -> None:
+        self._catalog = None
+        for kind in ("tools", "prompts", "resources"):
+            task = asyncio.get_running_loop().create_task(self.server.notify_list_changed(kind))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def catalog(self) -> Catalog:
+        """Every backend's offer (rebuilt when a backend changes, comes or goes)."""
+        key = tuple((n, s.state, s.connections) for n, s in self.host.servers.items())
+        catalog = self._catalog
+        if catalog is not None and key == self._catalog_key:
+            return catalog
+        async with self._catalog_lock:
+            if self._catalog is None or key != self._catalog_key:
+                self._catalog = await build_catalog(self.host, self.list_timeout, self._previous)
+                self._previous = self._catalog
+                self._catalog_key = key
+            return self._catalog
+
+    async def _visible(self, info: RequestInfo, kind: Kind) -> list[JSONObject]:
+        _, policy, _ = self._rule(info)
+        catalog = await self.catalog()
+        if kind == "tools":
+            routes = catalog.tools.values()
+        elif kind == "prompts":
+            routes = catalog.prompts.values()
+        else:
+            routes = catalog.resources.values()
+        return [r.definition for r in routes if policy.allows(kind, r.backend, r.own)]
+
+    async def _list_tools(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        return {"tools": await self._visible(info, "tools")}
+
+    async def _list_prompts(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        return {"prompts": await self._visible(info, "prompts")}
+
+    async def _list_resources(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        return {"resources": await self._visible(info, "resources")}
+
+    async def _list_templates(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        _, policy, _ = self._rule(info)
+        catalog = await self.catalog()
+        return {
+            "resourceTemplates": [
+                route.definition
+                for route, _ in catalog.templates
+                if policy.allows("resources", route.backend, route.own)
+            ]
+        }
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    async def _audited(
+        self,
+        info: RequestInfo,
+        target: str | None,
+        arguments: Any,
+        run: Callable[[str, Policy], Awaitable[tuple[str | None, JSONObject]]],
+    ) -> JSONObject:
+        """Rate limit, run, and record one call (``run`` returns the backend and the result)."""
+        started = time.time()
+        clock = time.perf_counter()
+        client, policy, rule = self._rule(info)
+        backend: str | None = None
+        outcome: AuditOutcome = "ok"
+        error: str | None = None
+        try:
+            self.limiter.check(client, rule.rate_limit if rule else None)
+            backend, result = await run(client, policy)
+            if result.get("isError") is True:
+                outcome = "tool_error"
+            return result
+        except InputRequired:
+            outcome = "input_required"
+            raise
+        except RateLimited as exc:
+            outcome, error = "rate_limited", f"{exc.code}: {exc.message}"
+            raise
+        except _Refused as exc:
+            outcome, error = "denied", f"{exc.error.code}: {exc.error.message}"
+            raise exc.error from None
+        except BackendUnavailable as exc:
+            backend = exc.data.get("backend") if isinstance(exc.data, dict) else backend
+            outcome, error = "unavailable", f"{exc.code}: {exc.message}"
+            raise
+        except JSONRPCError as exc:
+            outcome, error = "error", f"{exc.code}: {exc.message}"
+            raise
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        except Exception as exc:
+            outcome, error = "error", f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            record = AuditRecord(
+                time=started,
+                client=client,
+                method=info.method,
+                backend=backend,
+                target=target,
+                arguments_digest=digest(arguments),
+                outcome=outcome,
+                duration_ms=round((time.perf_counter() - clock) * 1000, 3),
+                era=info.protocol_version,
+                error=error,
+            )
+            if self.audit is not None:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await emit(self.audit, record)
+
+    def _timeout(self, backend: str) -> float:
+        return self.backend_timeouts.get(backend, self.call_timeout)
+
+    async def _forward(
+        self,
+        info: RequestInfo,
+        ctx: Context,
+        client: str,
+        backend: str,
+        method: str,
+        params: JSONObject,
+    ) -> JSONObject:
+        """Send ``method`` to ``backend`` for this front request; the backend's result."""
+        meta = _forwarded_meta(info.params)
+        if meta:
+            params["_meta"] = meta
+        progress = None
+        if info.progress_token is not None:
+
+            async def progress(value: float, total: float | None, message: str | None) -> None:
+                await ctx.report_progress(value, total, message)
+
+        async def send(asker: Asker) -> JSONObject:
+            upstream = self.host.client(backend)
+            with self.questions.opened(FrontCall(backend, client, asker)):
+                result, _ = await upstream._request_with_input(
+                    method, params, timeout=self._timeout(backend), progress_callback=progress
+                )
+            return _clean(result)
+
+        if info.era == "legacy" or method == "completion/complete":
+
+            async def ask(question: str, wire: JSONObject) -> JSONObject:
+                return await ask_front(ctx, question, wire, None)
+
+            return await send(ask)
+        return await self._pending_round(info, ctx, client, send)
+
+    async def _pending_round(
+        self,
+        info: RequestInfo,
+        ctx: Context,
+        client: str,
+        send: Callable[[Asker], Awaitable[JSONObject]],
+    ) -> JSONObject:
+        """A 2026 front round: continue the pending backend call, or start it."""
+        pending_id = info.memo.get("gateway/call")
+        pending = self._pending.get(pending_id) if isinstance(pending_id, str) else None
+        if pending is None or pending.owner != client:
+            pending = PendingCall(client, send)
+            self._pending[pending.id] = pending
+            info.memo["gateway/call"] = pending.id
+        try:
+            result = await pending.step(ctx)
+        except InputRequired:
+            pending.park(self._expire)
+            raise
+        except BaseException:
+            self._pending.pop(pending.id, None)
+            pending.cancel()
+            raise
+        self._pending.pop(pending.id, None)
+        return result
+
+    def _expire(self, pending: PendingCall) -> None:
+        if self._pending.pop(pending.id, None) is not None:
+            logger.info("a 2026 client did not come back for its pending call; cancelled")
+            pending.cancel()
+
+    async def _call_tool(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        name = info.params.get("name")
+        if not isinstance(name, str):
+            raise InvalidParams("tools/call needs params.name (a string)")
+        arguments = info.params.get("arguments")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise InvalidParams("tools/call params.arguments must be an object")
+
+        async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
+            catalog = await self.catalog()
+            route = catalog.tools.get(name)
+            if route is None:
+                self._catalog = None  # a backend may have gained it since: look once more
+                route = (await self.catalog()).tools.get(name)
+            if route is None or not policy.allows("tools", route.backend, route.own):
+                raise _Refused(InvalidParams(f"Unknown tool: {name}"))
+            params: JSONObject = {"name": route.own}
+            if arguments is not None:
+                params["arguments"] = arguments
+            try:
+                return route.backend, await self._forward(
+                    info, ctx, client, route.backend, "tools/call", params
+                )
+            except _OUTAGES as exc:
+                text = _outage(route.backend, exc)
+                return route.backend, {"content": [{"type": "text", "text": text}], "isError": True}
+
+        return await self._audited(info, name, arguments, run)
+
+    async def _get_prompt(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        name = info.params.get("name")
+        if not isinstance(name, str):
+            raise InvalidParams("prompts/get needs params.name (a string)")
+        arguments = info.params.get("arguments")
+
+        async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
+            route = (await self.catalog()).prompts.get(name)
+            if route is None or not policy.allows("prompts", route.backend, route.own):
+                raise _Refused(InvalidParams(f"Unknown prompt: {name}"))
+            params: JSONObject = {"name": route.own}
+            if arguments is not None:
+                params["arguments"] = arguments
+            return route.backend, await self._guarded(
+                info, ctx, client, route.backend, "prompts/get", params
+            )
+
+        return await self._audited(info, name, arguments, run)
+
+    async def _guarded(
+        self,
+        info: RequestInfo,
+        ctx: Context,
+        client: str,
+        backend: str,
+        method: str,
+        params: JSONObject,
+    ) -> JSONObject:
+        """:meth:`_forward`, with an outage as :class:`BackendUnavailable`."""
+        try:
+            return await self._forward(info, ctx, client, backend, method, params)
+        except _OUTAGES as exc:
+            raise BackendUnavailable(_outage(backend, exc), {"backend": backend}) from None
+
+    async def _resource_backend(self, info: RequestInfo, uri: str, policy: Policy) -> str:
+        found = (await self.catalog()).resource_backend(uri)
+        if found is None or not policy.allows("resources", found[0], uri):
+            raise _Refused(ResourceNotFound(f"Resource not found: {uri}", {"uri": uri}))
+        return found[0]
+
+    async def _read_resource(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        uri = info.params.get("uri")
+        if not isinstance(uri, str):
+            raise InvalidParams("resources/read needs params.uri (a string)")
+
+        async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
+            backend = await self._resource_backend(info, uri, policy)
+            return backend, await self._guarded(
+                info, ctx, client, backend, "resources/read", {"uri": uri}
+            )
+
+        return await self._audited(info, uri, None, run)
+
+    async def _complete(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        ref = info.params.get("ref")
+        if not isinstance(ref, dict):
+            raise InvalidParams("completion/complete needs params.ref")
+        kind = ref.get("type")
+        target = ref.get("name") if kind == "ref/prompt" else ref.get("uri")
+        if kind not in ("ref/prompt", "ref/resource") or not isinstance(target, str):
+            raise InvalidParams("params.ref must be ref/prompt{name} or ref/resource{uri}")
+
+        async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
+            catalog = await self.catalog()
+            params = {k: v for k, v in info.params.items() if k != "_meta"}
+            if kind == "ref/prompt":
+                route = catalog.prompts.get(target)
+                if route is None or not policy.allows("prompts", route.backend, route.own):
+                    raise _Refused(InvalidParams(f"Unknown prompt: {target}"))
+                params["ref"] = {**ref, "name": route.own}
+                backend = route.backend
+            else:
+                found = catalog.resource_backend(target)
+                if found is None or not policy.allows("resources", found[0], target):
+                    raise _Refused(InvalidParams(f"Unknown resource template: {target}"))
+                backend = found[0]
+            return backend, await self._guarded(
+                info, ctx, client, backend, "completion/complete", params
+            )
+
+        return await self._audited(info, target, info.params.get("argument"), run)
+
+    # -- subscriptions -------------------------------------------------------------------------
+
+    async def _subscribe(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        uri = info.params.get("uri")
+        if not isinstance(uri, str):
+            raise InvalidParams("resources/subscribe needs params.uri (a string)")
+
+        async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
+            backend = await self._resource_backend(info, uri, policy)
+            self._watch(backend, uri)
+            assert info.connection is not None
+            info.connection.subscriptions.add(uri)
+            return backend, {}
+
+        return await self._audited(info, uri, None, run)
+
+    async def _listen(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        requested = info.params.get("notifications")
+        uris = requested.get("resourceSubscriptions") if isinstance(requested, dict) else None
+        if isinstance(uris, list) and isinstance(requested, dict):
+            _, policy, _ = self._rule(info)
+            kept = []
+            for uri in uris:
+                if not isinstance(uri, str):
+                    raise InvalidParams("notifications.resourceSubscriptions must be URIs")
+                try:
+                    backend = await self._resource_backend(info, uri, policy)
+                except _Refused:
+                    continue  # not agreed to: left out of the acknowledged filter
+                self._watch(backend, uri)
+                kept.append(uri)
+            requested["resourceSubscriptions"] = kept
+        return await self.server._listen(info, ctx)
+
+    def _watch(self, backend: str, uri: str) -> None:
+        """Follow ``uri`` on ``backend`` (once, for every client) and fan its updates out."""
+        key = (backend, uri)
+        if key in self._watches and not self._watches[key].done():
+            return
+        task = asyncio.get_running_loop().create_task(self._follow(backend, uri))
+        self._watches[key] = task
+
+    async def _follow(self, backend: str, uri: str) -> None:
+        supervisor = self.host.servers[backend]
+        while True:
+            seen = supervisor.connections
+            try:
+                client = supervisor.client
+                async with client.listen(resource_uris=[uri]) as subscription:
+                    first = True
+                    async for note in subscription:
+                        if first:
+                            first = False  # the acknowledgement
+                            continue
+                        if isinstance(note, ResourceUpdatedNotification):
+                            await self.server.notify_resource_updated(note.params.uri)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                logger.info("backend %r: following %s ended: %s", backend, uri, exc)
+            # the backend went away: follow again once it is back (a new connection)
+            await supervisor.wait_for(
+                lambda s, seen=seen: s.state == "ready" and s.connections > seen  # type: ignore[misc]
+            )
+            if supervisor.state in ("failed", "stopped"):
+                return
+
+
+class _Refused(Exception):
+    """A call the client's policy does not allow (answered as if the target did not exist)."""
+
+    def __init__(self, error: JSONRPCError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class _Wrapped:
+    """An auth middleware that also exposes the MCP app's lifespan and shutdown hooks."""
+
+    def __init__(self, outer: Any, inner: Any) -> None:
+        self._outer = outer
+        self._inner = inner
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self._outer(scope, receive, send)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
