@@ -16,6 +16,8 @@ from _gateway_harness import SDK_CLIENT, TOKENS, Stack, stack
 
 from mcpkit.client import Client
 from mcpkit.errors import InvalidParams, JSONRPCError, ResourceNotFound
+from mcpkit.types.notifications import ResourceUpdatedNotification
+from mcpkit.types.subscriptions import SubscriptionsAcknowledgedNotification
 from transports.http_client._harness import sdk_python
 
 pytestmark = pytest.mark.peers
@@ -173,10 +175,10 @@ async def test_resource_updates_reach_subscribers(tmp_path: Path, mode: str) -> 
         alice.listen(resource_uris=["notes://readme"]) as updates,
     ):
         ack = await asyncio.wait_for(updates.__anext__(), 15)
-        assert ack.method == "notifications/subscriptions/acknowledged"
+        assert isinstance(ack, SubscriptionsAcknowledgedNotification)
         await alice.call_tool("notes__touch", {"name": "readme"})
         note = await asyncio.wait_for(updates.__anext__(), 15)
-        assert note.method == "notifications/resources/updated"
+        assert isinstance(note, ResourceUpdatedNotification)
         assert note.params.uri == "notes://readme"
 
 

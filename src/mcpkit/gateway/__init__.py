@@ -8,7 +8,7 @@ from mcpkit.gateway.config import (
     load_gateway_config,
     parse_gateway_config,
 )
-from mcpkit.gateway.gateway import BACKEND_UNAVAILABLE, Gateway
+from mcpkit.gateway.gateway import BACKEND_UNAVAILABLE, BackendUnavailable, Gateway
 from mcpkit.gateway.identity import ANONYMOUS, StaticBearer, client_name
 from mcpkit.gateway.policy import Policy
 from mcpkit.gateway.ratelimit import RATE_LIMITED, RateLimit, RateLimited
@@ -19,6 +19,7 @@ __all__ = [
     "RATE_LIMITED",
     "AuditRecord",
     "AuditSink",
+    "BackendUnavailable",
     "ClientRule",
     "Gateway",
     "GatewaySettings",

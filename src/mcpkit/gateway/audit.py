@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-__all__ = ["AuditOutcome", "AuditRecord", "AuditSink", "JsonLinesAudit", "arguments_digest"]
+__all__ = ["AuditOutcome", "AuditRecord", "AuditSink", "JsonLinesAudit", "arguments_digest", "emit"]
 
 logger = logging.getLogger("mcpkit.gateway")
 

@@ -13,7 +13,7 @@ aggregated catalogue to clients in both eras. Per request the gateway:
    did not exist (``Unknown tool``, resource not found), on every call, not only in listings;
 3. routes the call to its backend with the gateway's own credentials for it, bounded by the
    backend's ``timeout``, carrying progress back and cancellation forward, and the backend's
-   questions to the client in the client's era (:mod:`.bridge`);
+   questions to the client in the client's era (:mod:`._bridge`);
 4. writes an audit record (:mod:`.audit`).
 
 A backend that is down, goes away mid-call or times out only affects its own entries: its tools
@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit.client.errors import ServerUnavailable
 from mcpkit.client.host import Host, ServerEntry, load_servers, parse_servers
+from mcpkit.gateway._bridge import Asker, FrontCall, PendingCall, Questions, ask_front
+from mcpkit.gateway._catalog import Catalog, build_catalog
 from mcpkit.gateway.audit import AuditOutcome, AuditRecord, AuditSink, JsonLinesAudit, emit
 from mcpkit.gateway.audit import arguments_digest as digest
-from mcpkit.gateway.bridge import Asker, FrontCall, PendingCall, Questions, ask_front
-from mcpkit.gateway.catalog import Catalog, build_catalog
 from mcpkit.gateway.config import ClientRule, GatewaySettings, load_gateway_config
 from mcpkit.gateway.identity import ANONYMOUS, StaticBearer, client_name
 from mcpkit.gateway.policy import ALLOW_ALL, DENY_ALL, Kind, Policy
@@ -58,7 +58,7 @@ from mcpkit.types.notifications import ResourceUpdatedNotification
 if TYPE_CHECKING:
     from mcpkit.contrib.auth.resource import ProtectedResource
 
-__all__ = ["BACKEND_UNAVAILABLE", "Gateway"]
+__all__ = ["BACKEND_UNAVAILABLE", "BackendUnavailable", "Gateway"]
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -72,6 +72,8 @@ _OUTAGES: Final = (ServerUnavailable, ConnectionBroken, ConnectionClosed, Reques
 
 
 class BackendUnavailable(JSONRPCError):
+    """A backend is down, went away during the call, or did not answer in time."""
+
     code = BACKEND_UNAVAILABLE
 
 
