@@ -13,7 +13,10 @@ from mcpkit.cli import app
 
 from ._run import mcpkit
 
-COMMANDS = ("run", "list", "call", "read", "prompt", "inspect", "install", "dev", "host", "watch", "gateway")
+COMMANDS = (
+    "run", "list", "call", "read", "prompt", "inspect", "install", "dev", "host", "watch",
+    "gateway",
+)  # fmt: skip
 
 
 def test_help_lists_every_command_and_the_exit_codes() -> None:
