@@ -59,7 +59,13 @@ from mcpkit.types.common import Implementation
 from mcpkit.types.jsonrpc import JSONObject, Notification
 from mcpkit.types.versions import Era
 
-__all__ = ["DEFAULT_CLIENT_INFO", "DEFAULT_REQUEST_TIMEOUT", "Client", "ServerLogHandler"]
+__all__ = [
+    "DEFAULT_CLIENT_INFO",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "Client",
+    "SendHook",
+    "ServerLogHandler",
+]
 
 logger = logging.getLogger("mcpkit.client")
 server_logger = logging.getLogger("mcpkit.client.server")
@@ -67,6 +73,19 @@ server_logger = logging.getLogger("mcpkit.client.server")
 DEFAULT_REQUEST_TIMEOUT: Final = 60.0
 """Seconds a request may go without an answer (or, with a progress callback, without progress)."""
 DEFAULT_CLIENT_INFO: Final[JSONObject] = {"name": "mcpkit", "version": "0.1.0"}
+
+SendHook = Callable[
+    ["Client", str, "JSONObject | None", Callable[["JSONObject | None"], Awaitable[JSONObject]]],
+    Awaitable[JSONObject],
+]
+"""``async def hook(client, method, params, send) -> result``: wraps each request the client
+sends (each round of a 2026 ``input_required`` exchange is one request).
+
+``params`` are the request's params as they will go out (2026 ``_meta`` included); the hook may
+pass changed params to ``send`` (a copy: the caller's dict is not the hook's to change), e.g.
+``traceparent`` added to ``_meta``. Set as ``client.request_hook`` or ``Client.request_hook``;
+:mod:`mcpkit.contrib.otel` does.
+"""
 
 _PY_LEVEL: Final = {
     "debug": logging.DEBUG,
@@ -118,6 +137,10 @@ class Client(ClientFeatures):
     when a call passes a progress callback); ``output_validation`` is what a tool result that
     violates its ``outputSchema`` does: ``"strict"`` raises, ``"warn"`` logs, ``"off"``.
     """
+
+    request_hook: SendHook | None = None
+    """Wraps every request sent (telemetry; see :data:`SendHook`). Set on the class, it applies
+    to every client without one of its own."""
 
     def __init__(
         self,
@@ -392,16 +415,23 @@ class Client(ClientFeatures):
             if isinstance(extra, dict):
                 meta.update(extra)
             params["_meta"] = meta
-        return await channel.request(
-            method,
-            params,
-            protocol_version=negotiated.protocol_version,
-            timeout=self._timeout if timeout is DEFAULT else timeout,
-            max_timeout=self._max_timeout,
-            progress_callback=progress_callback,
-            on_notification=on_notification,
-            tool=tool,
-        )
+
+        def send(params: JSONObject | None) -> Awaitable[JSONObject]:
+            return channel.request(
+                method,
+                params,
+                protocol_version=negotiated.protocol_version,
+                timeout=self._timeout if timeout is DEFAULT else timeout,
+                max_timeout=self._max_timeout,
+                progress_callback=progress_callback,
+                on_notification=on_notification,
+                tool=tool,
+            )
+
+        hook = self.request_hook
+        if hook is None:
+            return await send(params)
+        return await hook(self, method, params, send)
 
     async def _request_with_input(
         self,

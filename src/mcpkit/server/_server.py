@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar, overload
 
 from mcpkit.protocol.errors import InvalidParams, MethodNotFound, UsageError
+from mcpkit.protocol.lifecycle import ServerState
 from mcpkit.protocol.meta import LOG_LEVELS
 from mcpkit.server._dispatch import (
     LEGACY_METHODS,
@@ -22,7 +23,7 @@ from mcpkit.server._dispatch import (
 from mcpkit.server._listen import ListenHub
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server.context import Context
-from mcpkit.server.middleware import Middleware
+from mcpkit.server.middleware import Middleware, RequestHook
 from mcpkit.server.pagination import paginate
 from mcpkit.server.prompts import RegisteredPrompt
 from mcpkit.server.resources import RegisteredResource, file_resource_reader
@@ -60,6 +61,10 @@ class Server:
     One server object serves both eras at once: legacy sessions (``initialize``) and stateless
     2026-07-28 requests, on the same stdio process or HTTP endpoint.
     """
+
+    request_hook: RequestHook | None = None
+    """Wraps every request (telemetry; see :data:`~mcpkit.server.middleware.RequestHook`).
+    Set on the class, it applies to every server without one of its own."""
 
     def __init__(
         self,
@@ -414,6 +419,19 @@ class Server:
 
     # -- serving -------------------------------------------------------------------------------
 
+    @property
+    def open_sessions(self) -> int:
+        """Legacy sessions with an id (Streamable HTTP ``Mcp-Session-Id``) not ended yet.
+
+        Read on demand (by the session gauge of :mod:`mcpkit.contrib.otel`), never kept as a
+        counter: sessions end in several places (DELETE, idle reaping, shutdown).
+        """
+        return sum(
+            1
+            for conn in list(self._connections)
+            if conn.session_id is not None and conn.lifecycle.state is not ServerState.CLOSED
+        )
+
     def new_connection(self, session_id: str | None = None) -> LegacyConnection:
         """State for one legacy conversation (a stdio process or an HTTP session)."""
         legacy = tuple(v for v in self.supported_versions if v in LEGACY_VERSIONS)
@@ -431,8 +449,17 @@ class Server:
     ) -> JSONObject:
         """Serve one request; raises :class:`~mcpkit.protocol.errors.JSONRPCError` to answer
         with an error. Transports call this."""
-        return await self._dispatcher.handle_request(
-            request, outbound, connection=connection, auth=auth
+        hook = self.request_hook
+        if hook is None:
+            return await self._dispatcher.handle_request(
+                request, outbound, connection=connection, auth=auth
+            )
+        dispatcher = self._dispatcher
+        return await hook(
+            self,
+            request,
+            connection,
+            lambda: dispatcher.handle_request(request, outbound, connection=connection, auth=auth),
         )
 
     def handle_notification(

@@ -11,6 +11,11 @@
 
 A middleware sees a read-only :class:`RequestView` of the request and either returns
 ``await call_next()`` (possibly changed) or raises a JSON-RPC error to refuse the request.
+
+A :data:`RequestHook` sits one step further out: it wraps the whole request *before* the era,
+version and method checks, so it also sees the requests those checks refuse. It exists for
+telemetry (:mod:`mcpkit.contrib.otel` sets ``server.request_hook``); a server without one pays a
+single attribute check per request.
 """
 
 from __future__ import annotations
@@ -18,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Protocol
 
-from mcpkit.types.jsonrpc import JSONObject, RequestId
+from mcpkit.types.jsonrpc import JSONObject, Request, RequestId
 
-__all__ = ["CallNext", "Middleware", "RequestView"]
+__all__ = ["CallNext", "Middleware", "RequestHook", "RequestView"]
 
 
 class RequestView(Protocol):
@@ -62,3 +67,13 @@ CallNext = Callable[[], Awaitable[JSONObject]]
 
 Middleware = Callable[[RequestView, CallNext], Awaitable[JSONObject]]
 """``async def mw(request, call_next) -> result``; add with ``server.add_middleware(mw)``."""
+
+
+RequestHook = Callable[[Any, Request, Any, CallNext], Awaitable[JSONObject]]
+"""``async def hook(server, request, connection, serve) -> result``: wraps one whole request.
+
+``connection`` is the legacy session's state (``None`` for a 2026-07-28 request; its
+``session_id`` is the HTTP session's id, ``None`` on stdio); ``serve()`` runs the checks, the
+middleware and the handler, and raises the request's JSON-RPC error. Set it as
+``server.request_hook`` (one server) or ``Server.request_hook`` (every server).
+"""

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from mcpkit.client.client import Client
+from mcpkit.client.client import Client, SendHook
 from mcpkit.client.connectors import CommandConnector, resolve_target
 from mcpkit.client.errors import ClientError, ServerUnavailable, UnknownTool
 from mcpkit.client.host.config import InputProvider, ServerEntry, load_servers, parse_servers
@@ -125,6 +125,10 @@ class HostResource:
 class Host:
     """Connections to many servers; see the module docstring."""
 
+    request_hook: SendHook | None = None
+    """Given to every client this host makes (telemetry: a span per routed call; see
+    :data:`~mcpkit.client.client.SendHook`)."""
+
     def __init__(
         self,
         servers: Mapping[str, Any] | Sequence[ServerEntry] | str | os.PathLike[str],
@@ -195,7 +199,10 @@ class Host:
         options.setdefault("name", entry.name)
 
         def make() -> Client:
-            return Client(_named(entry), **options)
+            client = Client(_named(entry), **options)
+            if self.request_hook is not None:  # restarts make new clients: each gets the hook
+                client.request_hook = self.request_hook
+            return client
 
         return make
 
