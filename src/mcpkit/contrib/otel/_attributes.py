@@ -53,9 +53,7 @@ RESULT_TYPE: Final = "mcpkit.result_type"
 SERVER_NAME: Final = "mcpkit.server.name"
 """Client spans: the name the client (or the host's configuration) gives the server."""
 
-_URI_METHODS: Final = frozenset(
-    {"resources/read", "resources/subscribe", "resources/unsubscribe"}
-)
+_URI_METHODS: Final = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
 
 
 def span_name(method: str, params: Any) -> str:
