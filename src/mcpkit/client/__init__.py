@@ -25,6 +25,12 @@ from mcpkit.client.connectors import (
     UrlConnector,
     resolve_target,
 )
+from mcpkit.client.discovery import (
+    ServerCardError,
+    ServerCardMismatch,
+    fetch_server_card,
+    verify_server_card,
+)
 from mcpkit.client.errors import (
     ClientError,
     IncompatibleServer,
@@ -64,6 +70,8 @@ __all__ = [
     "OpenStreamConnector",
     "OutputValidationError",
     "QuestionContext",
+    "ServerCardError",
+    "ServerCardMismatch",
     "ServerMisbehaved",
     "ServerUnavailable",
     "StreamConnector",
@@ -75,6 +83,8 @@ __all__ = [
     "TasksUnsupported",
     "ToolCollision",
     "ToolFilter",
+    "fetch_server_card",
+    "verify_server_card",
     "ToolTask",
     "UnknownTool",
     "UnsupportedInEra",

@@ -518,6 +518,15 @@ class Server:
 
         return asgi_app(self, **options)
 
+    def card_metadata(self) -> JSONObject:
+        """What this server's Server Card says (experimental; the HTTP app's ``server_card``):
+        its ``serverInfo`` and what ``server/discover`` answers."""
+        return {
+            "serverInfo": dict(self.server_info),
+            "supportedVersions": list(self.supported_versions),
+            "capabilities": self.capabilities(modern=True),
+        }
+
     def tool_input_schema(self, name: str) -> JSONObject | None:
         """A registered tool's ``inputSchema`` (the HTTP transport checks ``Mcp-Param-*``)."""
         tool = self._tools.get(name)

@@ -31,6 +31,7 @@ from typing import Any, Final
 from mcpkit.protocol.errors import InternalError, InvalidRequest, UsageError
 from mcpkit.protocol.http_security import DEFAULT_ALLOWED_HOSTS, HostPolicy
 from mcpkit.transports.http._body import BODY_TIMEOUT_SECONDS, MAX_BODY_BYTES
+from mcpkit.transports.http._card import CardRoutes
 from mcpkit.transports.http._endpoint import Endpoint, EndpointConfig
 from mcpkit.transports.http._exchange import (
     DEFAULT_RETRY_MS,
@@ -86,6 +87,11 @@ class HttpOptions:
       ``MCPKIT_ALLOWED_ORIGINS``.
     * ``legacy_sse`` — also serve the deprecated 2024-11-05 HTTP+SSE transport at ``sse_path``
       (GET) and ``messages_path`` (POST).
+    * ``server_card`` — *experimental* (draft SEP-2127): publish the server's card at
+      ``<path>/server-card`` and a catalog listing it at ``/.well-known/mcp/catalog.json`` and
+      ``/.well-known/ai-catalog.json``; ``server_card_name`` is the card's reverse-DNS name
+      (default: the request's host reversed, ``/``, the server's name) and ``public_url`` the
+      endpoint's URL as clients reach it (default: the URL of the request).
     """
 
     path: str = "/mcp"
@@ -109,6 +115,9 @@ class HttpOptions:
     legacy_sse: bool = False
     sse_path: str = "/sse"
     messages_path: str = "/messages"
+    server_card: bool = False
+    server_card_name: str | None = None
+    public_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.legacy_sse and self.stateless:
@@ -194,6 +203,11 @@ class McpHttpApp:
             from mcpkit.transports.http.legacy_sse import LegacySseEndpoint
 
             self._legacy_sse = LegacySseEndpoint(self.endpoint, options.messages_path, self.spawn)
+        self._cards: CardRoutes | None = None
+        if options.server_card:
+            self._cards = CardRoutes(
+                server, options.path, name=options.server_card_name, public_url=options.public_url
+            )
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -360,6 +374,9 @@ class McpHttpApp:
         if rejection is not None:
             logger.warning("refused a request: %s", rejection.error.message)
             await response.error(rejection.status, rejection.response())
+            return
+        if self._cards is not None and self._cards.handles(path):
+            await self._cards(path, scope, response)  # static metadata: no lifespan needed
             return
         if not self.started:
             self._lifespan_missing()
