@@ -6,7 +6,10 @@ declared (server and client capabilities, server info, instructions), the raw ``
 exactly as the server sent them. ``--web`` opens the same in mcpkit's web inspector (see
 ``mcpkit dev``). ``--json`` prints it all as one JSON document; ``--wire``
 prints every message exchanged, in order, one JSON object per line (``→`` sent, ``←``
-received) — the place to look when a server and a client disagree.
+received) — the place to look when a server and a client disagree. ``--card`` (a URL target;
+experimental) first fetches the server's Server Card from ``<url>/server-card``, then checks it
+against what the connection negotiated: the card is shown with the report, and any disagreement
+is listed and makes the command exit 4.
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ def register(subparsers: Any) -> None:
     view.add_argument("--json", action="store_true", help="one JSON document")
     view.add_argument("--wire", action="store_true", help="the message transcript")
     view.add_argument("--web", action="store_true", help="open the web inspector (mcpkit dev)")
+    parser.add_argument(
+        "--card", action="store_true",
+        help="fetch the URL server's Server Card first and verify it (experimental)",
+    )  # fmt: skip
     parser.add_argument("--port", type=int, default=0, help="with --web: the port on 127.0.0.1")
     parser.add_argument("--open", dest="open_browser", action="store_true",
                         help="with --web: open the page in the browser")  # fmt: skip
@@ -101,9 +108,13 @@ async def _main(args: argparse.Namespace) -> int:
     from mcpkit.cli.wire import WireLog
 
     wire = WireLog() if args.wire else None
+    card = await _fetch_card(args.target) if args.card else None
     async with open_client(args, wire=wire) as client:
         report = await collect(client)
         label = client.name
+        if card is not None:
+            report["serverCard"] = card
+            report["serverCardProblems"] = _card_problems(card, client, args.target)
     if wire is not None:
         for direction, message in wire.entries:
             write(f"{direction} {json.dumps(message, ensure_ascii=False)}")
@@ -113,7 +124,44 @@ async def _main(args: argparse.Namespace) -> int:
         dump_json(report)
     else:
         print_report(report, label)
+        if card is not None:
+            write("\nserver card\n" + _json(card))
+    problems = report.get("serverCardProblems") or []
+    if card is not None:
+        import sys
+
+        from mcpkit.cli.errors import EXIT_PROTOCOL
+
+        if problems:
+            write("the Server Card disagrees with the server:", sys.stderr)
+            for problem in problems:
+                write(f"  {problem}", sys.stderr)
+            return EXIT_PROTOCOL
+        write("the Server Card agrees with the server", sys.stderr)
     return 0
+
+
+async def _fetch_card(target: str) -> dict[str, Any]:
+    from mcpkit.cli.errors import EXIT_CONNECTION, CliError
+
+    if not target.startswith(("http://", "https://")):
+        raise CliError("--card needs a URL target (a Server Card is published over HTTP)")
+    from mcpkit.client import ServerCardError, fetch_server_card
+
+    try:
+        return await fetch_server_card(target)
+    except ServerCardError as exc:
+        raise CliError(str(exc), code=EXIT_CONNECTION) from exc
+
+
+def _card_problems(card: dict[str, Any], client: Any, url: str) -> list[str]:
+    from mcpkit.client import ServerCardMismatch, verify_server_card
+
+    try:
+        verify_server_card(card, client, url=url)
+    except ServerCardMismatch as mismatch:
+        return mismatch.problems
+    return []
 
 
 def execute(args: argparse.Namespace) -> int:
