@@ -600,7 +600,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=3001)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--event-store", default=None, help="SQLite path for resumability")
+    parser.add_argument("--stdio", action="store_true", help="serve stdio (a gateway backend)")
     args = parser.parse_args()
+    if args.stdio:
+        server.run()
+        return
     options: dict[str, Any] = {"host": args.host, "port": args.port}
     if args.event_store:
         options["event_store"] = args.event_store

@@ -34,11 +34,20 @@ from typing import Any, Final
 
 import msgspec
 
-from mcpkit.protocol.errors import InternalError, JSONRPCError
+from mcpkit.protocol.errors import InternalError
 from mcpkit.server.context import Context, ElicitAnswer, Question
 from mcpkit.types.jsonrpc import JSONObject
 
-__all__ = ["PENDING_TTL", "Asker", "FrontCall", "PendingCall", "ask_front"]
+__all__ = [
+    "PENDING_TTL",
+    "Asker",
+    "FrontCall",
+    "LogRelay",
+    "PendingCall",
+    "Questions",
+    "ask_front",
+    "relay_log",
+]
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -46,12 +55,22 @@ PENDING_TTL: Final = 300.0
 """Seconds a 2026 client has to come back with its answers before the backend call is dropped."""
 
 Asker = Callable[[str, JSONObject], Awaitable[JSONObject]]
+"""Asks the front client ``(method, params)``; returns its answer."""
+LogRelay = Callable[[Any], Awaitable[None]]
+"""Passes a backend's ``notifications/message`` params (typed) on to the front client."""
 
 _PREFIX: Final = {
     "elicitation/create": "elicitation",
     "sampling/createMessage": "sampling",
     "roots/list": "roots",
 }
+
+
+async def relay_log(ctx: Context, params: Any) -> None:
+    """A backend's log message, to the front request (at the level the front client asked)."""
+    level = getattr(params, "level", None)
+    if isinstance(level, str):
+        await ctx.log(level, getattr(params, "data", None), logger=getattr(params, "logger", None))
 
 
 async def ask_front(ctx: Context, method: str, params: JSONObject, key: str | None) -> JSONObject:
@@ -73,12 +92,13 @@ async def ask_front(ctx: Context, method: str, params: JSONObject, key: str | No
 class FrontCall:
     """One open call from a front request to a backend, and how to ask its client."""
 
-    __slots__ = ("asker", "backend", "client")
+    __slots__ = ("asker", "backend", "client", "log")
 
-    def __init__(self, backend: str, client: str, asker: Asker) -> None:
+    def __init__(self, backend: str, client: str, asker: Asker, log: LogRelay) -> None:
         self.backend = backend
         self.client = client
         self.asker = asker
+        self.log = log
 
 
 CURRENT: contextvars.ContextVar[FrontCall | None] = contextvars.ContextVar(
@@ -104,17 +124,24 @@ class Questions:
             calls.remove(call)
 
     def _front(self, backend: str, method: str) -> FrontCall:
+        found = self.front(backend)
+        if found is not None:
+            return found
+        if not self._open.get(backend):
+            raise InternalError(f"{method}: no client call is open on this gateway backend")
+        raise InternalError(
+            f"{method}: backend question is ambiguous (calls of several clients are open)"
+        )
+
+    def front(self, backend: str) -> FrontCall | None:
+        """The front call a backend's message belongs to, if it can be told."""
         current = CURRENT.get()
         if current is not None and current.backend == backend:
             return current
         calls = self._open.get(backend, [])
         if len({call.client for call in calls}) == 1:
             return calls[-1]
-        if not calls:
-            raise InternalError(f"{method}: no client call is open on this gateway backend")
-        raise InternalError(
-            f"{method}: backend question is ambiguous (calls of several clients are open)"
-        )
+        return None
 
     def handlers(self, backend: str) -> dict[str, Any]:
         """``Client`` options answering ``backend``'s questions through the front call."""
@@ -135,7 +162,13 @@ class Questions:
             listed = answer.get("roots")
             return listed if isinstance(listed, list) else []
 
+        async def log(params: Any) -> None:
+            call = self.front(backend)
+            if call is not None:  # a log line nobody's call can own is dropped, not broadcast
+                await call.log(params)
+
         return {
+            "logging_handler": log,
             "elicitation_handler": elicit,
             "url_elicitation": True,
             "sampling_handler": sample,
@@ -148,16 +181,26 @@ class Questions:
 class PendingCall:
     """A backend call held open across a 2026 client's rounds (see the module docstring)."""
 
-    def __init__(self, owner: str, start: Callable[[Asker], Awaitable[JSONObject]]) -> None:
+    def __init__(
+        self,
+        owner: str,
+        ctx: Context,
+        start: Callable[[Asker, LogRelay], Awaitable[JSONObject]],
+    ) -> None:
         self.id = secrets.token_urlsafe(12)
         self.owner = owner
+        self.ctx = ctx
+        """The context of the round in progress (progress and logs go to its request)."""
         self._questions: asyncio.Queue[tuple[str, JSONObject, asyncio.Future[JSONObject]]] = (
             asyncio.Queue()
         )
         self._current: tuple[int, str, JSONObject, asyncio.Future[JSONObject]] | None = None
         self._asked = 0
         self._expiry: asyncio.TimerHandle | None = None
-        self.task: asyncio.Task[JSONObject] = asyncio.ensure_future(start(self._ask))
+        self.task: asyncio.Task[JSONObject] = asyncio.ensure_future(start(self._ask, self._log))
+
+    async def _log(self, params: Any) -> None:
+        await relay_log(self.ctx, params)
 
     async def _ask(self, method: str, params: JSONObject) -> JSONObject:
         future: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
@@ -166,8 +209,10 @@ class PendingCall:
 
     async def step(self, ctx: Context) -> JSONObject:
         """Run until the backend call ends (its result) or asks something the front client has
-        not answered yet (``InputRequired`` propagates, the call stays open)."""
+        not answered yet (``InputRequired`` propagates, the call stays open). The front client
+        refusing a question (a capability it did not declare) ends the call with that error."""
         self._hold()
+        self.ctx = ctx
         while True:
             if self._current is None:
                 getter = asyncio.ensure_future(self._questions.get())
@@ -182,13 +227,7 @@ class PendingCall:
                 self._asked += 1
                 self._current = (self._asked, method, params, future)
             number, method, params, future = self._current
-            try:
-                answer = await ask_front(ctx, method, params, f"gateway-{number}")
-            except JSONRPCError as exc:
-                if not future.done():
-                    future.set_exception(exc)
-                self._current = None
-                continue
+            answer = await ask_front(ctx, method, params, f"gateway-{number}")
             self._current = None
             if not future.done():
                 future.set_result(answer)

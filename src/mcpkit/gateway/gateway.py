@@ -33,7 +33,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit.client.errors import ServerUnavailable
 from mcpkit.client.host import Host, ServerEntry, load_servers, parse_servers
-from mcpkit.gateway._bridge import Asker, FrontCall, PendingCall, Questions, ask_front
+from mcpkit.gateway._bridge import (
+    Asker,
+    FrontCall,
+    LogRelay,
+    PendingCall,
+    Questions,
+    ask_front,
+    relay_log,
+)
 from mcpkit.gateway._catalog import Catalog, build_catalog
 from mcpkit.gateway.audit import AuditOutcome, AuditRecord, AuditSink, JsonLinesAudit, emit
 from mcpkit.gateway.audit import arguments_digest as digest
@@ -44,11 +52,13 @@ from mcpkit.gateway.ratelimit import RateLimited, RateLimiter
 from mcpkit.protocol.errors import (
     ConnectionBroken,
     ConnectionClosed,
+    InternalError,
     InvalidParams,
     JSONRPCError,
     RequestTimeout,
     ResourceNotFound,
 )
+from mcpkit.protocol.meta import CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY
 from mcpkit.server import Server
 from mcpkit.server._request import InputRequired, RequestInfo
 from mcpkit.server.context import Context
@@ -68,6 +78,9 @@ backend is down, went away during the call, or did not answer in time."""
 LIST_TIMEOUT: Final = 10.0
 _STRIPPED: Final = ("resultType", "ttlMs", "cacheScope")
 _SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+_ROUNDS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
+"""2026 methods whose input-required rounds pass straight through between two 2026 peers."""
+_STATE: Final = "gateway/state"
 _OUTAGES: Final = (ServerUnavailable, ConnectionBroken, ConnectionClosed, RequestTimeout)
 
 
@@ -91,17 +104,21 @@ def _clean(result: JSONObject) -> JSONObject:
     return result
 
 
-def _forwarded_meta(params: JSONObject) -> JSONObject | None:
+def _forwarded_meta(info: RequestInfo) -> JSONObject | None:
     """The front request's ``_meta`` a backend should see (trace context and the like), without
-    the protocol's own keys (the gateway's client sets those for the backend's era)."""
-    meta = params.get("_meta")
-    if not isinstance(meta, dict):
-        return None
-    kept = {
-        k: v
-        for k, v in meta.items()
-        if k != "progressToken" and not k.startswith("io.modelcontextprotocol/")
-    }
+    the protocol's own keys (the gateway's client sets those for the backend's era), plus the
+    log level the front client asked for (a legacy session without one gets everything)."""
+    meta = info.params.get("_meta")
+    kept: JSONObject = {}
+    if isinstance(meta, dict):
+        kept = {
+            k: v
+            for k, v in meta.items()
+            if k != "progressToken" and not k.startswith("io.modelcontextprotocol/")
+        }
+    level = info.log_level if info.era == "modern" else (info.log_level or "debug")
+    if level is not None:
+        kept[LOG_LEVEL_KEY] = level
     return kept or None
 
 
@@ -127,6 +144,13 @@ class _GatewayServer(Server):
     def __init__(self, gateway: Gateway, name: str, **options: Any) -> None:
         self.gateway = gateway
         super().__init__(name, **options)
+
+    def tool_input_schema(self, name: str) -> JSONObject | None:
+        """A tool's ``inputSchema`` as the gateway lists it (``Mcp-Param-*`` header checks)."""
+        catalog = self.gateway._catalog or self.gateway._previous
+        route = catalog.tools.get(name) if catalog is not None else None
+        schema = route.definition.get("inputSchema") if route is not None else None
+        return schema if isinstance(schema, dict) else None
 
     def _handlers(self) -> dict[str, Any]:
         handlers = super()._handlers()
@@ -418,19 +442,19 @@ class Gateway:
             outcome, error = "error", f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            record = AuditRecord(
-                time=started,
-                client=client,
-                method=info.method,
-                backend=backend,
-                target=target,
-                arguments_digest=digest(arguments),
-                outcome=outcome,
-                duration_ms=round((time.perf_counter() - clock) * 1000, 3),
-                era=info.protocol_version,
-                error=error,
-            )
-            if self.audit is not None:
+            if self.audit is not None:  # nothing to compute for a gateway without a log
+                record = AuditRecord(
+                    time=started,
+                    client=client,
+                    method=info.method,
+                    backend=backend,
+                    target=target,
+                    arguments_digest=digest(arguments),
+                    outcome=outcome,
+                    duration_ms=round((time.perf_counter() - clock) * 1000, 3),
+                    era=info.protocol_version,
+                    error=error,
+                )
                 with contextlib.suppress(asyncio.CancelledError):
                     await emit(self.audit, record)
 
@@ -447,7 +471,7 @@ class Gateway:
         params: JSONObject,
     ) -> JSONObject:
         """Send ``method`` to ``backend`` for this front request; the backend's result."""
-        meta = _forwarded_meta(info.params)
+        meta = _forwarded_meta(info)
         if meta:
             params["_meta"] = meta
         progress = None
@@ -456,9 +480,12 @@ class Gateway:
             async def progress(value: float, total: float | None, message: str | None) -> None:
                 await ctx.report_progress(value, total, message)
 
-        async def send(asker: Asker) -> JSONObject:
+        if info.era == "modern" and method in _ROUNDS and self.host.client(backend).era == "modern":
+            return await self._modern_round(info, ctx, client, backend, method, params, progress)
+
+        async def send(asker: Asker, log: LogRelay) -> JSONObject:
             upstream = self.host.client(backend)
-            with self.questions.opened(FrontCall(backend, client, asker)):
+            with self.questions.opened(FrontCall(backend, client, asker, log)):
                 result, _ = await upstream._request_with_input(
                     method, params, timeout=self._timeout(backend), progress_callback=progress
                 )
@@ -469,21 +496,68 @@ class Gateway:
             async def ask(question: str, wire: JSONObject) -> JSONObject:
                 return await ask_front(ctx, question, wire, None)
 
-            return await send(ask)
+            async def log(note: Any) -> None:
+                await relay_log(ctx, note)
+
+            return await send(ask, log)
         return await self._pending_round(info, ctx, client, send)
+
+    async def _modern_round(
+        self,
+        info: RequestInfo,
+        ctx: Context,
+        client: str,
+        backend: str,
+        method: str,
+        params: JSONObject,
+        progress: Any,
+    ) -> JSONObject:
+        """A 2026 client in front of a 2026 backend: each round passes through. The backend's
+        questions reach the client with their own keys (several at once, as the backend asked
+        them), the client's answers go back as they came, and the backend's ``requestState``
+        rides inside the gateway's own sealed state; the backend sees the client's declared
+        capabilities, so it asks only what the client can answer."""
+        meta = params.setdefault("_meta", {})
+        meta[CLIENT_CAPABILITIES_KEY] = info.client_capabilities
+        responses = info.params.get("inputResponses")
+        if isinstance(responses, dict) and responses:
+            params["inputResponses"] = responses
+        state = info.memo.get(_STATE)
+        if isinstance(state, str):
+            params["requestState"] = state
+
+        async def refuse(question: str, wire: JSONObject) -> JSONObject:
+            raise InternalError(f"{question}: a 2026 backend asks in its result, not by request")
+
+        async def log(note: Any) -> None:
+            await relay_log(ctx, note)
+
+        upstream = self.host.client(backend)
+        with self.questions.opened(FrontCall(backend, client, refuse, log)):
+            result = await upstream._request(
+                method, params, timeout=self._timeout(backend), progress_callback=progress
+            )
+        if result.get("resultType") != "input_required":
+            return _clean(result)
+        info.memo.pop(_STATE, None)
+        state = result.get("requestState")
+        if isinstance(state, str):
+            info.memo[_STATE] = state
+        requests = result.get("inputRequests")
+        raise InputRequired(requests if isinstance(requests, dict) else {}, {})
 
     async def _pending_round(
         self,
         info: RequestInfo,
         ctx: Context,
         client: str,
-        send: Callable[[Asker], Awaitable[JSONObject]],
+        send: Callable[[Asker, LogRelay], Awaitable[JSONObject]],
     ) -> JSONObject:
         """A 2026 front round: continue the pending backend call, or start it."""
         pending_id = info.memo.get("gateway/call")
         pending = self._pending.get(pending_id) if isinstance(pending_id, str) else None
         if pending is None or pending.owner != client:
-            pending = PendingCall(client, send)
+            pending = PendingCall(client, ctx, send)
             self._pending[pending.id] = pending
             info.memo["gateway/call"] = pending.id
         try:
