@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Final
+from typing import Any, Final
 
 from mcpkit.protocol.capabilities import agree_listen_filter
 from mcpkit.protocol.errors import InvalidParams
@@ -21,6 +21,9 @@ from mcpkit.types.jsonrpc import JSONObject, RequestId
 SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 MAX_RESOURCE_SUBSCRIPTIONS: Final = 1000
 """URIs one listen request may watch."""
+
+Relay = Callable[[str, list[Any]], Awaitable[None]]
+"""Hands a publication (kind, arguments) to the other workers (see :attr:`ListenHub.relay`)."""
 
 TaskFilter = Callable[[list[str], RequestInfo], Awaitable[list[str]]]
 """Agrees to a listen request's ``taskIds`` (Tasks extension): the ids this client may follow,
@@ -59,6 +62,9 @@ class ListenHub:
     def __init__(self) -> None:
         self._listeners: set[_Listener] = set()
         self._changed: asyncio.Event | None = None
+        self.relay: Relay | None = None
+        """Also hands every publication to the other workers of a deployment (set by a shared
+        state backend such as ``mcpkit.contrib.redis``); they deliver it with :meth:`deliver`."""
 
     async def wait_count(self, count: int) -> None:
         """Wait until exactly ``count`` listen streams are open (tests, graceful shutdown)."""
@@ -125,20 +131,31 @@ class ListenHub:
         return {"resultType": "complete", "_meta": {SUBSCRIPTION_ID: sid}}
 
     async def publish(self, flag: str, method: str, params: JSONObject | None) -> None:
-        for listener in list(self._listeners):
-            if flag in listener.flags:
-                await listener.send(method, params)
+        await self.deliver("flag", [flag, method, params])
+        if self.relay is not None:
+            await self.relay("flag", [flag, method, params])
 
     async def publish_resource(self, uri: str) -> None:
-        for listener in list(self._listeners):
-            if uri in listener.uris:
-                await listener.send("notifications/resources/updated", {"uri": uri})
+        await self.deliver("resource", [uri])
+        if self.relay is not None:
+            await self.relay("resource", [uri])
 
     async def publish_task(self, task_id: str, task: JSONObject) -> None:
         """``notifications/tasks`` (a full ``DetailedTask``) to listeners following ``task_id``."""
+        await self.deliver("task", [task_id, task])
+        if self.relay is not None:
+            await self.relay("task", [task_id, task])
+
+    async def deliver(self, kind: str, args: list[Any]) -> None:
+        """Send one publication to this process's listeners (``kind``: ``flag``, ``resource``
+        or ``task``, with the arguments of the matching ``publish*`` method)."""
         for listener in list(self._listeners):
-            if task_id in listener.task_ids:
-                await listener.send("notifications/tasks", task)
+            if kind == "flag" and args[0] in listener.flags:
+                await listener.send(args[1], args[2])
+            elif kind == "resource" and args[0] in listener.uris:
+                await listener.send("notifications/resources/updated", {"uri": args[0]})
+            elif kind == "task" and args[0] in listener.task_ids:
+                await listener.send("notifications/tasks", args[1])
 
     async def close_all(self) -> None:
         """End every listen stream gracefully (server shutdown)."""

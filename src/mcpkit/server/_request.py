@@ -72,6 +72,45 @@ class LegacyConnection:
         """True once the client sent ``notifications/initialized`` after our result."""
         return self.lifecycle.state is ServerState.OPERATING
 
+    def snapshot(self) -> dict[str, Any]:
+        """What another process needs to serve this conversation (plain JSON data).
+
+        Shared HTTP session stores (``mcpkit.contrib.redis``) keep it, so any worker can serve
+        any request of a session; :meth:`restore` rebuilds the state from it.
+        """
+        lifecycle = self.lifecycle
+        return {
+            "state": lifecycle.state.value,
+            "protocolVersion": lifecycle.protocol_version,
+            "requestedVersion": lifecycle.requested_version,
+            "capabilities": lifecycle.client_capabilities,
+            "clientInfo": lifecycle.client_info,
+            "logLevel": self.log_level,
+            "subscriptions": sorted(self.subscriptions),
+        }
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Take over the state a :meth:`snapshot` (made by another process) describes."""
+        lifecycle = self.lifecycle
+        try:
+            lifecycle.state = ServerState(snapshot.get("state"))
+        except ValueError:
+            lifecycle.state = ServerState.AWAITING_INITIALIZE
+        lifecycle.protocol_version = _str_or_none(snapshot.get("protocolVersion"))
+        lifecycle.requested_version = _str_or_none(snapshot.get("requestedVersion"))
+        capabilities = snapshot.get("capabilities")
+        lifecycle.client_capabilities = capabilities if isinstance(capabilities, dict) else {}
+        info = snapshot.get("clientInfo")
+        lifecycle.client_info = info if isinstance(info, dict) else {}
+        self.log_level = _str_or_none(snapshot.get("logLevel"))
+        subscriptions = snapshot.get("subscriptions")
+        if isinstance(subscriptions, list):
+            self.subscriptions = {uri for uri in subscriptions if isinstance(uri, str)}
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
 
 @dataclass(slots=True)
 class RequestInfo:

@@ -7,7 +7,7 @@ import contextlib
 import inspect
 import logging
 import weakref
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar, overload
 
 from mcpkit.protocol.errors import InvalidParams, MethodNotFound, UsageError
@@ -41,6 +41,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcpkit.server")
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+LegacyFanout = Callable[[str, JSONObject | None, str | None], Awaitable[None]]
+"""``(method, params, uri)``: deliver a list change (``uri`` ``None``) or a resource update to
+the legacy sessions that should see it (see :attr:`Server.legacy_fanout`)."""
 
 DEFAULT_CACHE_POLICY: Final[dict[str, tuple[int, str]]] = {
     "server/discover": (60_000, "public"),
@@ -126,6 +130,10 @@ class Server:
         self._list_version = 0
         self._connections: weakref.WeakSet[LegacyConnection] = weakref.WeakSet()
         self.listen_hub = ListenHub()
+        self.legacy_fanout: LegacyFanout | None = None
+        """Delivers list changes and resource updates to legacy sessions instead of this
+        process's own connections (set by a shared state backend: with many workers a session
+        is not tied to one process, and each must be told once)."""
         self.tasks: TaskManager | None = _make_task_manager(tasks)
         """The Tasks extension (``mcpkit.server.tasks``), when enabled with ``tasks=``."""
         modern, legacy = MODERN_METHODS, LEGACY_METHODS
@@ -401,6 +409,10 @@ class Server:
     async def notify_list_changed(self, kind: str) -> None:
         """Tell clients that the list of ``tools``, ``resources`` or ``prompts`` changed."""
         method = f"notifications/{kind}/list_changed"
+        if self.legacy_fanout is not None:
+            await self.legacy_fanout(method, None, None)
+            await self.listen_hub.publish(f"{kind}ListChanged", method, None)
+            return
         for conn in list(self._connections):
             if conn.initialized and conn.notify is not None:
                 with contextlib.suppress(Exception):
@@ -409,6 +421,10 @@ class Server:
 
     async def notify_resource_updated(self, uri: str) -> None:
         """Tell subscribers (legacy subscribe, 2026 listen filters) that ``uri`` changed."""
+        if self.legacy_fanout is not None:
+            await self.legacy_fanout("notifications/resources/updated", {"uri": uri}, uri)
+            await self.listen_hub.publish_resource(uri)
+            return
         for conn in list(self._connections):
             if uri in conn.subscriptions and conn.notify is not None:
                 with contextlib.suppress(Exception):

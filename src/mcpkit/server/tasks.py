@@ -378,11 +378,21 @@ class TaskManager:
             owner=self.principal(info.auth),
         )
 
+    def use_store(self, store: TaskStore) -> None:
+        """Keep records in ``store`` from now on (a shared backend installed at startup, e.g.
+        ``mcpkit.contrib.redis``); call it before any task exists."""
+        self.store = store
+        self._runner = TaskRunner(store, self._changed)
+
     def _core_owner(self, info: RequestInfo) -> str | None:
         """Who owns a 2025 task: the authenticated principal, else the session itself."""
         principal = self.principal(info.auth)
         if principal is not None or info.connection is None:
             return principal
+        if self.store.shared and info.connection.session_id is not None:
+            # Another worker serves this session too: the owner must be the same there. The
+            # session id is as unguessable as a fresh token and only its holder presents it.
+            return f"session\x00{info.connection.session_id}"
         token = self._sessions.get(info.connection)
         if token is None:
             token = self._sessions[info.connection] = secrets.token_urlsafe(TASK_ID_BYTES)

@@ -72,6 +72,7 @@ from mcpkit.transports.http._peers import peer_key
 from mcpkit.transports.http._pipe import EventPipe, Item
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope, encode_headers
+from mcpkit.transports.http._tail import serve_tail
 from mcpkit.transports.http.event_store import EventStore, UnknownEventId
 from mcpkit.transports.http.session_store import SessionLimitReached, SessionStore
 from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, RequestId, Response
@@ -141,6 +142,7 @@ class Endpoint:
             self.sessions = LegacySessions(
                 server, store, config.event_store, max_per_peer=config.max_sessions_per_peer
             )
+            self.sessions.on_rebuild = _wire_rebuilt
         self._tool_cache: dict[str, tuple[Mapping[str, Any], ParamHeaders | None]] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -308,7 +310,15 @@ class Endpoint:
         server = self._server
         legacy = connection is not None
 
+        sessions = self.sessions if session is not None and self.sessions is not None else None
+
         def run() -> Awaitable[Any]:
+            if sessions is not None and sessions.shared:
+                return _then_sync(
+                    server.handle_request(request, outbound, connection=connection, auth=auth),
+                    sessions,
+                    session,
+                )
             if legacy:
                 return server.handle_request(request, outbound, connection=connection, auth=auth)
             return server.handle_request(request, outbound, auth=auth)
@@ -363,6 +373,8 @@ class Endpoint:
         if state is not None:
             if reply.ok:
                 headers = ((MCP_SESSION_ID_HEADER.lower().encode(), state.id.encode()),)
+                assert self.sessions is not None
+                await self.sessions.sync(state)  # a shared store: other workers can serve it
             else:
                 assert self.sessions is not None
                 await self.sessions.discard(state)
@@ -433,14 +445,21 @@ class Endpoint:
                 return
         if isinstance(message, Response | ErrorResponse):
             if state is not None and not state.resolve(message):
-                logger.debug("dropped an answer to unknown server request %r", message.id)
+                if self.sessions is not None and self.sessions.shared:
+                    await self.sessions.forward("answer", state.id, message)  # another worker's
+                else:
+                    logger.debug("dropped an answer to unknown server request %r", message.id)
             await response.empty(202)
             return
         if isinstance(message, Notification):
             if state is not None and message.method == "notifications/cancelled":
-                state.cancel((message.params or {}).get("requestId"))
+                target = (message.params or {}).get("requestId")
+                if not state.cancel(target) and self.sessions is not None:
+                    await self.sessions.forward("cancel", state.id, target)
             else:
                 await self.notify(message, connection)
+                if state is not None and self.sessions is not None:
+                    await self.sessions.sync(state)
             await response.empty(202)
             return
         assert isinstance(message, Request)
@@ -505,6 +524,21 @@ class Endpoint:
         async def keepalive() -> None:
             await sessions.find(state.id)  # an open GET stream keeps its session alive
 
+        tail = getattr(store, "tail", None)
+        if sessions.shared and store is not None and tail is not None:
+            # Any worker may write this session's GET stream: follow the shared log.
+            prime = await store.prime(state.id, GET_STREAM_ID)
+            await serve_tail(
+                response,
+                receive,
+                tail(state.id, prime),
+                prime=prime,
+                spawn=self._spawn,
+                options=self._config.stream,
+                on_keepalive=keepalive,
+            )
+            return
+
         await serve_stream(
             response,
             receive,
@@ -538,6 +572,8 @@ class Endpoint:
                 if replay.stream_id == GET_STREAM_ID
                 else state.pipes.get(replay.stream_id)
             )
+        if self.sessions.shared and replay.stream_id == GET_STREAM_ID:
+            live = None  # every worker writes it: follow the shared log (below)
         if live is not None and not replay.closed and not live.ended:
 
             async def load() -> list[Item]:
@@ -552,6 +588,20 @@ class Endpoint:
                 options=self._config.stream,
                 load_replay=load,
                 prime=False,
+            )
+            return
+        tail = getattr(store, "tail", None)
+        if not replay.closed and tail is not None and self.sessions.shared:
+            # Another worker runs the stream (or holds the session's GET): replay, then follow
+            # the shared log until the stream ends (or its worker died).
+            after = replay.events[-1][0] if replay.events else last_event_id
+            await serve_tail(
+                response,
+                receive,
+                tail(session_id, after),
+                first=replay.events,
+                spawn=self._spawn,
+                options=self._config.stream,
             )
             return
         # The stream is over, or its handler lives in no process any more (a restart): replay
@@ -606,3 +656,19 @@ class Endpoint:
             None,
             ((b"allow", b"POST"),),
         )
+
+
+def _wire_rebuilt(state: LegacySessionState) -> None:
+    """A session rebuilt from a shared store sends its unsolicited messages to its GET stream."""
+    state.connection.notify = GetStreamOutbound(state)
+
+
+async def _then_sync(
+    handled: Awaitable[Any], sessions: LegacySessions, session: LegacySessionState | None
+) -> Any:
+    """Run a legacy request, then save its session's connection state (``logging/setLevel``,
+    ``resources/subscribe`` change it) for the other workers."""
+    result = await handled
+    if session is not None:
+        await sessions.sync(session)
+    return result

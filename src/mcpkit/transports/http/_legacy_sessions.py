@@ -23,8 +23,9 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from mcpkit.protocol.codec import encode_message
@@ -60,6 +61,10 @@ default table, so one client cannot fill it. At the cap the peer's own least rec
 session is ended to make room (clients that never send DELETE keep working)."""
 
 
+Relay = Callable[[str, str, Any], Awaitable[None]]
+"""``(kind, session id, payload)``: hand something to the other workers of a deployment."""
+
+
 class PeerSessionLimitReached(SessionLimitReached):
     """One peer holds its maximum of sessions and all of them are busy (answer 429)."""
 
@@ -69,6 +74,7 @@ class LegacySessionState:
 
     __slots__ = (
         "_ids",
+        "_stream_tag",
         "_streams",
         "closed",
         "connection",
@@ -78,11 +84,18 @@ class LegacySessionState:
         "peer",
         "pending",
         "pipes",
+        "saved",
         "store",
     )
 
     def __init__(
-        self, session_id: str, connection: Any, store: EventStore | None, peer: str = UNKNOWN_PEER
+        self,
+        session_id: str,
+        connection: Any,
+        store: EventStore | None,
+        peer: str = UNKNOWN_PEER,
+        *,
+        shared: bool = False,
     ) -> None:
         self.id = session_id
         self.peer = peer
@@ -93,8 +106,18 @@ class LegacySessionState:
         self.pending: dict[RequestId, asyncio.Future[Response | ErrorResponse]] = {}
         self.pipes: dict[str, EventPipe] = {}
         self.closed = False
+        self.saved: Any = None
+        """The connection snapshot last written to a shared session store."""
         self._ids = itertools.count(1)
         self._streams = itertools.count(1)
+        self._stream_tag = ""
+        if shared:
+            # Other workers serve this session too: our stream and request ids must not collide
+            # with theirs (ids stay below 2**53 for JavaScript clients), and messages for the
+            # client go to the shared GET stream whoever holds its connection.
+            self._ids = itertools.count(secrets.randbelow(2**52) + 1)
+            self._stream_tag = secrets.token_hex(4) + "-"
+            self.ensure_get_pipe()
 
     @property
     def protocol_version(self) -> str | None:
@@ -109,7 +132,7 @@ class LegacySessionState:
         return self.get_pipe is not None and self.get_pipe.state is PipeState.SSE
 
     def new_stream_id(self) -> str:
-        return f"post-{next(self._streams)}"
+        return f"post-{self._stream_tag}{next(self._streams)}"
 
     def ensure_get_pipe(self) -> EventPipe:
         """The standalone stream's pipe; it exists from the first GET for the session's life."""
@@ -182,7 +205,7 @@ class LegacySessionState:
         task.cancel()
         return True
 
-    async def close(self) -> None:
+    async def close(self, *, delete_events: bool = True) -> None:
         """End the session: cancel handlers, fail pending requests, end streams, drop events."""
         if self.closed:
             return
@@ -203,7 +226,7 @@ class LegacySessionState:
         with contextlib.suppress(Exception):
             if lifecycle is not None:
                 lifecycle.close()
-        if self.store is not None:
+        if self.store is not None and delete_events:
             try:
                 await self.store.delete_session(self.id)
             except Exception:
@@ -233,6 +256,13 @@ class LegacySessions:
         (metrics, logs; tests wait on it instead of polling)."""
         self.clock: Callable[[], float] = time.time
         """Wall-clock seconds (shared stores compare times across processes); tests replace it."""
+        self.shared = bool(getattr(store, "shared", False))
+        """The store is shared by several workers: a session this process did not create is
+        rebuilt from the store's snapshot, and answers, cancellations and session ends that
+        concern another worker go through :attr:`relay`."""
+        self.relay: Relay | None = None
+        self.on_rebuild: Callable[[LegacySessionState], None] | None = None
+        """Set by the endpoint: wires a rebuilt session's connection (its GET-stream outbound)."""
 
     def __len__(self) -> int:
         return len(self._local)
@@ -254,9 +284,17 @@ class LegacySessions:
         """
         if self._peers.count(peer) >= self._max_per_peer:
             await self._evict_one_of(peer)
-        session = await self._store.create(protocol_version=protocol_version, now=self.clock())
+        if self.shared:  # the store counts sessions (and peers) across workers
+            create: Any = self._store.create
+            session = await create(protocol_version=protocol_version, now=self.clock(), peer=peer)
+        else:
+            session = await self._store.create(protocol_version=protocol_version, now=self.clock())
         state = LegacySessionState(
-            session.id, self._server.new_connection(session.id), self._event_store, peer
+            session.id,
+            self._server.new_connection(session.id),
+            self._event_store,
+            peer,
+            shared=self.shared,
         )
         session.state = state
         self._local[session.id] = state
@@ -294,16 +332,69 @@ class LegacySessions:
         if session is None:
             return None
         state = _state_of(session) or self._local.get(session_id)
+        if state is None and self.shared:
+            state = self._rebuild(session)
         if state is None or state.closed:
             return None
         self._peers.used(state.peer, session_id)
         return state
+
+    def _rebuild(self, session: SessionRecord) -> LegacySessionState | None:
+        """Serve a session another worker created, from the shared store's snapshot."""
+        if session.snapshot is None:
+            return None  # its initialize has not been answered yet
+        connection = self._server.new_connection(session.id)
+        restore = getattr(connection, "restore", None)
+        if restore is not None:
+            restore(session.snapshot)
+        state = LegacySessionState(session.id, connection, self._event_store, shared=True)
+        state.saved = session.snapshot
+        if self.on_rebuild is not None:
+            self.on_rebuild(state)
+        self._local[session.id] = state
+        return state
+
+    async def sync(self, state: LegacySessionState) -> None:
+        """Write the session's connection state to a shared store if it changed."""
+        if not self.shared:
+            return
+        snapshot_of = getattr(state.connection, "snapshot", None)
+        save = getattr(self._store, "save_snapshot", None)
+        if snapshot_of is None or save is None:
+            return
+        snapshot = snapshot_of()
+        if snapshot != state.saved:
+            await save(state.id, snapshot, state.saved)
+            state.saved = snapshot
+
+    async def forward(self, kind: str, session_id: str, payload: Any) -> None:
+        """Hand an answer (``answer``) or a cancellation (``cancel``) this process could not
+        use to the other workers; the one waiting for it acts on it."""
+        if self.relay is not None:
+            await self.relay(kind, session_id, payload)
+
+    async def on_relayed(self, kind: str, session_id: str, payload: Any) -> None:
+        """Another worker relayed something about a session (see :meth:`forward`)."""
+        state = self._local.get(session_id)
+        if state is None:
+            return
+        if kind == "answer" and isinstance(payload, Response | ErrorResponse):
+            state.resolve(payload)
+        elif kind == "cancel":
+            state.cancel(payload)
+        elif kind == "end":
+            self._forget(session_id)
+            await state.close(delete_events=False)
 
     async def end(self, session_id: str) -> bool:
         """DELETE: end the session; ``False`` if it was unknown."""
         session = await self._store.delete(session_id)
         local = self._forget(session_id)
         state = _state_of(session) or local
+        if session is not None and self.shared:
+            await self.forward("end", session_id, None)  # its handlers may run elsewhere
+            if state is None and self._event_store is not None:
+                await self._event_store.delete_session(session_id)
         if state is None:
             return session is not None
         await state.close()
@@ -321,6 +412,8 @@ class LegacySessions:
         for session in reaped:
             local = self._forget(session.id)
             state = _state_of(session) or local
+            if self.shared:
+                await self.forward("end", session.id, None)
             if state is not None:
                 await state.close()
         if reaped:
@@ -338,9 +431,18 @@ class LegacySessions:
                 logger.exception("reaping idle sessions failed; trying again later")
 
     async def close_all(self) -> None:
-        """Server shutdown: end every session this process holds."""
+        """Server shutdown: end every session this process holds.
+
+        With a shared store the sessions live on (other workers serve them): only this
+        process's part of them ends (its handlers and pending requests).
+        """
         for session_id in list(self._local):
-            await self.end(session_id)
+            if self.shared:
+                state = self._forget(session_id)
+                if state is not None:
+                    await state.close(delete_events=False)
+            else:
+                await self.end(session_id)
 
 
 def _state_of(session: SessionRecord | None) -> LegacySessionState | None:

@@ -48,7 +48,9 @@ from mcpkit.transports.http.session_store import (
     SESSION_IDLE_TIMEOUT_SECONDS,
     MemorySessionStore,
     SessionStore,
+    StateUnavailable,
 )
+from mcpkit.transports.http.shared_state import SharedState
 from mcpkit.types.jsonrpc import ErrorResponse
 
 __all__ = ["LIFESPAN_HINT", "HttpOptions", "McpHttpApp"]
@@ -92,6 +94,9 @@ class HttpOptions:
       ``/.well-known/ai-catalog.json``; ``server_card_name`` is the card's reverse-DNS name
       (default: the request's host reversed, ``/``, the server's name) and ``public_url`` the
       endpoint's URL as clients reach it (default: the URL of the request).
+    * ``state`` — state shared by several worker processes (``mcpkit.contrib.redis.RedisState``):
+      it supplies the session and event stores (unless given) and runs for the app's life.
+      A request that needs the shared state while it is unreachable gets 503 with the reason.
     """
 
     path: str = "/mcp"
@@ -118,6 +123,7 @@ class HttpOptions:
     server_card: bool = False
     server_card_name: str | None = None
     public_url: str | None = None
+    state: SharedState | None = None
 
     def __post_init__(self) -> None:
         if self.legacy_sse and self.stateless:
@@ -176,11 +182,17 @@ class McpHttpApp:
         self._stack: contextlib.AsyncExitStack | None = None
         self._reaper: asyncio.Task[None] | None = None
         self._warned = False
+        event_store, session_store = options.event_store, options.session_store
+        if options.state is not None:  # ``is None``: an empty store is falsy (it has a length)
+            if event_store is None:
+                event_store = options.state.event_store
+            if session_store is None:
+                session_store = options.state.session_store
         config = EndpointConfig(
             stateless=options.stateless,
             json_response=options.json_response,
-            event_store=options.event_store,
-            session_store=options.session_store,
+            event_store=event_store,
+            session_store=session_store,
             max_body_bytes=options.max_body_bytes,
             body_timeout=options.body_timeout,
             max_sessions_per_peer=options.max_sessions_per_peer,
@@ -283,6 +295,8 @@ class McpHttpApp:
             raise RuntimeError("the MCP app's lifespan is already running")
         stack = contextlib.AsyncExitStack()
         await stack.enter_async_context(self.server.running())
+        if self.options.state is not None:
+            await stack.enter_async_context(self.options.state.running(self))
         self._stack = stack
         sessions = self.endpoint.sessions
         # ``is not None``: an empty session table is falsy, and the reaper must run from startup
@@ -384,12 +398,8 @@ class McpHttpApp:
             await response.error(500, ErrorResponse(None, error.to_error_object()))
             return
         if path.rstrip("/") == options.path.rstrip("/"):
-            if method == "POST":
-                await self.endpoint.post(scope, receive, response)
-            elif method == "GET":
-                await self.endpoint.get(scope, receive, response)
-            elif method == "DELETE":
-                await self.endpoint.delete(scope, receive, response)
+            if method in ("POST", "GET", "DELETE"):
+                await self._endpoint(method, scope, receive, response)
             else:
                 allow = "GET, POST, DELETE" if self.endpoint.legacy_ok else "POST"
                 await response.text(
@@ -400,6 +410,26 @@ class McpHttpApp:
             await self._legacy_sse(path == options.sse_path, scope, receive, response)
             return
         await response.text(404, f"Not Found: the MCP endpoint is {options.path}")
+
+    async def _endpoint(
+        self, method: str, scope: Scope, receive: Receive, response: HttpResponse
+    ) -> None:
+        serve = {"POST": self.endpoint.post, "GET": self.endpoint.get}.get(
+            method, self.endpoint.delete
+        )
+        try:
+            await serve(scope, receive, response)
+        except StateUnavailable as exc:
+            # The shared state (Redis) is down: fail fast with the reason; the next request
+            # tries again, and nothing needs a restart once it is back.
+            logger.warning("answered 503: %s", exc)
+            if response.started:
+                await response.end()
+                return
+            error = InternalError(f"Service Unavailable: {exc}")
+            await response.error(
+                503, ErrorResponse(None, error.to_error_object()), ((b"retry-after", b"1"),)
+            )
 
     def _lifespan_missing(self) -> None:
         if not self._warned:

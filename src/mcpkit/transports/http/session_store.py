@@ -33,6 +33,7 @@ __all__ = [
     "SessionRecord",
     "SessionLimitReached",
     "SessionStore",
+    "StateUnavailable",
 ]
 
 MAX_SESSIONS: Final = 10_000
@@ -45,10 +46,15 @@ class SessionLimitReached(MCPError):
     """No room for another session. Answer 503; reaping idle sessions may make room."""
 
 
+class StateUnavailable(MCPError):
+    """A shared state backend (Redis) did not answer in time. The HTTP app answers 503 with this
+    message and the next request tries again; the server recovers when the backend returns."""
+
+
 class SessionRecord:
     """One legacy HTTP session. ``state`` is the server's own per-session object (process-local)."""
 
-    __slots__ = ("created_at", "id", "last_seen", "protocol_version", "state")
+    __slots__ = ("created_at", "id", "last_seen", "protocol_version", "snapshot", "state")
 
     def __init__(self, session_id: str, protocol_version: str, now: float, state: Any) -> None:
         self.id = session_id
@@ -56,6 +62,8 @@ class SessionRecord:
         self.created_at = now
         self.last_seen = now
         self.state = state
+        self.snapshot: dict[str, Any] | None = None
+        """A shared store's copy of the connection state (another worker rebuilds from it)."""
 
     def __repr__(self) -> str:
         return f"SessionRecord(id={self.id[:8]}…, protocol_version={self.protocol_version!r})"
