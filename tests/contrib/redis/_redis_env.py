@@ -10,7 +10,6 @@ they fail (CI must run them).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import secrets

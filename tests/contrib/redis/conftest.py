@@ -3,7 +3,9 @@ of the test's own, deleted afterwards."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,3 +29,8 @@ async def client() -> AsyncIterator[Any]:
         yield redis
     finally:
         await redis.aclose()
+
+
+# The HTTP wire helpers (LegacyPeer, SSE collection, 2026 request bodies) live with the HTTP
+# transport tests; the multi-worker tests speak the same wire.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "transports" / "http"))

@@ -13,7 +13,9 @@ from mcpkit.protocol.errors import UsageError
 from mcpkit.transports.http.event_store import EventStore, ReplayGap, UnknownEventId, parse_event_id
 
 
-async def test_ids_are_ordered_offsets_and_replay_returns_the_rest(client: Any, prefix: str) -> None:
+async def test_ids_are_ordered_offsets_and_replay_returns_the_rest(
+    client: Any, prefix: str
+) -> None:
     store = RedisEventStore(client, prefix=prefix)
     assert isinstance(store, EventStore)
     prime = await store.prime("s1", "post-1")
@@ -131,7 +133,11 @@ async def test_a_tail_ends_when_the_stream_closes_or_its_writer_dies(
     await a.append("s1", "post-1", b"two")
     await a.close_stream("s1", "post-1")
     async with asyncio.timeout(10):
-        got = [data for batch in [x async for x in b.tail("s1", first, block=0.05)] for _, data in batch]
+        got = [
+            data
+            for batch in [x async for x in b.tail("s1", first, block=0.05)]
+            for _, data in batch
+        ]
     assert got == [b"two"]
 
     start = await a.append("s1", "post-2", b"one")

@@ -300,4 +300,3 @@ class RedisEventStore:
 def _data(fields: Any) -> bytes:
     value = fields.get(b"d") if isinstance(fields, dict) else None
     return value if isinstance(value, bytes) else b""
-

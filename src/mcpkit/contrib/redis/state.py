@@ -68,6 +68,8 @@ HEARTBEAT_SECONDS: Final = 3.0
 RECONNECT_MAX_SECONDS: Final = 2.0
 """The longest pause between two attempts to re-subscribe the bus while Redis is down."""
 GET_STREAM: Final = "get"
+BUS_READY_SECONDS: Final = 5.0
+"""At startup, how long a worker waits for its bus subscription before serving anyway."""
 
 
 class Workers:
@@ -235,6 +237,11 @@ class RedisState:
             asyncio.create_task(self._refresh_keys_forever()),
             asyncio.create_task(self.bus.run(self._on_bus)),
         ]
+        # Serve only once the bus listens (a relayed answer must not be lost in the gap); if
+        # Redis is down, start anyway: the bus keeps reconnecting and requests get 503 meanwhile.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(BUS_READY_SECONDS):
+                await self.bus.subscribed.wait()
         try:
             yield self
         finally:

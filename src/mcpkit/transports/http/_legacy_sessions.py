@@ -332,8 +332,11 @@ class LegacySessions:
         if session is None:
             return None
         state = _state_of(session) or self._local.get(session_id)
-        if state is None and self.shared:
-            state = self._rebuild(session)
+        if self.shared:
+            if state is None:
+                state = self._rebuild(session)
+            elif session.snapshot is not None and session.snapshot != state.saved:
+                self._refresh(state, session.snapshot)  # another worker changed it
         if state is None or state.closed:
             return None
         self._peers.used(state.peer, session_id)
@@ -344,15 +347,19 @@ class LegacySessions:
         if session.snapshot is None:
             return None  # its initialize has not been answered yet
         connection = self._server.new_connection(session.id)
-        restore = getattr(connection, "restore", None)
-        if restore is not None:
-            restore(session.snapshot)
         state = LegacySessionState(session.id, connection, self._event_store, shared=True)
-        state.saved = session.snapshot
+        self._refresh(state, session.snapshot)
         if self.on_rebuild is not None:
             self.on_rebuild(state)
         self._local[session.id] = state
         return state
+
+    @staticmethod
+    def _refresh(state: LegacySessionState, snapshot: dict[str, Any]) -> None:
+        restore = getattr(state.connection, "restore", None)
+        if restore is not None:
+            restore(snapshot)
+        state.saved = snapshot
 
     async def sync(self, state: LegacySessionState) -> None:
         """Write the session's connection state to a shared store if it changed."""
