@@ -70,44 +70,47 @@ local m = redis.call('HMGET', ARGV[6] .. key, 'lms', 'ln', 'closed')
 return {key, m[1], m[2], m[3] or '0'}
 """
 
-# KEYS: stream, meta   ARGV: data, maxlen, max_age_ms, ttl_ms
-_APPEND: Final = """
-local m = redis.call('HMGET', KEYS[2], 'closed', 'lms', 'ln')
-if m[2] == false then return {'gone'} end
-if m[1] == '1' then return {'closed'} end
+# KEYS: index   ARGV: (as _RESOLVE), data, maxlen, max_age_ms. One round trip per append: find
+# (or make) the stream, refuse a closed one, add the event with the next id, trim, renew TTLs.
+_APPEND: Final = (
+    _RESOLVE.replace("return {key, m[1], m[2], m[3] or '0'}", "")
+    + """
+local stream = ARGV[7] .. key
+local meta = ARGV[6] .. key
+if m[3] == '1' then return {'closed', key} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local lms = tonumber(m[2]); local ln = tonumber(m[3])
+local lms = tonumber(m[1]); local ln = tonumber(m[2])
 local ms; local n
 if now > lms then ms = now; n = 0 else
   ms = lms; n = ln + 1
   if n >= 10000 then ms = lms + 1; n = 0 end
 end
-redis.call('XADD', KEYS[1], ms .. '-' .. n, 'd', ARGV[1])
+redis.call('XADD', stream, ms .. '-' .. n, 'd', ARGV[8])
 local cut = nil
-local extra = redis.call('XLEN', KEYS[1]) - tonumber(ARGV[2])
+local extra = redis.call('XLEN', stream) - tonumber(ARGV[9])
 if extra > 0 then
-  local old = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', extra)
+  local old = redis.call('XRANGE', stream, '-', '+', 'COUNT', extra)
   cut = old[#old][1]
-  redis.call('XTRIM', KEYS[1], 'MAXLEN', ARGV[2])
+  redis.call('XTRIM', stream, 'MAXLEN', ARGV[9])
 end
-local floor = now - tonumber(ARGV[3])
+local floor = now - tonumber(ARGV[10])
 if floor > 0 then
-  local older = redis.call('XREVRANGE', KEYS[1], '(' .. floor .. '-0', '-', 'COUNT', 1)
+  local older = redis.call('XREVRANGE', stream, '(' .. floor .. '-0', '-', 'COUNT', 1)
   if #older > 0 then
     if cut == nil or older[1][1] > cut then cut = older[1][1] end
-    redis.call('XTRIM', KEYS[1], 'MINID', floor .. '-0')
+    redis.call('XTRIM', stream, 'MINID', floor .. '-0')
   end
 end
 if cut ~= nil then
   local dash = string.find(cut, '-', 1, true)
-  redis.call('HSET', KEYS[2], 'cms', string.sub(cut, 1, dash - 1), 'cn', string.sub(cut, dash + 1))
+  redis.call('HSET', meta, 'cms', string.sub(cut, 1, dash - 1), 'cn', string.sub(cut, dash + 1))
 end
-redis.call('HSET', KEYS[2], 'lms', ms, 'ln', n)
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-return {'ok', ms, n}
+redis.call('HSET', meta, 'lms', ms, 'ln', n)
+redis.call('PEXPIRE', stream, ARGV[5])
+return {'ok', key, ms, n}
 """
+)
 
 
 def _offset(ms: Any, n: Any) -> int:
@@ -166,17 +169,20 @@ class RedisEventStore:
         async with guarded():
             key, lms, ln, closed = await self._resolve(
                 keys=[self._index_key(session_id)],
-                args=[
-                    stream_id,
-                    new_stream_key(),
-                    session_id,
-                    self.worker_id,
-                    self._ttl_ms,
-                    self._meta_key(""),
-                    self._stream_key(""),
-                ],
+                args=self._resolve_args(session_id, stream_id),
             )
         return text(key), _offset(lms, ln), text(closed) == "1"
+
+    def _resolve_args(self, session_id: str, stream_id: str) -> list[Any]:
+        return [
+            stream_id,
+            new_stream_key(),
+            session_id,
+            self.worker_id,
+            self._ttl_ms,
+            self._meta_key(""),
+            self._stream_key(""),
+        ]
 
     # -- EventStore ----------------------------------------------------------------------------
 
@@ -185,31 +191,24 @@ class RedisEventStore:
         return format_event_id(key, last)
 
     async def append(self, session_id: str, stream_id: str, message: bytes) -> str:
-        key, _, closed = await self._key_of(session_id, stream_id)
-        if closed:
-            raise UsageError(f"stream {stream_id!r} of this session is closed; use a new stream id")
         async with guarded():
             reply = await self._append_script(
-                keys=[self._stream_key(key), self._meta_key(key)],
-                args=[message, self._max_events, self._max_age_ms, self._ttl_ms],
+                keys=[self._index_key(session_id)],
+                args=[
+                    *self._resolve_args(session_id, stream_id),
+                    message,
+                    self._max_events,
+                    self._max_age_ms,
+                ],
             )
-        status = text(reply[0])
-        if status == "closed":
+        if text(reply[0]) == "closed":
             raise UsageError(f"stream {stream_id!r} of this session is closed; use a new stream id")
-        if status != "ok":
-            raise UsageError(f"stream {stream_id!r} of this session expired while in use")
-        return format_event_id(key, _offset(reply[1], reply[2]))
+        return format_event_id(text(reply[1]), _offset(reply[2], reply[3]))
 
     async def replay_after(self, session_id: str, last_event_id: str) -> Replay:
         key, offset = parse_event_id(last_event_id)
-        meta, entries = await self._read_after(key, offset)
+        meta, entries = await self._read_after(key, offset, session_id)
         self._check(meta, session_id, offset, last_event_id)
-        async with guarded():
-            pipe = self._redis.pipeline(transaction=False)
-            pipe.pexpire(self._stream_key(key), self._ttl_ms)
-            pipe.pexpire(self._meta_key(key), self._ttl_ms)
-            pipe.pexpire(self._index_key(session_id), self._ttl_ms)
-            await pipe.execute()
         events = [(format_event_id(key, _entry_offset(eid)), _data(f)) for eid, f in entries]
         return Replay(text(meta[0]), events, text(meta[2] or b"0") == "1")
 
@@ -278,12 +277,19 @@ class RedisEventStore:
 
     # -- internals -----------------------------------------------------------------------------
 
-    async def _read_after(self, key: str, offset: int) -> tuple[list[Any], list[Any]]:
+    async def _read_after(
+        self, key: str, offset: int, session_id: str
+    ) -> tuple[list[Any], list[Any]]:
+        """The stream's metadata and entries after ``offset`` (one atomic round trip, which
+        also renews the TTLs: a resumed stream counts as used)."""
         async with guarded():
             pipe = self._redis.pipeline(transaction=True)
             pipe.hmget(self._meta_key(key), "stream", "session", "closed", "lms", "ln", "cms", "cn")
             pipe.xrange(self._stream_key(key), f"({_entry_id(offset)}", "+")
-            meta, entries = await pipe.execute()
+            pipe.pexpire(self._stream_key(key), self._ttl_ms)
+            pipe.pexpire(self._meta_key(key), self._ttl_ms)
+            pipe.pexpire(self._index_key(session_id), self._ttl_ms)
+            meta, entries, *_ = await pipe.execute()
         return [meta[0], meta[1], meta[2], meta[3], meta[4], meta[5], meta[6]], entries or []
 
     @staticmethod

@@ -1,0 +1,132 @@
+"""Redis goes away and comes back: requests that need it fail fast with 503 and a reason, the
+rest keep working, nothing hangs, and service recovers without a restart.
+
+The test runs its *own* ``redis-server`` (free port, no persistence), kills it and starts a new
+one on the same port; the shared Redis of the machine is never touched. The app is served by a
+real uvicorn on loopback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from _asgi_harness import (
+    ACCEPT_BOTH,
+    LegacyPeer,
+    bound,
+    call_body,
+    initialize_body,
+    modern_body,
+    modern_headers,
+    running,
+)
+from _redis_env import PrivateRedis, new_prefix
+
+from mcpkit.contrib.redis import RedisState, RedisUnavailable
+from mcpkit.server import Server
+
+FAIL_FAST_S = 5.0
+"""A request needing Redis while it is down is answered within this (timeouts are ~1 s)."""
+
+
+def _server() -> Server:
+    server = Server("faults", "1.0.0")
+
+    @server.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    return server
+
+
+async def _timed_post(http: httpx.AsyncClient, body: Any, headers: Any) -> tuple[Any, float]:
+    started = time.monotonic()
+    response = await bound(http.post("/mcp", json=body, headers=headers), FAIL_FAST_S * 2)
+    return response, time.monotonic() - started
+
+
+async def test_redis_down_answers_503_fast_and_recovers_without_restart(tmp_path: Path) -> None:
+    redis = PrivateRedis(tmp_path)
+    redis.start()
+    try:
+        state = RedisState(
+            redis.url, prefix=new_prefix(), connect_timeout=0.5, socket_timeout=0.5, retries=1
+        )
+        app = _server().http_app(state=state)
+        async with running(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            peer = LegacyPeer(http)
+            await peer.initialize()
+            assert (
+                await peer.call(2, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+            )["result"]["structuredContent"] == {"result": 3}
+
+            redis.kill()
+            # a new session needs Redis: 503 with the reason, quickly
+            response, took = await _timed_post(http, initialize_body(), ACCEPT_BOTH)
+            assert response.status_code == 503, response.text
+            assert "Redis is unavailable" in response.json()["error"]["message"]
+            assert response.headers.get("retry-after") == "1"
+            assert took < FAIL_FAST_S
+            # so does a request of an existing session
+            response, took = await _timed_post(http, call_body(3, "add", a=1, b=1), peer.headers())
+            assert response.status_code == 503 and took < FAIL_FAST_S
+            # 2026-07-28 requests need no shared state: they keep working
+            modern = modern_body(4, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 2}})
+            ok = await http.post("/mcp", json=modern, headers=modern_headers(modern))
+            assert ok.status_code == 200 and ok.json()["result"]["structuredContent"] == {
+                "result": 4
+            }
+            assert (await http.get("/healthz")).status_code == 200
+
+            # Redis is back (empty: it had no persistence). No restart of the app needed.
+            redis.start()
+            fresh = LegacyPeer(http)
+            await bound(fresh.initialize())
+            reply = await fresh.call(
+                5, "tools/call", {"name": "add", "arguments": {"a": 3, "b": 4}}
+            )
+            assert reply["result"]["structuredContent"] == {"result": 7}
+            # the old session was lost with Redis's memory: the client is told to start over
+            lost = await http.post(
+                "/mcp", json=call_body(6, "add", a=1, b=1), headers=peer.headers()
+            )
+            assert lost.status_code == 404
+            # and the bus found its way back by itself
+            await bound(state.bus.subscribed.wait(), 15)
+    finally:
+        redis.kill()
+
+
+async def test_stores_raise_redis_unavailable_within_their_timeouts(tmp_path: Path) -> None:
+    redis = PrivateRedis(tmp_path)
+    redis.start()
+    state = RedisState(
+        redis.url, prefix=new_prefix(), connect_timeout=0.3, socket_timeout=0.3, retries=1
+    )
+    try:
+        record = await state.session_store.create(protocol_version="2025-06-18", now=time.time())
+        redis.kill()
+        for operation in (
+            state.session_store.touch(record.id, time.time()),
+            state.event_store.append(record.id, "get", b"{}"),
+            state.task_store.get("nope"),
+            state.keys.load(),
+        ):
+            started = time.monotonic()
+            try:
+                await asyncio.wait_for(operation, FAIL_FAST_S * 2)
+            except RedisUnavailable as exc:
+                assert "Redis is unavailable" in str(exc)
+            else:
+                raise AssertionError("an operation on a dead Redis succeeded")
+            assert time.monotonic() - started < FAIL_FAST_S
+        redis.start()
+        again = await state.session_store.create(protocol_version="2025-06-18", now=time.time())
+        assert await state.session_store.get(again.id) is not None
+    finally:
+        redis.kill()
+        await state.client.aclose()
