@@ -180,3 +180,16 @@ async def test_only_get_and_the_cors_preflight_are_answered() -> None:
     assert preflight.status_code == 204
     assert preflight.headers["access-control-allow-methods"] == "GET"
     assert served.status_code != 404
+
+
+async def test_the_gateway_publishes_its_card_the_same_way() -> None:
+    from mcpkit.gateway import Gateway
+
+    gateway = Gateway({"weather": build()}, name="front")
+    async with serving(gateway.http_app(server_card=True)) as base:
+        card = await fetch_server_card(f"{base}/mcp")
+        async with Client(card["remotes"][0]["url"], mode="2026-07-28") as client:
+            verify_server_card(card, client, url=f"{base}/mcp")
+            result = await client.call_tool("weather__forecast", {"city": "Porto"})
+    assert card["name"] == "1.0.0.127/front"
+    assert result.content[0].text == "sunny in Porto"

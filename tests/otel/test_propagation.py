@@ -8,13 +8,8 @@ test's own client records with the SDK's in-memory exporter.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import os
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, Final
 
 import pytest
 from opentelemetry.trace import SpanKind
@@ -22,46 +17,10 @@ from opentelemetry.trace import SpanKind
 from mcpkit import Client
 from mcpkit.contrib.otel import instrument
 
+from ._peer import PEER, http_peer, served
 from ._recorder import Recorder, read_spans
 
-PEER: Final = Path(__file__).resolve().parent / "peers" / "traced_server.py"
-START_TIMEOUT: Final = 30.0
-STOP_TIMEOUT: Final = 10.0
 ERAS = [("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28")]
-
-
-@contextlib.asynccontextmanager
-async def http_peer(spans: Path, *flags: str) -> AsyncIterator[str]:
-    """A traced server process on loopback; yields its MCP URL once its socket listens."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(PEER),
-        str(spans),
-        "--http",
-        *flags,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert process.stdout is not None
-        line = await asyncio.wait_for(process.stdout.readline(), START_TIMEOUT)
-        assert line.startswith(b"PORT "), line
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
-    finally:
-        if process.returncode is None:
-            process.terminate()
-            try:
-                await asyncio.wait_for(process.wait(), STOP_TIMEOUT)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
-
-
-def served(spans: list[dict[str, Any]], name: str) -> dict[str, Any]:
-    found = [s for s in spans if s["name"] == name and s["kind"] == "SERVER"]
-    assert len(found) == 1, [(s["name"], s["kind"]) for s in spans]
-    return found[0]
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
