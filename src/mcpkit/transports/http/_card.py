@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from mcpkit.protocol.codec import encode_json
+from mcpkit.protocol.errors import UsageError
 from mcpkit.protocol.server_card import (
     AI_CATALOG_PATH,
     CARD_SUFFIX,
@@ -48,6 +49,11 @@ class CardRoutes:
     """Matches and answers the discovery paths for one app."""
 
     def __init__(self, server: Any, mcp_path: str, *, name: str | None, public_url: str | None):
+        if not callable(getattr(server, "card_metadata", None)):
+            raise UsageError(
+                "server_card=True needs a server with card_metadata() (serverInfo, "
+                "supportedVersions, capabilities), as mcpkit's Server has"
+            )
         self._server = server
         self._mcp_path = "/" + mcp_path.strip("/")
         self.card_path = self._mcp_path.rstrip("/") + CARD_SUFFIX

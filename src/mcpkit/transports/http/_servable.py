@@ -30,6 +30,8 @@ class HttpServable(Protocol):
       can check ``Mcp-Param-*`` headers before dispatching;
     * optionally ``listen_hub`` with ``close_where(predicate)`` — ends open
       ``subscriptions/listen`` requests with their final result when shutdown starts.
+    * optionally ``card_metadata()`` — ``serverInfo``, ``supportedVersions`` and
+      ``capabilities`` for the Server Card (needed with ``server_card=True``; experimental).
     """
 
     @property
