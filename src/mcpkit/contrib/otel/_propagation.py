@@ -34,12 +34,15 @@ class _MetaGetter(Getter[Mapping[str, Any]]):
 _GETTER = _MetaGetter()
 
 
-def extract_from_meta(propagator: TextMapPropagator, meta: Any) -> Context | None:
-    """The remote parent context carried in ``meta``, or ``None`` when it carries none."""
-    if not isinstance(meta, dict):
-        return None
-    fields = propagator.fields
-    if not any(key in meta for key in fields):
+def extract_from_meta(
+    propagator: TextMapPropagator, meta: Any, fields: frozenset[str]
+) -> Context | None:
+    """The remote parent context carried in ``meta``, or ``None`` when it carries none.
+
+    ``fields`` is ``propagator.fields``, computed once by the caller (a composite propagator
+    builds that set anew on every access).
+    """
+    if not isinstance(meta, dict) or fields.isdisjoint(meta):
         return None
     return propagator.extract(meta, getter=_GETTER)
 

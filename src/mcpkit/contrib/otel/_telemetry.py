@@ -82,6 +82,7 @@ class Telemetry:
         )
         meter = metrics.get_meter(INSTRUMENTATION_NAME, __version__, meter_provider=meter_provider)
         self.propagator = propagator or propagate.get_global_textmap()
+        self._fields = frozenset(self.propagator.fields)
         self.server_duration = meter.create_histogram(
             "mcp.server.operation.duration",
             unit="s",
@@ -155,7 +156,7 @@ class Telemetry:
                     self._servers.add(server)
         if request.id is not None:
             attributes[attr.REQUEST_ID] = str(request.id)
-        parent = extract_from_meta(self.propagator, meta)
+        parent = extract_from_meta(self.propagator, meta, self._fields)
         links: list[Link] = []
         if parent is not None:
             ambient = trace.get_current_span().get_span_context()
