@@ -41,6 +41,7 @@ from mcpkit.contrib.redis.keys import KEY_REFRESH_SECONDS, SharedKeyRing
 from mcpkit.contrib.redis.sessions import RedisSessionStore
 from mcpkit.contrib.redis.tasks import RedisTaskStore
 from mcpkit.protocol.codec import decode_json, encode_message, message_from_obj
+from mcpkit.protocol.errors import UsageError
 from mcpkit.server.request_state import DEFAULT_STATE_TTL, RequestStateSealer
 from mcpkit.transports.http.event_store import MAX_EVENTS_PER_STREAM, STREAM_TTL_SECONDS
 from mcpkit.transports.http.session_store import MAX_SESSIONS, SESSION_IDLE_TIMEOUT_SECONDS
@@ -64,7 +65,8 @@ WORKER_LEASE_SECONDS: Final = 10.0
 """A worker that has not refreshed its heartbeat for this long is considered dead: its running
 tasks are marked failed and resumed streams it was writing end."""
 HEARTBEAT_SECONDS: Final = 3.0
-"""How often a worker refreshes its heartbeat."""
+"""How often a worker refreshes its heartbeat (more often when the lease is shorter than three
+beats: a live worker must never look dead between two of them)."""
 RECONNECT_MAX_SECONDS: Final = 2.0
 """The longest pause between two attempts to re-subscribe the bus while Redis is down."""
 GET_STREAM: Final = "get"
@@ -82,6 +84,8 @@ class Workers:
         self._prefix = prefix
         self.worker_id = worker_id
         self.lease = lease
+        self.interval = min(HEARTBEAT_SECONDS, lease / 3)
+        """Seconds between two beats: at least three beats per lease."""
 
     async def beat(self) -> None:
         async with guarded():
@@ -177,6 +181,8 @@ class RedisState:
         socket_timeout: float | None = None,
         retries: int | None = None,
     ) -> None:
+        if worker_lease <= 0 or key_refresh <= 0 or key_grace < 0:
+            raise UsageError("worker_lease and key_refresh must be positive, key_grace at least 0")
         defaults = RedisOptions()
         self.options = RedisOptions(
             url=url,
@@ -273,7 +279,7 @@ class RedisState:
                 await self.workers.beat()
             except RedisUnavailable as exc:
                 logger.warning("worker heartbeat failed: %s", exc)
-            await asyncio.sleep(HEARTBEAT_SECONDS)
+            await asyncio.sleep(self.workers.interval)
 
     async def _refresh_keys_forever(self) -> None:
         while True:
