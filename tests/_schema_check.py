@@ -68,6 +68,7 @@ __all__ = [
     "definition_names",
     "format_violations",
     "schema_check",
+    "unknown_properties",
 ]
 
 SPEC_DIR: Final = Path(__file__).resolve().parent / "data" / "spec"
@@ -160,6 +161,11 @@ _ERROR_DEFINITIONS: Final[Mapping[int, str]] = {
     -32042: "URLElicitationRequiredError",
 }
 """Error code → the definition of the whole error response, where the revision has one."""
+
+_ENVELOPE_KEYS: Final = frozenset({"jsonrpc", "id"})
+
+_ID_REQUIRED_IN_ERRORS: Final = frozenset({"2024-11-05", "2025-03-26", "2025-06-18"})
+"""Revisions whose error response requires ``id`` (see the "id": null case in check_message)."""
 
 _TASK_AUGMENTABLE: Final = frozenset({"tools/call", "sampling/createMessage", "elicitation/create"})
 
@@ -262,7 +268,9 @@ class _Checker:
             self.fail(revision, definition, prefix, "the revision has no such definition")
             return
         errors = _validator(revision, definition).iter_errors(instance)
+        failed = False
         for count, top in enumerate(errors):
+            failed = True
             if count == MAX_ERRORS_PER_CHECK:
                 self.fail(revision, definition, prefix, "(more errors not shown)")
                 break
@@ -270,6 +278,16 @@ class _Checker:
             # under any of the given schemas".
             error = jsonschema_exceptions.best_match([top]) or top
             self.fail(revision, definition, prefix + error.json_path[1:], error.message)
+        if not failed:
+            for path, key in unknown_properties(revision, definition, instance):
+                if path == "$" and prefix == "$" and key in _ENVELOPE_KEYS:
+                    continue  # a method definition before 2025-11-25 leaves these to the envelope
+                self.fail(
+                    revision,
+                    definition,
+                    prefix + path[1:],
+                    f"{key!r} is not a field of this revision's schema (strict check)",
+                )
 
     def fail(self, revision: str, definition: str, path: str, error: str) -> None:
         self.violations.append(Violation(self.text, revision, definition, path, error))
@@ -299,13 +317,25 @@ def check_message(
         if known and method is not None:
             _check_method_message(checker, revision, method, is_request)
     elif "error" in wire:
+        envelope = wire
+        if "id" in wire and wire["id"] is None:
+            # JSON-RPC 2.0 §5: an error answering a request whose id could not be read carries
+            # "id": null. No MCP schema lets RequestId be null (2024-11-05..2025-06-18 even
+            # require id), yet the spec defers to JSON-RPC here; accept exactly this case by
+            # checking the rest of the message without the id.
+            envelope = {key: value for key, value in wire.items() if key != "id"}
+            if revision in _ID_REQUIRED_IN_ERRORS:
+                envelope["id"] = 0
         checker.validate(
-            revision, _first_present(revision, "JSONRPCErrorResponse", "JSONRPCError"), wire, "$"
+            revision,
+            _first_present(revision, "JSONRPCErrorResponse", "JSONRPCError"),
+            envelope,
+            "$",
         )
         code = wire["error"].get("code") if isinstance(wire["error"], dict) else None
         specific = _ERROR_DEFINITIONS.get(code) if isinstance(code, int) else None
         if known and specific is not None and specific in definition_names(revision):
-            checker.validate(revision, specific, wire, "$")
+            checker.validate(revision, specific, envelope, "$")
     else:
         checker.validate(
             revision,
@@ -361,6 +391,142 @@ def _check_result(checker: _Checker, revision: str, method: str, result: dict[st
     ):
         definition = "CreateTaskResult"
     checker.validate(schema, definition, result, "$.result")
+
+
+OPAQUE_PROPERTIES: Final = frozenset({"_meta", "inputSchema", "outputSchema", "requestedSchema"})
+"""Never walked by the strict check: ``_meta`` maps are open by definition; the others hold JSON
+Schema documents written by the user, which the MCP schema describes only loosely (the
+2024-11-05 ``inputSchema`` lists just ``type``/``properties``/``required``, yet ``$defs`` or
+``additionalProperties`` are legitimate JSON Schema there)."""
+
+
+_EXTENSION_FIELDS: Final[Mapping[tuple[str, str], tuple[str, str]]] = {
+    ("2026-07-28", "SubscriptionFilter"): (EXT_TASKS, "TaskSubscriptionNotifications"),
+}
+"""Core objects the Tasks extension adds fields to: a listen filter (and its acknowledgement)
+may name task ids. The strict walk declares the extension's properties there too."""
+
+
+def _extension_properties(revision: str, name: str) -> dict[str, Any]:
+    source = _EXTENSION_FIELDS.get((revision, name))
+    if source is None:
+        return {}
+    properties: dict[str, Any] = _document(source[0])["$defs"][source[1]]["properties"]
+    return properties
+
+
+def _resolve(revision: str, schema: Any) -> Any:
+    document = _document(revision)
+    key = _definitions_key(revision)
+    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+        ref: str = schema["$ref"]
+        prefix = f"#/{key}/"
+        if not ref.startswith(prefix):
+            return {}  # a reference we do not follow: treat as open
+        name = ref[len(prefix):]
+        schema = document[key][name]
+        extra = _extension_properties(revision, name)
+        if extra:
+            schema = {**schema, "properties": {**schema.get("properties", {}), **extra}}
+    return schema
+
+
+def _object_fields(revision: str, schema: Any) -> tuple[dict[str, Any], bool, Any]:
+    """(declared properties, open?, schema of undeclared values) of an object schema, allOf
+    arms merged."""
+    schema = _resolve(revision, schema)
+    if not isinstance(schema, dict):
+        return {}, True, None
+    properties: dict[str, Any] = dict(schema.get("properties") or {})
+    extra = schema.get("additionalProperties")
+    open_ = extra is not None and extra is not False
+    for arm in schema.get("allOf") or ():
+        arm_properties, arm_open, arm_extra = _object_fields(revision, arm)
+        properties.update(arm_properties)
+        open_ = open_ or arm_open
+        extra = extra if extra is not None else arm_extra
+    if not properties and "allOf" not in schema:
+        open_ = True  # an object with no declared properties is a free-form map
+    return properties, open_, extra if isinstance(extra, dict) else None
+
+
+def _candidates(revision: str, arms: list[Any], instance: Any) -> list[Any]:
+    """The union arms ``instance`` can belong to: by JSON type, then by a ``type`` const tag."""
+    resolved = []
+    for arm in arms:
+        target = _resolve(revision, arm)
+        if isinstance(target, dict) and ("anyOf" in target or "oneOf" in target):
+            resolved += _candidates(revision, target.get("anyOf") or target["oneOf"], instance)
+        else:
+            resolved.append(target)
+    if isinstance(instance, list):
+        return [arm for arm in resolved if isinstance(arm, dict) and arm.get("type") == "array"]
+    objects = [
+        arm for arm in resolved
+        if isinstance(arm, dict) and (arm.get("type") == "object" or "properties" in arm)
+    ]
+    if isinstance(instance, dict) and "type" in instance:
+        tagged = [
+            arm for arm in objects
+            if ((arm.get("properties") or {}).get("type") or {}).get("const") == instance["type"]
+        ]
+        if tagged:
+            return tagged
+    return objects
+
+
+def _walk(revision: str, schema: Any, instance: Any, path: str) -> Iterator[tuple[str, str]]:
+    schema = _resolve(revision, schema)
+    if not isinstance(schema, dict):
+        return
+    arms = schema.get("anyOf") or schema.get("oneOf")
+    if arms:
+        candidates = _candidates(revision, arms, instance)
+        if len(candidates) == 1:
+            yield from _walk(revision, candidates[0], instance, path)
+        elif candidates and isinstance(instance, dict):
+            # several object shapes fit: a key is unknown only if no shape declares it
+            fields = [_object_fields(revision, arm) for arm in candidates]
+            if not any(open_ for _, open_, _ in fields):
+                declared = set().union(*(properties for properties, _, _ in fields))
+                for key in instance:
+                    if key not in declared and key != "_meta":
+                        yield path, key
+        return
+    if isinstance(instance, list):
+        items = schema.get("items")
+        if isinstance(items, dict):
+            for index, item in enumerate(instance):
+                yield from _walk(revision, items, item, f"{path}[{index}]")
+        return
+    if not isinstance(instance, dict) or not (
+        schema.get("type") == "object" or "properties" in schema or "allOf" in schema
+    ):
+        return
+    properties, open_, extra = _object_fields(revision, schema)
+    for key, value in instance.items():
+        if key in OPAQUE_PROPERTIES:
+            continue
+        if key in properties:
+            yield from _walk(revision, properties[key], value, f"{path}.{key}")
+        elif not open_:
+            yield path, key
+        elif extra is not None:
+            yield from _walk(revision, extra, value, f"{path}.{key}")
+
+
+def unknown_properties(revision: str, definition: str, instance: Any) -> list[tuple[str, str]]:
+    """``(json_path, key)`` of every key in ``instance`` that ``definition`` does not declare.
+
+    JSON Schema lets an object without ``additionalProperties: false`` carry anything, so the
+    official schemas alone accept fields a revision never defined (a 2024-11-05 tool with
+    ``title``). This walk closes every object that declares ``properties``, except ``_meta`` maps,
+    the user's own JSON Schemas (:data:`OPAQUE_PROPERTIES`) and objects the schema itself leaves
+    open (``additionalProperties`` present and not ``false``: ``arguments``,
+    ``structuredContent``, ``experimental``).
+    """
+    schema = _document(revision)[_definitions_key(revision)][definition]
+    return list(_walk(revision, schema, instance, "$"))
 
 
 class SchemaCheck:

@@ -128,7 +128,7 @@ async def test_binary_garbage_is_a_parse_error_and_the_stream_carries_on() -> No
     proc.stdin.write(b"\n   \n")  # blank lines carry nothing and get no answer
     proc.stdin.write(request(3, "echo"))
     error = await read_message(proc)
-    assert "id" not in error  # the id was unreadable: MCP omits it
+    assert error["id"] is None  # the id was unreadable: "id": null (JSON-RPC 2.0 §5)
     assert error["error"]["code"] == PARSE_ERROR
     assert await read_message(proc) == {"jsonrpc": "2.0", "id": 3, "result": {"params": {}}}
     await finish(proc)

@@ -66,8 +66,8 @@ from mcpkit.protocol.inflight import (
     InboundRequests,
     OutboundRequests,
 )
-from mcpkit.protocol.observe import notify_outbound
 from mcpkit.protocol.progress import ProgressTracker
+from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.types.jsonrpc import (
     ErrorResponse,
     JSONObject,
@@ -294,7 +294,7 @@ class Session:
     ) -> None:
         if self._failure is not None:
             raise self._failure
-        notify_outbound(message, protocol_version, method)
+        message = prepare_outbound(message, protocol_version, method)
         try:
             await self._stream.send(message)
         except ConnectionBroken as exc:

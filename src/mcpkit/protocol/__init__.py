@@ -113,6 +113,13 @@ from mcpkit.protocol.progress import (
     ProgressUpdate,
 )
 from mcpkit.protocol.sampling_rules import sampling_messages_problem
+from mcpkit.protocol.shape import (
+    convert_content,
+    prepare_outbound,
+    request_unsupported,
+    shape_for,
+    shape_result,
+)
 from mcpkit.protocol.sse import (
     MAX_SSE_EVENT_BYTES,
     SSEDecoder,
@@ -227,6 +234,12 @@ __all__ = [
     "add_outbound_observer",
     "notify_outbound",
     "remove_outbound_observer",
+    # shape
+    "convert_content",
+    "prepare_outbound",
+    "request_unsupported",
+    "shape_for",
+    "shape_result",
     # progress
     "MAX_PROGRESS_TOKENS",
     "ProgressSender",

@@ -91,6 +91,5 @@ def message_to_dict(message: Message) -> JSONObject:
     error: JSONObject = {"code": message.error.code, "message": message.error.message}
     if message.error.data is not msgspec.UNSET:
         error["data"] = message.error.data
-    if message.id is None:  # the id was unreadable: MCP omits it rather than sending null
-        return {"jsonrpc": JSONRPC_VERSION, "error": error}
+    # An unreadable request id is answered with "id": null (JSON-RPC 2.0 §5), never omitted.
     return {"jsonrpc": JSONRPC_VERSION, "id": message.id, "error": error}

@@ -54,7 +54,7 @@ from mcpkit.protocol.http_routing import (
     MCP_SESSION_ID_HEADER,
     is_valid_session_id,
 )
-from mcpkit.protocol.observe import notify_outbound
+from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.protocol.sse import SSEDecoder
 from mcpkit.transports.http._client_inbox import Inbox
 from mcpkit.transports.http._client_options import (
@@ -565,7 +565,7 @@ class LegacySessionStream:
                     )
                 self.protocol_version = version
             initialized = Notification("notifications/initialized")
-            notify_outbound(initialized, self.protocol_version, initialized.method)
+            prepare_outbound(initialized, self.protocol_version, initialized.method)
             await self._post(initialized)
             self._generation += 1
             self.session_restarts += 1
@@ -578,7 +578,7 @@ class LegacySessionStream:
         doing = f"POST {self._url} (initialize, new session)"
         headers = self._headers(accept=POST_ACCEPT, initialize=True)
         headers["Content-Type"] = JSON_MEDIA
-        notify_outbound(request, None, request.method)
+        prepare_outbound(request, None, request.method)  # no revision yet: only observed
         try:
             async with self._http.stream(
                 "POST", self._url, content=encode_message(request), headers=headers

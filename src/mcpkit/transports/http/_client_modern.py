@@ -46,7 +46,7 @@ from mcpkit.protocol.http_headers import (
     tool_header_problem,
 )
 from mcpkit.protocol.meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY
-from mcpkit.protocol.observe import notify_outbound
+from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.protocol.sse import SSEDecoder
 from mcpkit.transports.http._client_options import (
     MAX_REISSUES,
@@ -269,14 +269,13 @@ class ModernExchanger:
         sink: NotificationSink,
         tool: Mapping[str, Any] | None,
     ) -> Response | ErrorResponse:
-        body = message_to_dict(request)
+        body = message_to_dict(prepare_outbound(request, version, request.method))
         headers = request_headers(
             body, protocol_version=version, tool_input_schema=self._param_headers(tool)
         )
         headers["Content-Type"] = JSON_MEDIA
         headers["Accept"] = POST_ACCEPT
         doing = f"POST {self._url} ({request.method})"
-        notify_outbound(request, version, request.method)
         try:
             async with self._http.stream(
                 "POST", self._url, content=encode_json(body), headers=headers

@@ -37,7 +37,7 @@ import msgspec
 from mcpkit.protocol.codec import encode_message
 from mcpkit.protocol.errors import ConnectionClosed, InternalError, JSONRPCError
 from mcpkit.protocol.http_routing import status_for_error
-from mcpkit.protocol.observe import notify_outbound
+from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.transports.http._legacy_sessions import LegacySessionState
 from mcpkit.transports.http._pipe import EventPipe, Item, PipeState
 from mcpkit.transports.http._sse_response import Headers, HttpResponse, Receive, watch_disconnect
@@ -105,8 +105,7 @@ class RequestOutbound:
         if self._json_only:
             logger.debug("JSON-only response: dropping %s", method)
             return
-        message = Notification(method, params)
-        notify_outbound(message, self.protocol_version, method)
+        message = prepare_outbound(Notification(method, params), self.protocol_version, method)
         await self._pipe.emit(encode_message(message))
 
     async def send_request(
@@ -140,9 +139,8 @@ class GetStreamOutbound:
         pipe = self._session.get_pipe
         if pipe is None or not pipe.deliverable:
             return  # the client opened no GET stream: it asked not to be told
-        message = Notification(method, params)
         version = self._session.protocol_version
-        notify_outbound(message, version, method)
+        message = prepare_outbound(Notification(method, params), version, method)
         await pipe.emit(encode_message(message))
 
     async def send_request(
@@ -187,9 +185,9 @@ async def answer(run: Run, request: Request, version: str | None, era: Era) -> A
             request.id,
             InternalError(f"Internal error while handling {request.method}").to_error_object(),
         )
-    notify_outbound(message, version, request.method)
+    sent = prepare_outbound(message, version, request.method)
     try:
-        return Answer(encode_message(message), status, isinstance(message, Response))
+        return Answer(encode_message(sent), status, isinstance(sent, Response))
     except (TypeError, ValueError, msgspec.EncodeError) as exc:
         logger.error("the result of %s cannot be encoded as JSON: %s", request.method, exc)
         error = InternalError(f"the result of {request.method} could not be encoded as JSON")

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from mcpkit.protocol.codec import encode_message
 from mcpkit.protocol.errors import ConnectionClosed, JSONRPCError, RequestTimeout
-from mcpkit.protocol.observe import notify_outbound
+from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.transports.http._peers import UNKNOWN_PEER, PeerTable
 from mcpkit.transports.http._pipe import EventPipe, PipeState
 from mcpkit.transports.http._servable import HttpServable
@@ -171,8 +171,9 @@ class LegacySessionState:
         )
         self.pending[request_id] = future
         try:
-            message = Request(request_id, method, params)
-            notify_outbound(message, self.protocol_version, method)
+            message = prepare_outbound(
+                Request(request_id, method, params), self.protocol_version, method
+            )
             await target.emit(encode_message(message))
             try:
                 async with asyncio.timeout(timeout):
