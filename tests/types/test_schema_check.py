@@ -23,7 +23,14 @@ from _schema_check import (
 from mcpkit._runtime.wire_log import WIRE_LOG_ENV
 from mcpkit.protocol.observe import notify_outbound
 from mcpkit.types import meta
-from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
+from mcpkit.types.jsonrpc import (
+    ErrorObject,
+    ErrorResponse,
+    Notification,
+    Request,
+    Response,
+    message_to_dict,
+)
 from mcpkit.types.versions import ALL_VERSIONS
 
 MODERN = "2026-07-28"
@@ -151,12 +158,38 @@ def test_modern_result_without_result_type_is_reported() -> None:
 
 
 def test_envelope_violation_is_reported() -> None:
-    # an unreadable id is omitted (valid); the 2024-11-05 schema still requires one
-    error = ErrorResponse(id=None, error=ErrorObject(code=-32700, message="Parse error"))
-    assert check_message(error, None, None) == []
+    # an error whose id is missing: 2024-11-05 requires one
+    error = {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}
     [violation] = check_message(error, "2024-11-05", None)
     assert violation.revision == "2024-11-05"
-    assert "id" in violation.message or violation.path == "$"
+    assert "'id' is a required property" in violation.error
+
+
+@pytest.mark.parametrize("revision", [None, *ALL_VERSIONS])
+def test_an_error_answering_an_unreadable_id_carries_id_null_in_every_revision(
+    revision: str | None,
+) -> None:
+    error = ErrorResponse(id=None, error=ErrorObject(code=-32700, message="Parse error"))
+    assert message_to_dict(error)["id"] is None
+    assert check_message(error, revision, None) == []
+    # only that case: a null id elsewhere is still a violation
+    request = {"jsonrpc": "2.0", "id": None, "method": "ping"}
+    assert check_message(request, revision, "ping") != []
+
+
+def test_the_strict_check_reports_fields_a_revision_does_not_define() -> None:
+    tool = {"name": "t", "title": "T", "inputSchema": {"type": "object", "$defs": {}}}
+    result = {"tools": [tool]}
+    [violation] = check_message(Response(id=1, result=result), "2024-11-05", "tools/list")
+    assert violation.path == "$.result.tools[0]" and "'title'" in violation.error
+    # the same tool is fine where the revision defines title; inputSchema is never walked
+    assert check_message(Response(id=1, result=result), "2025-06-18", "tools/list") == []
+    # open objects stay open: arguments, structuredContent, _meta
+    call = {"content": [], "structuredContent": {"anything": 1}, "_meta": {"x": 1}}
+    assert check_message(Response(id=1, result=call), "2025-06-18", "tools/call") == []
+    nested = {"content": [{"type": "text", "text": "x", "extra": 1}]}
+    [violation] = check_message(Response(id=1, result=nested), "2025-06-18", "tools/call")
+    assert violation.path == "$.result.content[0]" and "'extra'" in violation.error
 
 
 def test_mcp_error_codes_are_checked_against_their_definition() -> None:

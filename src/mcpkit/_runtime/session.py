@@ -370,6 +370,17 @@ class Session:
             )
 
     def _accept_response(self, response: Response | ErrorResponse) -> None:
+        if response.id is None:
+            # "id": null: the peer could not read one of our messages well enough to name it
+            # (JSON-RPC 2.0 §5). No request can be failed for it; say what the peer said.
+            error = response.error  # only an error response decodes with no id
+            logger.warning(
+                "%s: the peer could not read a message we sent: %s (%d)",
+                self.name,
+                error.message,
+                error.code,
+            )
+            return
         entry = self._outbound.resolve(response.id)
         if entry is None:
             # Late (after a timeout or cancel) or bogus; never answer a response.

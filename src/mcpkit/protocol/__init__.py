@@ -113,6 +113,13 @@ from mcpkit.protocol.progress import (
     ProgressUpdate,
 )
 from mcpkit.protocol.sampling_rules import sampling_messages_problem
+from mcpkit.protocol.schema_dialects import (
+    DEFAULT_DIALECT,
+    CompiledSchema,
+    SchemaProblem,
+    compile_schema,
+    json_path,
+)
 from mcpkit.protocol.shape import (
     convert_content,
     prepare_outbound,
@@ -234,6 +241,12 @@ __all__ = [
     "add_outbound_observer",
     "notify_outbound",
     "remove_outbound_observer",
+    # schema_dialects
+    "DEFAULT_DIALECT",
+    "CompiledSchema",
+    "SchemaProblem",
+    "compile_schema",
+    "json_path",
     # shape
     "convert_content",
     "prepare_outbound",

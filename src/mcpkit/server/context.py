@@ -34,6 +34,7 @@ from mcpkit.protocol.errors import (
 )
 from mcpkit.protocol.meta import LOG_LEVELS
 from mcpkit.protocol.sampling_rules import sampling_messages_problem
+from mcpkit.protocol.shape import request_unsupported
 from mcpkit.server._request import InputRequired as InputRequired  # raised here, caught above
 from mcpkit.server._request import RequestInfo
 from mcpkit.types.jsonrpc import JSONObject, RequestId
@@ -226,7 +227,7 @@ class Context:
         """
         info = self._info
         for question in questions:
-            question.check_capability(info.client_capabilities, info.era)
+            question.check_capability(info.client_capabilities, info.era, info.protocol_version)
         if info.era == "legacy":
             if info.connection is not None:
                 for question in questions:
@@ -407,8 +408,16 @@ class Question:
     def list_roots(*, key: str | None = None) -> Question:
         return Question("roots/list", None, "roots", key)
 
-    def check_capability(self, declared: JSONObject, era: str) -> None:
-        """-32021 in 2026-07-28; in a legacy session -32600 (no dedicated code exists there)."""
+    def check_capability(self, declared: JSONObject, era: str, revision: str | None = None) -> None:
+        """-32021 in 2026-07-28; in a legacy session -32600 (no dedicated code exists there).
+
+        ``revision`` (the negotiated one) is checked first: a request the revision cannot carry
+        (elicitation before 2025-06-18, URL mode or sampling tools before 2025-11-25) is refused
+        even when the client claims the capability, rather than sent in a form its schema lacks.
+        """
+        unsupported = request_unsupported(revision, self.method, self.params or {})
+        if unsupported is not None:
+            raise InvalidRequest(f"The client cannot be asked this: {unsupported}")
         try:
             if self.mode is not None:
                 require_elicitation_mode(declared, self.mode)

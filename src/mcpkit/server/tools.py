@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from mcpkit.protocol.errors import JSONRPCError, UsageError
+from mcpkit.protocol.schema_dialects import CompiledSchema, SchemaProblem, compile_schema
 from mcpkit.server._signature import ArgumentError, analyze_function
 from mcpkit.server.context import Context, InputRequired
 from mcpkit.server.names import validate_tool_name
@@ -178,7 +179,7 @@ class RegisteredTool:
         self.task_start: TaskStart = task_start
         self.timeout = timeout
         self.required_scopes = tuple(required_scopes)
-        self._schema_validator: Any = None
+        self._schema_validator: _ArgumentSchema | None = None
         if input_schema is not None:
             # A hand-written schema (contract-first): validate with JSON Schema, pass the
             # arguments through as keyword arguments; the function may take **arguments.
@@ -297,26 +298,33 @@ def _header_problem(input_schema: JSONObject) -> str | None:
     return tool_header_problem(input_schema)
 
 
-def _compile_schema(name: str, schema: JSONObject) -> Any:
-    from jsonschema import Draft202012Validator, SchemaError
+class _ArgumentSchema(typing.Protocol):
+    """What checks a hand-written schema's arguments: a :class:`CompiledSchema`, or a stand-in
+    that compiles on first use (generated OpenAPI tools)."""
 
+    def errors(self, value: Any) -> list[tuple[str, str]]: ...
+
+
+def _compile_schema(name: str, schema: JSONObject) -> CompiledSchema:
+    """A hand-written ``input_schema``, compiled once at registration.
+
+    Its ``$schema`` dialect is honoured (2020-12 when absent) and an unknown one refused here,
+    not at the first call; only local ``$ref``\\ s resolve, never a URL (see
+    :mod:`mcpkit.protocol.schema_dialects`, which the client uses for ``outputSchema`` too).
+    """
     if schema.get("type") != "object":
         raise UsageError(f"tool {name!r}: input_schema must have type 'object' at its root")
     try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        raise UsageError(
-            f"tool {name!r}: input_schema is not valid JSON Schema: {exc.message}"
-        ) from None
-    return Draft202012Validator(schema)
+        return compile_schema(schema)
+    except SchemaProblem as exc:
+        raise UsageError(f"tool {name!r}: input_schema is not usable: {exc}") from None
 
 
-def _schema_problems(validator: Any, arguments: JSONObject) -> str:
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+def _schema_problems(compiled: _ArgumentSchema, arguments: JSONObject) -> str:
     parts = []
-    for error in errors[:5]:
-        where = ".".join(str(p) for p in error.absolute_path)
-        parts.append(f"`{where}`: {error.message}" if where else error.message)
+    for path, message in compiled.errors(arguments)[:5]:
+        where = path[2:] if path.startswith("$.") else path[1:]
+        parts.append(f"`{where}`: {message}" if where else message)
     return "; ".join(parts)
 
 

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from mcpkit.protocol.schema_dialects import json_path
 from mcpkit.server.names import validate_tool_name
 from mcpkit.server.tools import RegisteredTool
 
@@ -57,6 +58,11 @@ class LazyValidator:
                 return
             self._validator = Validator(self._schema)
         yield from self._validator.iter_errors(instance)
+
+    def errors(self, instance: Any) -> list[tuple[str, str]]:
+        """``(json_path, message)`` per problem, as :class:`RegisteredTool` reports them."""
+        found = sorted(self.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+        return [(json_path(error.absolute_path), error.message) for error in found]
 
 
 def make_tool(

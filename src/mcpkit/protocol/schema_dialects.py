@@ -1,0 +1,149 @@
+"""JSON Schema validation the way MCP asks for it, shared by server and client.
+
+The spec's rules (basic/index §JSON Schema Usage) that shape this module:
+
+* no ``$schema`` means JSON Schema 2020-12; a declared dialect (2020-12, 2019-09, draft-07, and
+  the older draft-06/draft-04) is honoured, so ``items: [...]`` is a tuple in draft-07 and
+  ``prefixItems`` is in 2020-12; an unknown dialect is an error, never a silent guess;
+* only local ``$ref``\\ s resolve (``#/$defs/...``, ``#/definitions/...``): the registry has no
+  retriever, so a reference to a URL is reported as unavailable instead of fetched. Nothing here
+  does I/O, so validating never blocks an event loop on the network.
+
+One implementation serves both sides: a server validating ``tools/call`` arguments against a
+hand-written ``input_schema=``, a client checking ``structuredContent`` against an
+``outputSchema``. :mod:`jsonschema` is imported on the first compile, not with this module, so
+a server with no hand-written schema never pays for it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
+__all__ = [
+    "DEFAULT_DIALECT",
+    "CompiledSchema",
+    "SchemaProblem",
+    "compile_schema",
+    "json_path",
+]
+
+DEFAULT_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+
+
+class SchemaProblem(ValueError):
+    """The schema itself is unusable: not an object, invalid, or of an unknown dialect."""
+
+
+@cache
+def _dialects() -> dict[str, type[Validator]]:
+    """``$schema`` URI (with and without the trailing ``#``) → validator class."""
+    import jsonschema
+
+    known: dict[str, type[Validator]] = {}
+    for cls in (
+        jsonschema.Draft202012Validator,
+        jsonschema.Draft201909Validator,
+        jsonschema.Draft7Validator,
+        jsonschema.Draft6Validator,
+        jsonschema.Draft4Validator,
+    ):
+        uri = cls.META_SCHEMA["$schema"].rstrip("#")
+        known[uri] = cls
+        known[uri + "#"] = cls
+    return known
+
+
+@cache
+def _registry() -> Any:
+    """A ``$ref`` registry that never retrieves: a remote reference stays unresolvable."""
+    import referencing
+    import referencing.exceptions
+
+    def no_network(uri: str) -> Any:
+        raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+    return referencing.Registry(retrieve=no_network)  # type: ignore[call-arg]
+
+
+def json_path(path: Any) -> str:
+    """``$.a[0].b`` for a jsonschema error path (a deque of keys and indexes)."""
+    out = "$"
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+class CompiledSchema:
+    """A validator built once; :meth:`first_error` gives a message a person can act on."""
+
+    __slots__ = ("_validator", "schema")
+
+    def __init__(self, schema: dict[str, Any], validator: Validator) -> None:
+        self.schema = schema
+        self._validator = validator
+
+    def first_error(self, value: Any) -> tuple[str, str] | None:
+        """``None`` when ``value`` is valid, else ``(json_path, message)`` of the best error."""
+        import jsonschema.exceptions
+        import referencing.exceptions
+
+        try:
+            error = jsonschema.exceptions.best_match(self._validator.iter_errors(value))
+        except referencing.exceptions.Unresolvable as exc:
+            return "$", f"the schema refers to {exc} which is not available (not fetched)"
+        if error is None:
+            return None
+        path = json_path(error.absolute_path)
+        if error.validator == "required" and isinstance(error.validator_value, list):
+            missing = [
+                name
+                for name in error.validator_value
+                if isinstance(error.instance, dict) and name not in error.instance
+            ]
+            if missing:
+                base = "" if path == "$" else path[1:]
+                path = f"${base}.{missing[0]}"
+        return path, error.message
+
+    def errors(self, value: Any) -> list[tuple[str, str]]:
+        """Every ``(json_path, message)`` problem of ``value``, in document order."""
+        import referencing.exceptions
+
+        try:
+            found = sorted(
+                self._validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]
+            )
+        except referencing.exceptions.Unresolvable as exc:
+            return [("$", f"the schema refers to {exc} which is not available (not fetched)")]
+        return [(json_path(error.absolute_path), error.message) for error in found]
+
+
+def compile_schema(schema: Any) -> CompiledSchema:
+    """Check ``schema`` and build its validator (dialect from ``$schema``, 2020-12 by default).
+
+    Raises :class:`SchemaProblem` for a schema that is not an object, names an unknown dialect,
+    or is invalid under its own dialect's meta-schema.
+    """
+    if not isinstance(schema, dict):
+        raise SchemaProblem(f"a schema must be a JSON object, not {type(schema).__name__}")
+    dialect = schema.get("$schema", DEFAULT_DIALECT)
+    cls = _dialects().get(dialect) if isinstance(dialect, str) else None
+    if cls is None:
+        raise SchemaProblem(
+            f"unsupported JSON Schema dialect {dialect!r}; supported: 2020-12, 2019-09, "
+            f"draft-07, draft-06, draft-04"
+        )
+    import jsonschema.exceptions
+
+    try:
+        cls.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as exc:
+        raise SchemaProblem(
+            f"invalid schema at {json_path(exc.absolute_path)}: {exc.message}"
+        ) from None
+    validator = cls(schema, registry=_registry())
+    return CompiledSchema(schema, validator)
