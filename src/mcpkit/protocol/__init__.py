@@ -118,6 +118,7 @@ from mcpkit.protocol.schema_dialects import (
     CompiledSchema,
     SchemaProblem,
     compile_schema,
+    external_refs,
     json_path,
 )
 from mcpkit.protocol.shape import (
@@ -246,6 +247,7 @@ __all__ = [
     "CompiledSchema",
     "SchemaProblem",
     "compile_schema",
+    "external_refs",
     "json_path",
     # shape
     "convert_content",

@@ -28,6 +28,7 @@ __all__ = [
     "CompiledSchema",
     "SchemaProblem",
     "compile_schema",
+    "external_refs",
     "json_path",
 ]
 
@@ -147,3 +148,32 @@ def compile_schema(schema: Any) -> CompiledSchema:
         ) from None
     validator = cls(schema, registry=_registry())
     return CompiledSchema(schema, validator)
+
+
+def external_refs(schema: Any) -> list[str]:
+    """Every ``$ref`` in ``schema`` that points outside it (a URL no local ``$id`` names).
+
+    Such a reference can never resolve here (nothing is fetched), so a server refuses a
+    hand-written schema that has one at registration rather than failing every call.
+    """
+    ids: set[str] = set()
+    refs: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "$id" and isinstance(value, str):
+                    ids.add(value.split("#", 1)[0])
+                elif key == "$ref" and isinstance(value, str):
+                    refs.append(value)
+                elif key not in ("const", "enum", "default", "examples"):
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(schema)
+    return [
+        ref for ref in refs
+        if not ref.startswith("#") and ref.split("#", 1)[0] not in ids
+    ]

@@ -26,7 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from mcpkit.protocol.errors import JSONRPCError, UsageError
-from mcpkit.protocol.schema_dialects import CompiledSchema, SchemaProblem, compile_schema
+from mcpkit.protocol.schema_dialects import (
+    CompiledSchema,
+    SchemaProblem,
+    compile_schema,
+    external_refs,
+)
 from mcpkit.server._signature import ArgumentError, analyze_function
 from mcpkit.server.context import Context, InputRequired
 from mcpkit.server.names import validate_tool_name
@@ -314,6 +319,12 @@ def _compile_schema(name: str, schema: JSONObject) -> CompiledSchema:
     """
     if schema.get("type") != "object":
         raise UsageError(f"tool {name!r}: input_schema must have type 'object' at its root")
+    remote = external_refs(schema)
+    if remote:
+        raise UsageError(
+            f"tool {name!r}: input_schema refers to {remote[0]!r}, outside the schema; "
+            "references are never fetched, so put the definition under $defs"
+        )
     try:
         return compile_schema(schema)
     except SchemaProblem as exc:
