@@ -34,7 +34,7 @@ FAIL_FAST_S = 5.0
 
 
 def _server() -> Server:
-    server = Server("faults", "1.0.0")
+    server = Server("faults", "1.0.0", tasks=True)
 
     @server.tool
     def add(a: int, b: int) -> int:
@@ -81,6 +81,13 @@ async def test_redis_down_answers_503_fast_and_recovers_without_restart(tmp_path
                 "result": 4
             }
             assert (await http.get("/healthz")).status_code == 200
+            # ... unless they need it: a task lives in Redis (503, and a JSON-RPC error saying so)
+            extension = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+            get = modern_body(5, "tasks/get", {"taskId": "some-task"}, capabilities=extension)
+            response, took = await _timed_post(http, get, modern_headers(get))
+            assert response.status_code == 503 and took < FAIL_FAST_S
+            error = response.json()["error"]
+            assert response.json()["id"] == 5 and "Redis is unavailable" in error["message"]
 
             # Redis is back (empty: it had no persistence). No restart of the app needed.
             redis.start()

@@ -41,6 +41,7 @@ from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.transports.http._legacy_sessions import LegacySessionState
 from mcpkit.transports.http._pipe import EventPipe, Item, PipeState
 from mcpkit.transports.http._sse_response import Headers, HttpResponse, Receive, watch_disconnect
+from mcpkit.transports.http.session_store import StateUnavailable
 from mcpkit.types.jsonrpc import ErrorResponse, JSONObject, Notification, Request, Response
 from mcpkit.types.versions import Era
 
@@ -179,6 +180,12 @@ async def answer(run: Run, request: Request, version: str | None, era: Era) -> A
         # their own statuses; a legacy session answers every such error with 200, whatever
         # its code (as it already does over SSE), so a client reads it from the body.
         status = status_for_error(exc.code, era) if era == "modern" else 200
+    except StateUnavailable as exc:
+        # The shared state (Redis) is down: say so, and let a 2026 client see 503 (retry later)
+        logger.warning("%s failed: %s", request.method, exc)
+        unavailable = InternalError(f"Service Unavailable: {exc}")
+        message = ErrorResponse(request.id, unavailable.to_error_object())
+        status = 503 if era == "modern" else 200
     except Exception:
         logger.exception("%s failed inside the server", request.method)
         message = ErrorResponse(
