@@ -30,6 +30,7 @@ import pytest
 
 __all__ = [
     "Deployment",
+    "Route",
     "Worker",
     "deployment",
     "haproxy_binary",
@@ -106,6 +107,17 @@ class _Output:
             self._queue.put(line.rstrip("\n"))
         self._queue.put(None)
 
+    def drain(self) -> list[str]:
+        """Every line so far (without waiting)."""
+        while True:
+            try:
+                line = self._queue.get_nowait()
+            except queue.Empty:
+                return self.lines
+            if line is None:
+                return self.lines
+            self.lines.append(line)
+
     def wait_for(self, pattern: re.Pattern[str], timeout: float) -> re.Match[str]:
         deadline = time.monotonic() + timeout
         while True:
@@ -122,9 +134,12 @@ class _Output:
                 return found
 
 
-def _start(argv: Sequence[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def _start(
+    argv: Sequence[str], env: dict[str, str] | None = None, *, stdout: bool = False
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        list(argv), stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE if stdout else subprocess.DEVNULL, stderr=subprocess.PIPE,
         text=True, encoding="utf-8", bufsize=1, env={**os.environ, **(env or {})},
     )  # fmt: skip
 
@@ -161,6 +176,22 @@ class Worker:
         self.process.wait(10)
 
 
+@dataclass(frozen=True)
+class Route:
+    """One request as the proxy logged it (when the worker's response headers came)."""
+
+    worker: int
+    """Index into :attr:`Deployment.workers`."""
+    method: str
+    path: str
+    status: int
+    mcp_method: str
+    """The ``Mcp-Method`` header (2026 requests), ``-`` when absent (legacy)."""
+
+
+_ROUTE: Final = re.compile(r"^ROUTE w(\d+) (\S+) (\S+) (-?\d+) \{?([^}]*)\}?$")
+
+
 @dataclass
 class Deployment:
     """The workers and the proxy in front of them; ``url`` is the proxy's MCP endpoint."""
@@ -169,6 +200,7 @@ class Deployment:
     url: str
     proxy: subprocess.Popen[str]
     config: Path
+    proxy_log: _Output
 
     @property
     def pids(self) -> set[int]:
@@ -176,6 +208,21 @@ class Deployment:
 
     def worker(self, pid: int) -> Worker:
         return next(w for w in self.workers if w.pid == pid)
+
+    def routes(self, count: int = 0, timeout: float = START_TIMEOUT) -> list[Route]:
+        """Every MCP request the proxy has logged (health probes left out), once at least
+        ``count`` are (bounded wait)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = [
+                Route(int(m.group(1)), m.group(2), m.group(3), int(m.group(4)), m.group(5) or "-")
+                for m in map(_ROUTE.match, self.proxy_log.drain())
+                if m is not None and m.group(3) != "/healthz"
+            ]
+            if len(found) >= count:
+                return found
+            assert time.monotonic() < deadline, f"{len(found)} requests logged, not {count}"
+            time.sleep(POLL_SECONDS)
 
 
 def start_worker(args: Sequence[str] = (), env: dict[str, str] | None = None) -> Worker:
@@ -190,21 +237,31 @@ def start_worker(args: Sequence[str] = (), env: dict[str, str] | None = None) ->
     return Worker(process, url, output)
 
 
-def haproxy_config(port: int, backends: Sequence[int]) -> str:
+def haproxy_config(port: int, backends: Sequence[int], *, log: bool = False) -> str:
     """Round robin per request, no stickiness, no buffering, long stream timeouts, health checks.
 
     ``retries``/``redispatch`` send a request whose connection was refused (a worker just
     killed, before its health check failed) to another worker instead of failing it. Also used
-    by ``benchmarks/scale.py``, so the benchmark measures the proxy the tests run.
+    by ``benchmarks/scale.py``, so the benchmark measures the proxy the tests run. ``log``
+    writes one ``ROUTE w<i> METHOD PATH STATUS {Mcp-Method}`` line per request on stdout as soon as
+    the worker's response headers arrive (``logasap``: an SSE stream is logged when it opens).
     """
     servers = "\n".join(
         f"    server w{i} 127.0.0.1:{backend} check inter 200ms fall 1 rise 2"
         for i, backend in enumerate(backends)
     )
+    logging = "    log stdout format raw local0\n" if log else ""
+    route_log = (
+        "    log global\n    option logasap\n"
+        '    log-format "ROUTE %s %HM %HP %ST %hr"\n'
+        "    http-request capture req.hdr(mcp-method) len 64\n"
+        if log
+        else ""
+    )
     return f"""\
 global
     maxconn 2048
-
+{logging}
 defaults
     mode http
     timeout connect 2s
@@ -217,7 +274,7 @@ defaults
 
 frontend mcp
     bind 127.0.0.1:{port}
-    default_backend workers
+{route_log}    default_backend workers
 
 backend workers
     balance roundrobin
@@ -250,7 +307,8 @@ def deployment(
     args: Sequence[str] = (),
     env: dict[str, str] | None = None,
 ) -> Iterator[Deployment]:
-    """``workers`` processes of ``worker.py`` (each given ``args``/``env``) behind HAProxy."""
+    """``workers`` processes of ``worker.py`` (each given ``args``/``env``) behind HAProxy,
+    which logs every request's worker (:meth:`Deployment.routes`)."""
     binary = haproxy_binary()
     started: list[Worker] = []
     proxy: subprocess.Popen[str] | None = None
@@ -259,16 +317,17 @@ def deployment(
             started.append(start_worker(args, env))
         port = _free_port()
         config = tmp_path / "haproxy.cfg"
-        config.write_text(haproxy_config(port, [w.port for w in started]))
+        config.write_text(haproxy_config(port, [w.port for w in started], log=True))
         check = subprocess.run(
             [binary, "-c", "-f", str(config)], capture_output=True, text=True, timeout=30
         )
         assert check.returncode == 0, check.stdout + check.stderr
-        proxy = _start([binary, "-db", "-f", str(config)])
-        assert proxy.stderr is not None
+        proxy = _start([binary, "-db", "-f", str(config)], stdout=True)
+        assert proxy.stderr is not None and proxy.stdout is not None
         _Output(proxy.stderr)  # drained so a chatty proxy never blocks on a full pipe
+        log = _Output(proxy.stdout)
         _wait_ready(f"http://127.0.0.1:{port}/healthz", proxy, START_TIMEOUT)
-        yield Deployment(started, f"http://127.0.0.1:{port}/mcp", proxy, config)
+        yield Deployment(started, f"http://127.0.0.1:{port}/mcp", proxy, config, log)
     finally:
         if proxy is not None:
             _stop(proxy)
