@@ -77,8 +77,9 @@ async def test_legacy_session_on_every_worker_elicitation_answered_through_anoth
         assert set(served) == shared.pids  # one session, served by all three workers
         asked = []
         for _ in range(3):
-            found = _ASKED.match((await client.call_tool("ask", {})).content[0].text)
-            assert found is not None and found.group(1) == "Ada"
+            text = (await client.call_tool("ask", {})).content[0].text
+            found = _ASKED.match(text)
+            assert found is not None and found.group(1) == "Ada", text
             assert found.group(2) == found.group(3)  # one handler: it waited, then finished
             asked.append(int(found.group(2)))
     posts = [r for r in shared.routes() if r.method == "POST"]
