@@ -241,13 +241,15 @@ def haproxy_config(port: int, backends: Sequence[int], *, log: bool = False) -> 
     """Round robin per request, no stickiness, no buffering, long stream timeouts, health checks.
 
     ``retries``/``redispatch`` send a request whose connection was refused (a worker just
-    killed, before its health check failed) to another worker instead of failing it. Also used
+    killed, before its health checks failed) to another worker instead of failing it, so the
+    checks can be patient: a worker slowed down by a loaded machine must not be taken out
+    (``timeout check`` 5 s, three failures in a row). Also used
     by ``benchmarks/scale.py``, so the benchmark measures the proxy the tests run. ``log``
     writes one ``ROUTE w<i> METHOD PATH STATUS {Mcp-Method}`` line per request on stdout as soon as
     the worker's response headers arrive (``logasap``: an SSE stream is logged when it opens).
     """
     servers = "\n".join(
-        f"    server w{i} 127.0.0.1:{backend} check inter 200ms fall 1 rise 2"
+        f"    server w{i} 127.0.0.1:{backend} check inter 500ms fall 3 rise 1"
         for i, backend in enumerate(backends)
     )
     logging = "    log stdout format raw local0\n" if log else ""
@@ -269,6 +271,7 @@ defaults
     timeout server 1h
     timeout tunnel 1h
     timeout http-request 30s
+    timeout check 5s
     retries 3
     option redispatch 1
 
