@@ -17,6 +17,12 @@ Configurations are interleaved, repeats rotate their order, and medians are repo
 Sections: 2026-07-28 stateless (no shared state needed beyond the key ring); legacy 2025-11-25
 sessions on Redis (``RedisState``; needs a Redis at 127.0.0.1:6379 and ``mcpkit.contrib.redis``);
 the default stack (h11 + asyncio) against ``mcpkit[speed]`` (httptools + uvloop), one worker.
+
+Resume latency (with Redis): the deployment of ``tests/deploy`` (three workers behind HAProxy), a
+legacy client listening on its session's ``GET`` stream; ``kill -9`` of the worker holding that
+stream, then one ``resources/updated`` published through another worker: the time from the kill
+to the client receiving it (reconnect through the proxy with ``Last-Event-ID``, replay from
+Redis). Next to it, the same delivery without a kill.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from driver import percentile
 from http_driver import HOST, McpHttpClient, free_port
 from procstats import CpuClock
 
-from deploy._deployment import haproxy_config, redis_answers
+from deploy._deployment import deployment, haproxy_config, redis_answers
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "scale_server.py"
@@ -233,6 +239,71 @@ def measure(setup: Setup, seconds: float, warmup: int, redis_url: str | None) ->
     )
 
 
+async def _resume_once(url: str, deployed: Any) -> tuple[float, float]:
+    """(delivery without a kill, delivery after kill -9 of the stream's worker), in seconds."""
+    from mcpkit.client import Client
+    from mcpkit.types import ResourceUpdatedNotification, SubscriptionsAcknowledgedNotification
+
+    uris = ["test://feed/1", "test://feed/2"]
+
+    async def next_of(notes: Any, kind: type) -> Any:
+        async with asyncio.timeout(60):
+            async for note in notes:
+                if isinstance(note, kind):
+                    return note
+        raise RuntimeError("the listen stream ended")
+
+    async with (
+        Client(url, mode="legacy") as listener,
+        listener.listen(resource_uris=uris) as changes,
+        Client(url, mode="2026-07-28") as publisher,
+    ):
+        notes = aiter(changes)
+        await next_of(notes, SubscriptionsAcknowledgedNotification)
+        began = time.perf_counter()
+        await publisher.call_tool("touch", {"uri": uris[0]})
+        await next_of(notes, ResourceUpdatedNotification)
+        plain = time.perf_counter() - began
+        gets = [r for r in deployed.routes() if r.method == "GET" and r.status == 200]
+        holder = deployed.workers[gets[-1].worker]
+        began = time.perf_counter()
+        holder.kill()
+        await publisher.call_tool("touch", {"uri": uris[1]})
+        note = await next_of(notes, ResourceUpdatedNotification)
+        resumed = time.perf_counter() - began
+        if note.params.uri != uris[1]:
+            raise RuntimeError(f"expected {uris[1]}, got {note.params.uri}")
+    return plain, resumed
+
+
+def measure_resume(redis_url: str, repeats: int) -> list[tuple[float, float]]:
+    """One fresh three-worker deployment per repeat (each repeat kills one worker)."""
+    samples = []
+    for _ in range(repeats):
+        prefix = f"mcpkit-bench-{secrets.token_hex(4)}:"
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            deployment(Path(tmp), args=["--redis", redis_url, "--prefix", prefix]) as deployed,
+        ):
+            samples.append(asyncio.run(_resume_once(deployed.url, deployed)))
+    return samples
+
+
+def resume_report(samples: Sequence[tuple[float, float]]) -> str:
+    plain = statistics.median(s[0] for s in samples) * 1e3
+    resumed = [s[1] * 1e3 for s in samples]
+    return (
+        "\n## Resume after `kill -9` of the worker holding a legacy `GET` stream\n\n"
+        f"{len(samples)} fresh deployments (3 workers, HAProxy, Redis), one kill each. The "
+        "client waits the server's `retry` (1,000 ms by default) before reconnecting.\n\n"
+        "| | median ms | min ms | max ms |\n|---|---:|---:|---:|\n"
+        f"| `resources/updated` delivered, no kill | {plain:.1f} | "
+        f"{min(s[0] for s in samples) * 1e3:.1f} | {max(s[0] for s in samples) * 1e3:.1f} |\n"
+        f"| kill → the next event delivered on another worker | "
+        f"{statistics.median(resumed):.0f} | {min(resumed):.0f} | {max(resumed):.0f} |\n"
+    )
+
+
 def setups(with_redis: bool) -> list[Setup]:
     chosen = [
         Setup("2026 stateless", "modern", workers, proxied)
@@ -295,6 +366,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "scale.md")
+    parser.add_argument("--resume-repeats", type=int, default=5)
+    parser.add_argument("--only-resume", action="store_true", help="skip the throughput runs")
     args = parser.parse_args(argv)
     repeats, seconds = (1, 3.0) if args.quick else (args.repeats, args.seconds)
     if shutil.which("haproxy") is None and not os.access("/usr/sbin/haproxy", os.X_OK):
@@ -310,7 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "scale: no Redis (or no mcpkit.contrib.redis): legacy section left out", file=sys.stderr
         )
     redis_url = "redis://127.0.0.1:6379/0" if with_redis else None
-    chosen = setups(with_redis)
+    chosen = [] if args.only_resume else setups(with_redis)
     runs: dict[Setup, list[Result]] = {s: [] for s in chosen}
     load_before = os.getloadavg()[0]
     for repeat in range(repeats):
@@ -323,7 +396,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
     medians = {s: _median(r) for s, r in runs.items()}
-    text = report(medians, repeats, seconds, (load_before, os.getloadavg()[0]))
+    text = report(medians, repeats, seconds, (load_before, os.getloadavg()[0])) if medians else ""
+    if redis_url is not None:
+        text += resume_report(measure_resume(redis_url, 1 if args.quick else args.resume_repeats))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     args.out.with_suffix(".json").write_text(
