@@ -115,7 +115,11 @@ def _listen(host: str, port: int) -> socket.socket:
     """
     address = host.strip("[]")
     family = socket.AF_INET6 if ":" in address else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: accepted sockets inherit the listener's ``proto``, and asyncio only
+    # sets TCP_NODELAY on sockets whose ``proto`` says TCP. Without it, a response written in
+    # two pieces (headers, then body: h11, SSE events) waits for the client's delayed ACK
+    # (~40 ms on Linux) before its second piece leaves.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((address, port))
