@@ -1,9 +1,11 @@
-"""A reference, not an anchor: the raw floor's answers behind a bare asyncio pipe protocol.
+"""The bare asyncio + msgspec floor: the raw floor's answers behind a bare asyncio pipe protocol.
 
-No library, no tasks: lines are parsed in ``data_received`` and answered at once with
-``transport.write``. Its numbers are what the asyncio event loop alone adds to the raw floor
-(a wake-up through epoll per message), i.e. the least any asyncio stdio server can cost. The
-report shows it next to the anchors to say how much of a server's cost is the loop's.
+No library, no tasks: lines are decoded by msgspec in ``data_received`` and answered at once with
+``transport.write``. Its numbers are what the asyncio event loop and a compiled codec alone cost,
+i.e. the least any asyncio stdio server with msgspec can cost. It is the anchor of the "start →
+first answer" budget (DESIGN.md §4: ≤ 1.3× this server): the imports of ``asyncio`` and
+``msgspec`` are most of any such server's start, so the plain stdlib floor (``json``, no event
+loop) would hold mcpkit to a start that no asyncio server can reach.
 
 Pipe reads are 64 KiB, as in mcpkit: asyncio's default 256 KiB read buffer is an mmap, mremap
 and munmap per message, which would bill the loop for an allocator artefact.
@@ -12,18 +14,20 @@ and munmap per message, which would bill the loop for an allocator artefact.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import msgspec
 from httpserve import ServerArgs
 from raw_stdio_server import TOOLS, answer
 from toolset import raw_definition
 
 PIPE_READ_BYTES = 64 * 1024
+_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
 
 
 class LineProtocol(asyncio.Protocol):
@@ -36,9 +40,9 @@ class LineProtocol(asyncio.Protocol):
         *lines, self._buffer = (self._buffer + data).split(b"\n")
         for line in lines:
             if line.strip():
-                response = answer(json.loads(line))
+                response = answer(_decode(line))
                 if response is not None:
-                    self._out.write(json.dumps(response, separators=(",", ":")).encode() + b"\n")
+                    self._out.write(_encode(response) + b"\n")
 
     def eof_received(self) -> bool:
         if not self._done.done():

@@ -32,7 +32,7 @@ from mcpkit.protocol.schema_dialects import (
     compile_schema,
     external_refs,
 )
-from mcpkit.server._signature import ArgumentError, analyze_function
+from mcpkit.server._signature import ArgumentError, ToolSignature, analyze_function
 from mcpkit.server.context import Context, InputRequired
 from mcpkit.server.names import validate_tool_name
 from mcpkit.types.jsonrpc import JSONObject
@@ -70,11 +70,7 @@ class Header:
     name: str
 
 
-def _apply_headers(fn: Callable[..., Any], schema: JSONObject) -> None:
-    try:
-        hints = typing.get_type_hints(fn, include_extras=True)
-    except Exception:
-        return
+def _apply_headers(hints: dict[str, Any], schema: JSONObject) -> None:
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return
@@ -206,13 +202,14 @@ class RegisteredTool:
             definition["description"] = summary
         if input_schema is None:
             input_schema = dict(self.signature.input_schema)
-            _apply_headers(fn, input_schema)
+            _apply_headers(self.signature.annotations, input_schema)
         problem = _header_problem(input_schema)
         if problem is not None:  # HTTP clients would drop the tool: refuse it here instead
             raise UsageError(f"tool {self.name!r}: invalid x-mcp-header annotation: {problem}")
         definition["inputSchema"] = input_schema
         output_schema = self.signature.output_schema
-        if structured_output is False or (structured_output is None and _returns_raw_content(fn)):
+        raw_content = structured_output is None and _returns_raw_content(self.signature)
+        if structured_output is False or raw_content:
             output_schema = None
         if output_schema is not None:
             definition["outputSchema"] = output_schema
@@ -372,7 +369,7 @@ _RAW_CONTENT_ANNOTATIONS: Final = (
 )
 
 
-def _returns_raw_content(fn: Callable[..., Any]) -> bool:
+def _returns_raw_content(signature: ToolSignature) -> bool:
     """Untyped dicts (or lists of them) are content blocks, not structured output; a
     :class:`ToolResult` says for itself what it carries.
 
@@ -380,11 +377,9 @@ def _returns_raw_content(fn: Callable[..., Any]) -> bool:
     ``dict[str, Any]`` says nothing a schema could promise, and is how content blocks from
     :mod:`mcpkit.server.content` are typed.
     """
-    try:
-        hints = typing.get_type_hints(fn)
-    except Exception:
-        return False
-    returned = hints.get("return")
+    returned = signature.annotations.get("return")
+    if typing.get_origin(returned) is typing.Annotated:
+        returned = typing.get_args(returned)[0]
     return returned in _RAW_CONTENT_ANNOTATIONS or returned is ToolResult
 
 
