@@ -29,7 +29,8 @@ def test_plain_table_matches_msgspec_for_required_and_optional(tp: Any) -> None:
     struct = msgspec.defstruct("T", fields, forbid_unknown_fields=True)
     root, defs = msgspec_schema(struct)
     assert defs == {}
-    assert root["properties"] == {"a": _PLAIN_SCHEMAS[tp], "b": _PLAIN_SCHEMAS[tp]}
+    expected = msgspec.json.decode(_PLAIN_SCHEMAS[tp])
+    assert root["properties"] == {"a": expected, "b": expected}
 
 
 def test_plain_tool_schema_and_validation_match_the_general_path() -> None:
@@ -58,6 +59,10 @@ def test_plain_tool_schema_and_validation_match_the_general_path() -> None:
         fast.validate_arguments({"city": "Oslo", "days": "3"})
     with pytest.raises(Exception, match="unknown"):
         fast.validate_arguments({"city": "Oslo", "unknown": 1})
+    again = analyze_function(plain)  # each tool owns its schema: no nested object is shared
+    assert again.input_schema["properties"]["tags"]["anyOf"][0] is not (
+        fast.input_schema["properties"]["tags"]["anyOf"][0]
+    )
 
 
 def _reference(fn: Any) -> tuple[list[Param], Any]:

@@ -9,16 +9,19 @@ Streamable HTTP lives in :mod:`mcpkit.transports.http` (imported on its own: it 
 
 from __future__ import annotations
 
-from mcpkit.transports.memory import MemoryStream, memory_pair
-from mcpkit.transports.stdio import (
-    DEFAULT_ALLOWED_ENV,
-    ServerStartError,
-    StdioClientStream,
-    StdioServerParameters,
-    StdioServerStream,
-    stdio_client,
-    stdio_server,
-)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcpkit.transports.memory import MemoryStream, memory_pair
+    from mcpkit.transports.stdio import (
+        DEFAULT_ALLOWED_ENV,
+        ServerStartError,
+        StdioClientStream,
+        StdioServerParameters,
+        StdioServerStream,
+        stdio_client,
+        stdio_server,
+    )
 
 __all__ = [
     "DEFAULT_ALLOWED_ENV",
@@ -31,3 +34,29 @@ __all__ = [
     "stdio_client",
     "stdio_server",
 ]
+
+_SOURCES: dict[str, str] = {
+    "MemoryStream": "memory",
+    "memory_pair": "memory",
+    **{
+        name: "stdio"
+        for name in __all__
+        if name not in ("MemoryStream", "memory_pair")
+    },
+}
+
+
+def __getattr__(name: str) -> object:
+    """Import a re-export's module on first use (PEP 562).
+
+    Any ``mcpkit.transports.x`` import runs this package first: a stdio *server* must not pay
+    for the stdio client (``pathlib``, ``urllib.parse``, ``ipaddress``) on its way to start.
+    """
+    module_name = _SOURCES.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'mcpkit.transports' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"mcpkit.transports.{module_name}"), name)
+    globals()[name] = value
+    return value

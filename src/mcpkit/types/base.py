@@ -76,6 +76,9 @@ RESULT_TYPE_COMPLETE: Final = "complete"
 RESULT_TYPE_INPUT_REQUIRED: Final = "input_required"
 RESULT_TYPE_TASK: Final = "task"
 """Added by the Tasks extension (``io.modelcontextprotocol/tasks``) for 2026-07-28."""
+TASKS_EXTENSION_ID: Final = "io.modelcontextprotocol/tasks"
+"""The key in ``capabilities.extensions`` that both sides must declare to use tasks (here, not
+in :mod:`mcpkit.types.tasks_ext`, so the method table can gate on it without the task models)."""
 
 
 class WireModel(msgspec.Struct, omit_defaults=True, rename="camel", kw_only=True):

@@ -24,61 +24,12 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from mcpkit.types.base import RESULT_TYPE_INPUT_REQUIRED, RESULT_TYPE_TASK, JSONObject
-from mcpkit.types.common import (
-    EmptyResult,
-    NotificationParams,
-    PaginatedRequestParams,
-    RequestParams,
-)
-from mcpkit.types.completion import CompleteRequestParams, CompleteResult
-from mcpkit.types.elicitation import ElicitRequestParams, ElicitResult
-from mcpkit.types.lifecycle import (
-    DiscoverResult,
-    InitializeRequestParams,
-    InitializeResult,
-    SetLevelRequestParams,
-)
-from mcpkit.types.mrtr import InputRequiredResult
-from mcpkit.types.notifications import (
-    CancelledNotificationParams,
-    ElicitationCompleteNotificationParams,
-    LoggingMessageNotificationParams,
-    ProgressNotificationParams,
-    ResourceUpdatedNotificationParams,
-)
-from mcpkit.types.prompts import GetPromptRequestParams, GetPromptResult, ListPromptsResult
-from mcpkit.types.resources import (
-    ListResourcesResult,
-    ListResourceTemplatesResult,
-    ReadResourceRequestParams,
-    ReadResourceResult,
-    SubscribeRequestParams,
-    UnsubscribeRequestParams,
-)
-from mcpkit.types.roots import ListRootsResult
-from mcpkit.types.sampling import CreateMessageRequestParams, CreateMessageResult
-from mcpkit.types.subscriptions import (
-    SubscriptionsAcknowledgedNotificationParams,
-    SubscriptionsListenRequestParams,
-    SubscriptionsListenResult,
-)
-from mcpkit.types.tasks import (
-    CancelTaskResult,
-    CreateTaskResult,
-    GetTaskPayloadResult,
-    GetTaskResult,
-    ListTasksResult,
-    TaskIdParams,
-    TaskStatusNotificationParams,
-)
-from mcpkit.types.tasks_ext import (
+from mcpkit.types.base import (
+    RESULT_TYPE_INPUT_REQUIRED,
+    RESULT_TYPE_TASK,
     TASKS_EXTENSION_ID,
-    DetailedTask,
-    ExtCreateTaskResult,
-    UpdateTaskRequestParams,
+    JSONObject,
 )
-from mcpkit.types.tools import CallToolRequestParams, CallToolResult, ListToolsResult
 from mcpkit.types.versions import LEGACY_VERSIONS, MODERN_VERSIONS, Era, era_of
 
 __all__ = [
@@ -124,10 +75,10 @@ class MethodSpec:
     era: Era
     kind: MethodKind
     sender: Sender
-    params: Any
-    """Model for ``params``; :func:`decode_params` treats absent params as ``{}``."""
-    result: Any
-    """Model for a complete result; ``None`` for notifications. See :func:`result_model`."""
+    params_ref: Any
+    """The ``params`` model, or its name in :mod:`mcpkit.types` (see :attr:`params`)."""
+    result_ref: Any
+    """The result model or its name; ``None`` for notifications (see :attr:`result`)."""
     versions: frozenset[str]
     gate: Gate | None = None
     paginated: bool = False
@@ -140,6 +91,30 @@ class MethodSpec:
 
     def supports(self, version: str) -> bool:
         return version in self.versions
+
+    @property
+    def params(self) -> Any:
+        """Model for ``params``; :func:`decode_params` treats absent params as ``{}``."""
+        return _model(self.params_ref)
+
+    @property
+    def result(self) -> Any:
+        """Model for a complete result; ``None`` for notifications. See :func:`result_model`."""
+        return _model(self.result_ref)
+
+
+def _model(ref: Any) -> Any:
+    """A model the table names, imported on first use.
+
+    The table names its models instead of importing them: a server answering ``tools/call``
+    needs the method names and flags, not the ~90 wire models, whose modules (msgspec builds
+    each Struct class at import) were a sixth of a stdio server's start.
+    """
+    if not isinstance(ref, str):
+        return ref
+    import mcpkit.types
+
+    return getattr(mcpkit.types, ref)
 
 
 def _since(first: str, versions: tuple[str, ...] = LEGACY_VERSIONS) -> frozenset[str]:
@@ -217,118 +192,118 @@ _S_COMPLETIONS: Final = Gate("server", ("completions",), since="2025-03-26")
 
 LEGACY_METHODS: Final[Mapping[str, MethodSpec]] = _table(
     # client → server requests
-    _legacy("initialize", "request", "client", InitializeRequestParams, InitializeResult),
-    _legacy("ping", "request", "both", RequestParams, EmptyResult),
+    _legacy("initialize", "request", "client", "InitializeRequestParams", "InitializeResult"),
+    _legacy("ping", "request", "both", "RequestParams", "EmptyResult"),
     _legacy(
-        "tools/list", "request", "client", PaginatedRequestParams, ListToolsResult,
+        "tools/list", "request", "client", "PaginatedRequestParams", "ListToolsResult",
         gate=_S_TOOLS, paginated=True,
     ),
     _legacy(
-        "tools/call", "request", "client", CallToolRequestParams, CallToolResult,
+        "tools/call", "request", "client", "CallToolRequestParams", "CallToolResult",
         gate=_S_TOOLS, task_augmentable=True,
     ),
     _legacy(
-        "resources/list", "request", "client", PaginatedRequestParams, ListResourcesResult,
+        "resources/list", "request", "client", "PaginatedRequestParams", "ListResourcesResult",
         gate=_S_RESOURCES, paginated=True,
     ),
     _legacy(
-        "resources/templates/list", "request", "client", PaginatedRequestParams,
-        ListResourceTemplatesResult, gate=_S_RESOURCES, paginated=True,
+        "resources/templates/list", "request", "client", "PaginatedRequestParams",
+        "ListResourceTemplatesResult", gate=_S_RESOURCES, paginated=True,
     ),
     _legacy(
-        "resources/read", "request", "client", ReadResourceRequestParams, ReadResourceResult,
+        "resources/read", "request", "client", "ReadResourceRequestParams", "ReadResourceResult",
         gate=_S_RESOURCES,
     ),
     _legacy(
-        "resources/subscribe", "request", "client", SubscribeRequestParams, EmptyResult,
+        "resources/subscribe", "request", "client", "SubscribeRequestParams", "EmptyResult",
         gate=Gate("server", ("resources", "subscribe")),
     ),
     _legacy(
-        "resources/unsubscribe", "request", "client", UnsubscribeRequestParams, EmptyResult,
+        "resources/unsubscribe", "request", "client", "UnsubscribeRequestParams", "EmptyResult",
         gate=Gate("server", ("resources", "subscribe")),
     ),
     _legacy(
-        "prompts/list", "request", "client", PaginatedRequestParams, ListPromptsResult,
+        "prompts/list", "request", "client", "PaginatedRequestParams", "ListPromptsResult",
         gate=_S_PROMPTS, paginated=True,
     ),
     _legacy(
-        "prompts/get", "request", "client", GetPromptRequestParams, GetPromptResult,
+        "prompts/get", "request", "client", "GetPromptRequestParams", "GetPromptResult",
         gate=_S_PROMPTS,
     ),
     _legacy(
-        "completion/complete", "request", "client", CompleteRequestParams, CompleteResult,
+        "completion/complete", "request", "client", "CompleteRequestParams", "CompleteResult",
         gate=_S_COMPLETIONS,
     ),
     _legacy(
-        "logging/setLevel", "request", "client", SetLevelRequestParams, EmptyResult,
+        "logging/setLevel", "request", "client", "SetLevelRequestParams", "EmptyResult",
         gate=_S_LOGGING,
     ),
     # tasks (either side may be the receiver)
     _legacy(
-        "tasks/get", "request", "both", TaskIdParams, GetTaskResult,
+        "tasks/get", "request", "both", "TaskIdParams", "GetTaskResult",
         versions=_TASKS_LEGACY, gate=Gate("receiver", ("tasks",)),
     ),
     _legacy(
-        "tasks/result", "request", "both", TaskIdParams, GetTaskPayloadResult,
+        "tasks/result", "request", "both", "TaskIdParams", "GetTaskPayloadResult",
         versions=_TASKS_LEGACY, gate=Gate("receiver", ("tasks",)),
     ),
     _legacy(
-        "tasks/list", "request", "both", PaginatedRequestParams, ListTasksResult,
+        "tasks/list", "request", "both", "PaginatedRequestParams", "ListTasksResult",
         versions=_TASKS_LEGACY, gate=Gate("receiver", ("tasks", "list")), paginated=True,
     ),
     _legacy(
-        "tasks/cancel", "request", "both", TaskIdParams, CancelTaskResult,
+        "tasks/cancel", "request", "both", "TaskIdParams", "CancelTaskResult",
         versions=_TASKS_LEGACY, gate=Gate("receiver", ("tasks", "cancel")),
     ),
     # server → client requests
     _legacy(
-        "sampling/createMessage", "request", "server", CreateMessageRequestParams,
-        CreateMessageResult, gate=Gate("client", ("sampling",)), task_augmentable=True,
+        "sampling/createMessage", "request", "server", "CreateMessageRequestParams",
+        "CreateMessageResult", gate=Gate("client", ("sampling",)), task_augmentable=True,
     ),
     _legacy(
-        "elicitation/create", "request", "server", ElicitRequestParams, ElicitResult,
+        "elicitation/create", "request", "server", "ElicitRequestParams", "ElicitResult",
         versions=_since("2025-06-18"), gate=Gate("client", ("elicitation",)),
         task_augmentable=True,
     ),
     _legacy(
-        "roots/list", "request", "server", RequestParams, ListRootsResult,
+        "roots/list", "request", "server", "RequestParams", "ListRootsResult",
         gate=Gate("client", ("roots",)),
     ),
     # notifications
-    _legacy("notifications/initialized", "notification", "client", NotificationParams),
-    _legacy("notifications/cancelled", "notification", "both", CancelledNotificationParams),
-    _legacy("notifications/progress", "notification", "both", ProgressNotificationParams),
+    _legacy("notifications/initialized", "notification", "client", "NotificationParams"),
+    _legacy("notifications/cancelled", "notification", "both", "CancelledNotificationParams"),
+    _legacy("notifications/progress", "notification", "both", "ProgressNotificationParams"),
     _legacy(
-        "notifications/message", "notification", "server", LoggingMessageNotificationParams,
+        "notifications/message", "notification", "server", "LoggingMessageNotificationParams",
         gate=_S_LOGGING,
     ),
     _legacy(
-        "notifications/resources/list_changed", "notification", "server", NotificationParams,
+        "notifications/resources/list_changed", "notification", "server", "NotificationParams",
         gate=Gate("server", ("resources", "listChanged")),
     ),
     _legacy(
         "notifications/resources/updated", "notification", "server",
-        ResourceUpdatedNotificationParams, gate=Gate("server", ("resources", "subscribe")),
+        "ResourceUpdatedNotificationParams", gate=Gate("server", ("resources", "subscribe")),
     ),
     _legacy(
-        "notifications/tools/list_changed", "notification", "server", NotificationParams,
+        "notifications/tools/list_changed", "notification", "server", "NotificationParams",
         gate=Gate("server", ("tools", "listChanged")),
     ),
     _legacy(
-        "notifications/prompts/list_changed", "notification", "server", NotificationParams,
+        "notifications/prompts/list_changed", "notification", "server", "NotificationParams",
         gate=Gate("server", ("prompts", "listChanged")),
     ),
     _legacy(
-        "notifications/roots/list_changed", "notification", "client", NotificationParams,
+        "notifications/roots/list_changed", "notification", "client", "NotificationParams",
         gate=Gate("client", ("roots", "listChanged")),
     ),
     _legacy(
         "notifications/elicitation/complete", "notification", "server",
-        ElicitationCompleteNotificationParams, versions=_TASKS_LEGACY,
+        "ElicitationCompleteNotificationParams", versions=_TASKS_LEGACY,
         gate=Gate("client", ("elicitation", "url")),
     ),
     _legacy(
-        "notifications/tasks/status", "notification", "both", TaskStatusNotificationParams,
+        "notifications/tasks/status", "notification", "both", "TaskStatusNotificationParams",
         versions=_TASKS_LEGACY,
     ),
 )
@@ -336,94 +311,100 @@ LEGACY_METHODS: Final[Mapping[str, MethodSpec]] = _table(
 
 MODERN_METHODS: Final[Mapping[str, MethodSpec]] = _table(
     # client → server requests
-    _modern("server/discover", "request", "client", RequestParams, DiscoverResult, cacheable=True),
     _modern(
-        "tools/list", "request", "client", PaginatedRequestParams, ListToolsResult,
+        "server/discover", "request", "client", "RequestParams", "DiscoverResult",
+        cacheable=True,
+    ),
+    _modern(
+        "tools/list", "request", "client", "PaginatedRequestParams", "ListToolsResult",
         gate=_S_TOOLS, paginated=True, cacheable=True,
     ),
     _modern(
-        "tools/call", "request", "client", CallToolRequestParams, CallToolResult,
+        "tools/call", "request", "client", "CallToolRequestParams", "CallToolResult",
         gate=_S_TOOLS, mrtr=True,
     ),
     _modern(
-        "resources/list", "request", "client", PaginatedRequestParams, ListResourcesResult,
+        "resources/list", "request", "client", "PaginatedRequestParams", "ListResourcesResult",
         gate=_S_RESOURCES, paginated=True, cacheable=True,
     ),
     _modern(
-        "resources/templates/list", "request", "client", PaginatedRequestParams,
-        ListResourceTemplatesResult, gate=_S_RESOURCES, paginated=True, cacheable=True,
+        "resources/templates/list", "request", "client", "PaginatedRequestParams",
+        "ListResourceTemplatesResult", gate=_S_RESOURCES, paginated=True, cacheable=True,
     ),
     _modern(
-        "resources/read", "request", "client", ReadResourceRequestParams, ReadResourceResult,
+        "resources/read", "request", "client", "ReadResourceRequestParams", "ReadResourceResult",
         gate=_S_RESOURCES, cacheable=True, mrtr=True,
     ),
     _modern(
-        "prompts/list", "request", "client", PaginatedRequestParams, ListPromptsResult,
+        "prompts/list", "request", "client", "PaginatedRequestParams", "ListPromptsResult",
         gate=_S_PROMPTS, paginated=True, cacheable=True,
     ),
     _modern(
-        "prompts/get", "request", "client", GetPromptRequestParams, GetPromptResult,
+        "prompts/get", "request", "client", "GetPromptRequestParams", "GetPromptResult",
         gate=_S_PROMPTS, mrtr=True,
     ),
     _modern(
-        "completion/complete", "request", "client", CompleteRequestParams, CompleteResult,
+        "completion/complete", "request", "client", "CompleteRequestParams", "CompleteResult",
         gate=_S_COMPLETIONS,
     ),
     # Each filter field is gated separately (tools.listChanged, prompts.listChanged,
     # resources.listChanged, resources.subscribe); the request itself is always allowed.
     _modern(
-        "subscriptions/listen", "request", "client", SubscriptionsListenRequestParams,
-        SubscriptionsListenResult,
+        "subscriptions/listen", "request", "client", "SubscriptionsListenRequestParams",
+        "SubscriptionsListenResult",
     ),
     # Tasks extension (io.modelcontextprotocol/tasks); both sides must declare it.
-    _modern("tasks/get", "request", "client", TaskIdParams, DetailedTask, gate=_TASKS_EXT_GATE),
+    _modern("tasks/get", "request", "client", "TaskIdParams", "DetailedTask", gate=_TASKS_EXT_GATE),
     _modern(
-        "tasks/update", "request", "client", UpdateTaskRequestParams, EmptyResult,
+        "tasks/update", "request", "client", "UpdateTaskRequestParams", "EmptyResult",
         gate=_TASKS_EXT_GATE,
     ),
-    _modern("tasks/cancel", "request", "client", TaskIdParams, EmptyResult, gate=_TASKS_EXT_GATE),
+    _modern(
+        "tasks/cancel", "request", "client", "TaskIdParams", "EmptyResult",
+        gate=_TASKS_EXT_GATE,
+    ),
     # MRTR input requests (inside InputRequiredResult.inputRequests), gated per request by the
     # client capabilities in its _meta.
     _modern(
-        "elicitation/create", "input_request", "server", ElicitRequestParams, ElicitResult,
+        "elicitation/create", "input_request", "server", "ElicitRequestParams", "ElicitResult",
         gate=Gate("client", ("elicitation",)),
     ),
     _modern(
-        "sampling/createMessage", "input_request", "server", CreateMessageRequestParams,
-        CreateMessageResult, gate=Gate("client", ("sampling",)),
+        "sampling/createMessage", "input_request", "server", "CreateMessageRequestParams",
+        "CreateMessageResult", gate=Gate("client", ("sampling",)),
     ),
     _modern(
-        "roots/list", "input_request", "server", RequestParams, ListRootsResult,
+        "roots/list", "input_request", "server", "RequestParams", "ListRootsResult",
         gate=Gate("client", ("roots",)),
     ),
     # notifications
-    _modern("notifications/cancelled", "notification", "both", CancelledNotificationParams),
-    _modern("notifications/progress", "notification", "server", ProgressNotificationParams),
+    _modern("notifications/cancelled", "notification", "both", "CancelledNotificationParams"),
+    _modern("notifications/progress", "notification", "server", "ProgressNotificationParams"),
     _modern(
-        "notifications/message", "notification", "server", LoggingMessageNotificationParams,
+        "notifications/message", "notification", "server", "LoggingMessageNotificationParams",
         gate=_S_LOGGING,
     ),
     _modern(
         "notifications/subscriptions/acknowledged", "notification", "server",
-        SubscriptionsAcknowledgedNotificationParams,
+        "SubscriptionsAcknowledgedNotificationParams",
     ),
     _modern(
-        "notifications/resources/list_changed", "notification", "server", NotificationParams,
+        "notifications/resources/list_changed", "notification", "server", "NotificationParams",
         gate=Gate("server", ("resources", "listChanged")),
     ),
     _modern(
         "notifications/resources/updated", "notification", "server",
-        ResourceUpdatedNotificationParams, gate=Gate("server", ("resources", "subscribe")),
+        "ResourceUpdatedNotificationParams", gate=Gate("server", ("resources", "subscribe")),
     ),
     _modern(
-        "notifications/tools/list_changed", "notification", "server", NotificationParams,
+        "notifications/tools/list_changed", "notification", "server", "NotificationParams",
         gate=Gate("server", ("tools", "listChanged")),
     ),
     _modern(
-        "notifications/prompts/list_changed", "notification", "server", NotificationParams,
+        "notifications/prompts/list_changed", "notification", "server", "NotificationParams",
         gate=Gate("server", ("prompts", "listChanged")),
     ),
-    _modern("notifications/tasks", "notification", "server", DetailedTask, gate=_TASKS_EXT_GATE),
+    _modern("notifications/tasks", "notification", "server", "DetailedTask", gate=_TASKS_EXT_GATE),
 )
 """Every method of 2026-07-28, including the Tasks extension's."""
 
@@ -481,11 +462,11 @@ def result_model(spec: MethodSpec, result: JSONObject) -> Any:
     if spec.era == "modern":
         result_type = result.get("resultType")
         if result_type == RESULT_TYPE_INPUT_REQUIRED:
-            return InputRequiredResult
+            return _model("InputRequiredResult")
         if result_type == RESULT_TYPE_TASK:
-            return ExtCreateTaskResult
+            return _model("ExtCreateTaskResult")
     elif spec.task_augmentable and "task" in result:
-        return CreateTaskResult
+        return _model("CreateTaskResult")
     return spec.result
 
 
@@ -495,12 +476,8 @@ def decode_result(spec: MethodSpec, result: JSONObject) -> Any:
     return msgspec.convert(result, result_model(spec, result))
 
 
-_INPUT_RESPONSE_MODELS: Final[Mapping[str, Any]] = MappingProxyType(
-    {
-        spec.method: spec.result
-        for spec in MODERN_METHODS.values()
-        if spec.kind == "input_request"
-    }
+_INPUT_REQUESTS: Final[Mapping[str, MethodSpec]] = MappingProxyType(
+    {spec.method: spec for spec in MODERN_METHODS.values() if spec.kind == "input_request"}
 )
 
 
@@ -510,4 +487,4 @@ def decode_input_response(method: str, response: JSONObject) -> Any:
     Raises :class:`KeyError` for a method that is not an input request, and
     :class:`msgspec.ValidationError` for a malformed answer.
     """
-    return msgspec.convert(response, _INPUT_RESPONSE_MODELS[method])
+    return msgspec.convert(response, _INPUT_REQUESTS[method].result)

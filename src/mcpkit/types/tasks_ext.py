@@ -10,11 +10,10 @@ a ``subscriptions/listen`` stream. ``tasks/result``, ``tasks/list`` and ``params
 
 from __future__ import annotations
 
-from typing import Final
-
 import msgspec
 
 from mcpkit.types.base import (
+    TASKS_EXTENSION_ID,
     InputResponses,
     JSONObject,
     Meta,
@@ -40,8 +39,6 @@ __all__ = [
     "WorkingTask",
 ]
 
-TASKS_EXTENSION_ID: Final = "io.modelcontextprotocol/tasks"
-"""The key in ``capabilities.extensions`` that both sides must declare to use tasks."""
 
 
 class _TaskFields(WireModel, tag_field="status", kw_only=True):

@@ -270,7 +270,7 @@ def _is_content(annotation: Any, predicate: Callable[[Any], bool] | None) -> boo
     return False
 
 
-def _plain_schemas() -> dict[Any, JSONSchema]:
+def _plain_schemas() -> dict[Any, bytes]:
     """The schemas msgspec generates for the most common parameter types, precomputed.
 
     Generating a schema through msgspec costs ~0.2 ms per tool (it inspects a whole Struct);
@@ -291,10 +291,12 @@ def _plain_schemas() -> dict[Any, JSONSchema]:
         optional = {"anyOf": [schema, {"type": "null"}]}
         table[tp | None] = optional
         table[Union[tp, None]] = optional  # noqa: UP007  # typing.Optional spells it this way
-    return table
+    # Kept encoded: each tool decodes its own copy, so no two schemas share a nested object.
+    return {tp: msgspec.json.encode(schema) for tp, schema in table.items()}
 
 
 _PLAIN_SCHEMAS: Final = _plain_schemas()
+_PLAIN_DECODE: Final = msgspec.json.Decoder(dict[str, Any]).decode
 
 
 def _is_hashable(tp: Any) -> bool:
@@ -363,7 +365,7 @@ def analyze_function(
     defaults: dict[str, Any] = {}
     pydantic_params: list[tuple[str, PydanticType]] = []
     fills: list[tuple[str, Callable[[], Any]]] = []
-    plain_schemas: dict[str, JSONSchema] = {}
+    plain_schemas: dict[str, bytes] = {}
 
     for param in params:
         pwhere = f"{where}, parameter {param.name!r}"
@@ -422,7 +424,7 @@ def analyze_function(
     if len(plain_schemas) == len(names):
         # Every parameter is a plain type: the schema comes from the table, and the Struct
         # (which cannot fail for these types) is built by the first call that needs it.
-        root: JSONSchema = {"properties": {n: dict(plain_schemas[n]) for n in names}}
+        root: JSONSchema = {"properties": {n: _PLAIN_DECODE(plain_schemas[n]) for n in names}}
     else:
         try:
             struct = _define_struct(fields)
