@@ -3,7 +3,7 @@
 No library, no tasks: lines are decoded by msgspec in ``data_received`` and answered at once with
 ``transport.write``. Its numbers are what the asyncio event loop and a compiled codec alone cost,
 i.e. the least any asyncio stdio server with msgspec can cost. It is the anchor of the "start →
-first answer" budget (DESIGN.md §4: ≤ 1.3× this server): the imports of ``asyncio`` and
+first answer" budget (DESIGN.md §4: at most 1.3 times this server): the imports of ``asyncio`` and
 ``msgspec`` are most of any such server's start, so the plain stdlib floor (``json``, no event
 loop) would hold mcpkit to a start that no asyncio server can reach.
 
