@@ -1,5 +1,5 @@
-"""Worker heartbeats: a live worker never looks dead between two beats; a stopped one is gone at
-once; bad settings are refused."""
+"""Worker heartbeats (a live worker never looks dead between two beats; a stopped one is gone at
+once) and the settings RedisState refuses."""
 
 from __future__ import annotations
 
@@ -31,3 +31,10 @@ async def test_alive_after_a_beat_and_gone_after_a_clean_stop(client: Any, prefi
 def test_bad_settings_are_refused(bad: dict[str, float]) -> None:
     with pytest.raises(UsageError):
         RedisState("redis://127.0.0.1:6379/0", **bad)  # type: ignore[arg-type]
+
+
+def test_the_2024_http_sse_transport_refuses_shared_state() -> None:
+    from mcpkit.transports.http import HttpOptions
+
+    with pytest.raises(UsageError, match="sticky sessions"):
+        HttpOptions(legacy_sse=True, state=RedisState("redis://127.0.0.1:6379/0"))

@@ -126,6 +126,12 @@ class HttpOptions:
     state: SharedState | None = None
 
     def __post_init__(self) -> None:
+        if self.legacy_sse and self.state is not None:
+            raise UsageError(
+                "legacy_sse=True cannot use shared state: a 2024-11-05 HTTP+SSE session lives in "
+                "its GET /sse connection, so its POSTs must reach the same worker. Serve that "
+                "transport from a separate app without state=, routed with sticky sessions"
+            )
         if self.legacy_sse and self.stateless:
             raise UsageError(
                 "legacy_sse=True and stateless=True contradict each other: the 2024-11-05 "
