@@ -67,6 +67,20 @@ def test_an_unchanged_message_is_the_same_object() -> None:
     assert shape_for("2024-11-05", response, None) is response  # unknown request
 
 
+def test_the_revisions_mcpkit_builds_for_pass_through_on_the_hot_path() -> None:
+    """2025-11-25 and 2026-07-28 define everything mcpkit sends (the strict schema check in the
+    tests holds it to that), so shape_for does not walk their messages; shape_result does."""
+    odd = {"content": [{"type": "text", "text": "x", "vendor": 1}]}
+    for revision in ("2025-11-25", "2026-07-28"):
+        response = Response(1, odd)
+        assert shape_for(revision, response, "tools/call") is response
+        assert shape_result(revision, "tools/call", odd)["content"][0] == {"type": "text",
+                                                                           "text": "x"}
+    shaped = shape_for("2025-06-18", Response(1, odd), "tools/call")
+    assert isinstance(shaped, Response) and shaped.result["content"][0] == {"type": "text",
+                                                                            "text": "x"}
+
+
 def test_initialize_capabilities_per_revision() -> None:
     result = {
         "protocolVersion": "2024-11-05",

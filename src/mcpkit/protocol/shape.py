@@ -34,7 +34,7 @@ from typing import Any, Final
 from mcpkit.protocol._shape_tables import TABLES
 from mcpkit.protocol.observe import notify_outbound
 from mcpkit.types.jsonrpc import ErrorResponse, Message, Notification, Request, Response
-from mcpkit.types.versions import ALL_VERSIONS
+from mcpkit.types.versions import ALL_VERSIONS, LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION
 
 __all__ = [
     "convert_content",
@@ -46,6 +46,11 @@ __all__ = [
 
 _TASK_AUGMENTABLE: Final = frozenset({"tools/call", "sampling/createMessage", "elicitation/create"})
 _RANK: Final = {version: rank for rank, version in enumerate(ALL_VERSIONS)}
+_BUILT_FOR: Final = frozenset({LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION})
+"""The revisions mcpkit builds its messages for: every field it sends is in their schemas (the
+test suite's strict schema check holds it to that, for every message of every test), so
+:func:`shape_for` passes their messages through untouched and the hot path of a current peer
+pays nothing. :func:`shape_result` still walks them."""
 
 
 def _before(revision: str, first: str) -> bool:
@@ -58,9 +63,10 @@ def shape_for(revision: str | None, message: Message, method: str | None = None)
 
     ``method`` is the message's method or, for a response, the method of the request it
     answers. With no known revision (before negotiation) or method the message is returned
-    unchanged; error responses are never changed (their ``data`` is free-form).
+    unchanged; error responses are never changed (their ``data`` is free-form); messages to the
+    revisions mcpkit builds for (2025-11-25, 2026-07-28) pass through as they are.
     """
-    if revision is None:
+    if revision is None or revision in _BUILT_FOR:
         return message
     compiled = _compiled.get(revision) or _revision(revision)
     if compiled is None:
