@@ -97,9 +97,10 @@ def prepare_outbound(message: Message, protocol_version: str | None, method: str
     The one call every send point makes right before encoding: observers (the schema check in
     the tests, ``MCPKIT_WIRE_LOG``) see exactly what goes on the wire.
     """
-    shaped = shape_for(protocol_version, message, method)
-    notify_outbound(shaped, protocol_version, method)
-    return shaped
+    if protocol_version is not None and protocol_version not in _BUILT_FOR:
+        message = shape_for(protocol_version, message, method)
+    notify_outbound(message, protocol_version, method)
+    return message
 
 
 def shape_result(revision: str, method: str, result: dict[str, Any]) -> dict[str, Any]:
