@@ -14,7 +14,8 @@ the test chooses, the way a round-robin proxy without stickiness would. Covered:
   failed once its lease runs out;
 * 2026-07-28: an MRTR round started on A completes on B; ``subscriptions/listen`` streams on A
   and B both get a change announced on either (each with its own ``subscriptionId``); a task
-  created on A is answered, polled and cancelled through B;
+  created on A is answered, polled and cancelled through B; a listen on B following a task that
+  runs on A hears of its cancellation;
 * mcpkit's own client, its requests spread over both workers.
 """
 
@@ -390,3 +391,26 @@ async def test_mcpkit_client_across_workers(pair: list[Worker], mode: str) -> No
     assert pids == {a.process.pid, b.process.pid}
     assert "hello Dee" in asked.content[0].text  # type: ignore[union-attr]
     assert spread.count >= 6
+
+
+async def test_task_status_reaches_a_listen_stream_on_another_worker(
+    pair: list[Worker], http: httpx.AsyncClient
+) -> None:
+    a, b = pair
+    job = modern_body(1, "tools/call", {"name": "long_job", "arguments": {}}, capabilities=EXT)
+    task_id = (await _modern(http, a, job))["result"]["taskId"]
+    listen = modern_body(
+        "follow", "subscriptions/listen", {"notifications": {"taskIds": [task_id]}},
+        capabilities=EXT,
+    )  # fmt: skip
+    async with http.stream("POST", _at(b), json=listen, headers=modern_headers(listen)) as r:
+        assert r.status_code == 200
+        (ack,) = await bound(_events(r, 1))
+        assert decode_json(ack.data)["params"]["notifications"]["taskIds"] == [task_id]
+        # cancelled through worker A, where the task runs: the listener on B hears of it
+        cancel = modern_body(2, "tasks/cancel", {"taskId": task_id}, capabilities=EXT)
+        await _modern(http, a, cancel)
+        (note,) = [decode_json(e.data) for e in await bound(_events(r, 1))]
+    assert note["method"] == "notifications/tasks"
+    assert note["params"]["taskId"] == task_id and note["params"]["status"] == "cancelled"
+    assert note["params"]["_meta"][SUBSCRIPTION_ID] == "follow"
