@@ -7,9 +7,10 @@ the same run:
   check per request on each side)
 * ``api``   — ``instrument()`` with OpenTelemetry's API only (no SDK configured: no-op tracer
   and meter, the propagator still writes nothing): the hooks' own work
-* ``sdk``   — the SDK recording every span (a span processor that keeps nothing, so memory
-  stays flat) and every metric (an in-memory reader): client span + server span + context in
-  ``_meta`` + two histograms and two in-flight counters per call
+* ``spans`` — the SDK recording every span (a span processor that keeps nothing, so memory
+  stays flat), no metrics: client span + server span + the context in ``_meta``
+* ``sdk``   — the same plus every metric (an in-memory reader): a duration histogram record on
+  each side per call (the in-flight counts are plain counters read at collection)
 
 Two transports: **in memory** (client and server in this process: the time and CPU are both
 sides' hooks, and nothing hides them) and **stdio** (a real child per mode; the child's server
@@ -44,7 +45,7 @@ from mcpkit.contrib.otel import Telemetry  # noqa: E402
 from mcpkit.server import Server  # noqa: E402
 
 ARGS = {"a": 2, "b": 3}
-MODES = ("off", "api", "sdk")
+MODES = ("off", "api", "spans", "sdk")
 X = "\N{MULTIPLICATION SIGN}"
 MU = "\N{MICRO SIGN}"
 
@@ -65,10 +66,12 @@ def telemetry_for(mode: str) -> Telemetry | None:
         )
     tracer_provider = TracerProvider()
     tracer_provider.add_span_processor(Discard())
-    return Telemetry(
-        tracer_provider=tracer_provider,
-        meter_provider=MeterProvider(metric_readers=[InMemoryMetricReader()]),
+    meter_provider: metrics.MeterProvider = (
+        metrics.NoOpMeterProvider()
+        if mode == "spans"
+        else MeterProvider(metric_readers=[InMemoryMetricReader()])
     )
+    return Telemetry(tracer_provider=tracer_provider, meter_provider=meter_provider)
 
 
 def build() -> Server:

@@ -16,6 +16,7 @@ from opentelemetry.trace import SpanKind
 
 from mcpkit import Client
 from mcpkit.contrib.otel import instrument
+from mcpkit.protocol.errors import InvalidParams
 
 from ._peer import PEER, http_peer, served
 from ._recorder import Recorder, read_spans
@@ -55,9 +56,21 @@ async def test_http_server_span_is_the_child_of_the_client_span(
     async with http_peer(spans) as url, Client(url, mode=mode) as client:
         instrument(client, **otel.providers)
         await client.call_tool("add", {"a": 1, "b": 2})
+        failed = await client.call_tool("fail", {})
+        with pytest.raises(InvalidParams):
+            await client.call_tool("missing", {})
         session_id = client.negotiated.session_id
+    assert failed.is_error
+    recorded = read_spans(spans)
+    for name, error in (("tools/call fail", "tool_error"), ("tools/call missing", "-32602")):
+        remote = served(recorded, name)
+        local = otel.one(name, SpanKind.CLIENT)
+        assert remote["attributes"]["error.type"] == error
+        assert remote["status"] == "ERROR"
+        assert dict(local.attributes or {})["error.type"] == error
+        assert remote["parent_id"] == local.context.span_id
     sent = otel.one("tools/call add", SpanKind.CLIENT)
-    child = served(read_spans(spans), "tools/call add")
+    child = served(recorded, "tools/call add")
     assert child["trace_id"] == sent.context.trace_id
     assert child["parent_id"] == sent.context.span_id
     assert child["attributes"]["mcp.protocol.version"] == version

@@ -33,6 +33,11 @@ from mcpkit.server import Server
 
 __all__ = ["Telemetry", "instrument", "uninstrument"]
 
+_made: dict[tuple[Any, Any, Any], Telemetry] = {}
+"""The :class:`Telemetry` of each provider set ``instrument`` was given: a server and a client
+instrumented with the same providers share one (an observable instrument registered twice
+under one name would keep only the first one's callback)."""
+
 
 def instrument(
     target: Server | Client | Host | None = None,
@@ -48,9 +53,12 @@ def instrument(
     restarts included: a span per routed call. Returns the :class:`Telemetry`, whose
     :meth:`~Telemetry.serve` a custom request loop (a gateway) can call itself.
     """
-    telemetry = Telemetry(
-        tracer_provider=tracer_provider, meter_provider=meter_provider, propagator=propagator
-    )
+    key = (tracer_provider, meter_provider, propagator)
+    telemetry = _made.get(key)
+    if telemetry is None:  # one per provider set: instruments are registered once per meter
+        telemetry = _made[key] = Telemetry(
+            tracer_provider=tracer_provider, meter_provider=meter_provider, propagator=propagator
+        )
     if target is None:
         Server.request_hook = telemetry.serve
         Client.request_hook = telemetry.send

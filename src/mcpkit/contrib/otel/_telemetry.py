@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 import weakref
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Final
 
@@ -96,13 +97,19 @@ class Telemetry:
             description="Time from sending an MCP request to its result or error",
             explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
         )
-        self.server_active = meter.create_up_down_counter(
+        # In flight: plain counters read when metrics are collected, rather than two SDK
+        # measurements per request (each costs as much as a histogram record).
+        self.server_active: Counter[str] = Counter()
+        self.client_active: Counter[str] = Counter()
+        meter.create_observable_up_down_counter(
             "mcpkit.server.active_requests",
+            callbacks=[lambda _options: _in_flight(self.server_active)],
             unit="{request}",
             description="MCP requests being served now",
         )
-        self.client_active = meter.create_up_down_counter(
+        meter.create_observable_up_down_counter(
             "mcpkit.client.active_requests",
+            callbacks=[lambda _options: _in_flight(self.client_active)],
             unit="{request}",
             description="MCP requests sent and not answered yet",
         )
@@ -163,8 +170,7 @@ class Telemetry:
             if ambient.is_valid:
                 links.append(Link(ambient))
         started = time.perf_counter()
-        in_flight = {attr.METHOD: method}
-        self.server_active.add(1, in_flight)
+        self.server_active[method] += 1
         error: str | None = None
         try:
             with self.tracer.start_as_current_span(
@@ -190,7 +196,7 @@ class Telemetry:
                 error = _finish(span, method, result)
                 return result
         finally:
-            self.server_active.add(-1, in_flight)
+            self.server_active[method] -= 1
             if error is not None:
                 attributes[attr.ERROR_TYPE] = error
             self.server_duration.record(time.perf_counter() - started, _metric(attributes))
@@ -216,8 +222,7 @@ class Telemetry:
         if isinstance(name, str):
             attributes[attr.SERVER_NAME] = name
         started = time.perf_counter()
-        in_flight = {attr.METHOD: method}
-        self.client_active.add(1, in_flight)
+        self.client_active[method] += 1
         error: str | None = None
         try:
             with self.tracer.start_as_current_span(
@@ -236,7 +241,7 @@ class Telemetry:
                 error = _finish(span, method, result)
                 return result
         finally:
-            self.client_active.add(-1, in_flight)
+            self.client_active[method] -= 1
             if error is not None:
                 attributes[attr.ERROR_TYPE] = error
             self.client_duration.record(time.perf_counter() - started, _metric(attributes))
@@ -262,6 +267,10 @@ def _finish(span: trace.Span, method: str, result: JSONObject) -> str | None:
         span.set_attribute(attr.ERROR_TYPE, error)
         span.set_status(Status(StatusCode.ERROR, "the tool reported an error (isError)"))
     return error
+
+
+def _in_flight(counts: Counter[str]) -> Iterable[Observation]:
+    return [Observation(count, {attr.METHOD: method}) for method, count in list(counts.items())]
 
 
 def _metric(attributes: dict[str, Any]) -> dict[str, Any]:
