@@ -283,9 +283,12 @@ class LegacySessions:
         when the peer holds :data:`MAX_SESSIONS_PER_PEER` sessions that are all busy; an idle one
         of the peer's own is ended first when there is one.
         """
-        if self._peers.count(peer) >= self._max_per_peer:
+        if not self.shared and self._peers.count(peer) >= self._max_per_peer:
             await self._evict_one_of(peer)
-        if self.shared:  # the store counts sessions (and peers) across workers
+        if self.shared:
+            # The store counts sessions (and peers) across workers. This process's view of a
+            # session's use is partial (other workers serve it too), so it never ends one of
+            # them to make room: the per-peer table here stays out of it.
             create: Any = self._store.create
             session = await create(protocol_version=protocol_version, now=self.clock(), peer=peer)
         else:
@@ -299,7 +302,8 @@ class LegacySessions:
         )
         session.state = state
         self._local[session.id] = state
-        self._peers.add(peer, session.id)
+        if not self.shared:
+            self._peers.add(peer, session.id)
         return state
 
     async def _evict_one_of(self, peer: str) -> None:
