@@ -138,6 +138,70 @@ def test_a_worker_failing_at_startup_stops_the_supervisor() -> None:
     assert time.monotonic() - began < STOP_TIMEOUT  # no restart loop
 
 
+def _legacy(url: str, body: dict[str, Any], session: str | None) -> httpx.Response:
+    """One legacy (2025-11-25) POST on a fresh connection (the kernel picks a worker)."""
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "connection": "close",
+    }
+    if session is not None:
+        headers |= {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+    return httpx.post(url, content=json.dumps(body), headers=headers, timeout=STOP_TIMEOUT)
+
+
+def _legacy_result(answer: httpx.Response) -> dict[str, Any]:
+    assert answer.status_code == 200, answer.text
+    text = answer.text
+    if answer.headers["content-type"].startswith("text/event-stream"):
+        text = next(line[5:] for line in text.splitlines() if line.startswith("data:"))
+    result: dict[str, Any] = json.loads(text)["result"]
+    return result
+
+
+def test_workers_sharing_redis_serve_one_legacy_session_from_every_worker() -> None:
+    """``--redis``: a legacy session opened on one worker is served by the other (without it
+    the other worker answers 404). Database 15 and its ``mcpkit:`` keys are this test's."""
+    from deploy._deployment import require_redis
+
+    url = require_redis().rsplit("/", 1)[0] + "/15"
+    running = Running([*MCPKIT, "run", SERVER, "--http", "--port", "0", "--workers", "2",
+                       "--redis", url])  # fmt: skip
+    try:
+        found = _STARTED.search(running.wait_stderr("2 workers on"))
+        assert found, running.stderr_seen
+        for _ in range(2):
+            running.wait_stderr("mcpkit: serving pid-server at ")
+        endpoint = f"http://127.0.0.1:{found.group(1)}/mcp"
+        pids = {int(found.group(i)) for i in (2, 3)}
+        opened = _legacy(endpoint, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "workers-test", "version": "0"}}}, None)  # fmt: skip
+        _legacy_result(opened)
+        session = opened.headers["mcp-session-id"]
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert _legacy(endpoint, note, session).status_code == 202
+        seen: set[int] = set()
+        for n in range(ATTEMPTS):
+            call = {"jsonrpc": "2.0", "id": n + 1, "method": "tools/call",
+                    "params": {"name": "whoami", "arguments": {}}}  # fmt: skip
+            seen.add(int(_text(_legacy_result(_legacy(endpoint, call, session)))))
+            if seen == pids:
+                break
+        assert seen == pids
+    finally:
+        _stop(running)
+        import redis
+
+        client = redis.Redis.from_url(url)
+        try:
+            keys = list(client.scan_iter(match="mcpkit:*", count=500))
+            if keys:
+                client.delete(*keys)
+        finally:
+            client.close()
+
+
 def test_workers_need_http_and_a_positive_count() -> None:
     ran = mcpkit("run", SERVER, "--workers", "2")
     assert ran.code == 2 and "--workers applies to --http" in ran.err, ran
@@ -145,3 +209,5 @@ def test_workers_need_http_and_a_positive_count() -> None:
     assert ran.code == 2 and "--workers must be at least 1" in ran.err, ran
     ran = mcpkit("run", SERVER, "--http", "--reload", "--workers", "2")
     assert ran.code == 2 and "do not combine" in ran.err, ran
+    ran = mcpkit("run", SERVER, "--redis", "redis://127.0.0.1:6379/15")
+    assert ran.code == 2 and "--redis applies to --http" in ran.err, ran

@@ -11,8 +11,8 @@ instead of restarting in a loop.
 
 What the processes share is only the port. Unless ``MCPKIT_STATE_KEYS`` is set, the supervisor
 makes one random key for its children, so a 2026 MRTR round started on one finishes on another.
-Legacy sessions, event logs and task records are per process unless the server uses shared
-stores (``docs/deploy.md``).
+Legacy sessions, event logs and task records are per process unless the children share them
+on Redis (``--redis URL``; ``docs/deploy.md``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import secrets
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from typing import Final
 
 from mcpkit.cli.errors import EXIT_INTERRUPTED
@@ -105,10 +106,13 @@ def _shared_env() -> dict[str, str]:
     return env
 
 
-def supervise_workers(target: str, count: int, host: str, port: int) -> int:
+def supervise_workers(
+    target: str, count: int, host: str, port: int, *, extra: Sequence[str] = ()
+) -> int:
     """Serve ``target`` over HTTP from ``count`` processes on one port; returns the exit code.
 
-    Raises ``OSError`` when ``host:port`` cannot be bound (before any child starts).
+    ``extra`` is appended to each child's ``mcpkit run`` arguments (``--redis URL``). Raises
+    ``OSError`` when ``host:port`` cannot be bound (before any child starts).
     """
     from mcpkit.transports.http.serve import _listen
 
@@ -117,7 +121,7 @@ def supervise_workers(target: str, count: int, host: str, port: int) -> int:
         bound = sock.getsockname()[1]
         command = [
             sys.executable, "-m", "mcpkit.cli", "run", target,
-            "--http", "--host", host, "--port", str(bound),
+            "--http", "--host", host, "--port", str(bound), *extra,
         ]  # fmt: skip
         workers = _Workers(command, sock.fileno(), _shared_env())
         try:

@@ -3,7 +3,8 @@
 ``TARGET`` is ``file.py``, ``file.py:object``, ``package.module`` or ``package.module:object``
 (see :mod:`mcpkit.cli.loader`). stdio by default; ``--http`` serves Streamable HTTP on
 ``--host``/``--port`` (localhost by default); ``--workers N`` serves it from N processes sharing
-the port (see :mod:`mcpkit.cli.workers`). ``--reload`` restarts the server whenever its
+the port (see :mod:`mcpkit.cli.workers`), and ``--redis URL`` shares their state on Redis
+(``RedisState``), so any of them serves any request. ``--reload`` restarts the server whenever its
 source file changes (see :mod:`mcpkit.cli.reload`) — best with ``--http``, since a restarted
 stdio server starts a new session.
 """
@@ -30,6 +31,13 @@ def register(subparsers: Any) -> None:
         "--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT})"
     )
     parser.add_argument("--reload", action="store_true", help="restart when the file changes")
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        default=None,
+        help="share sessions, event logs, tasks and keys on this Redis (mcpkit[redis]; "
+        "see docs/redis.md): any worker then serves any request",
+    )
     from mcpkit.cli.workers import worker_count
 
     parser.add_argument(
@@ -46,7 +54,11 @@ def server_argv(args: argparse.Namespace) -> list[str]:
     argv = ["run", args.target]
     if args.http:
         argv += ["--http", "--host", args.host, "--port", str(args.port)]
-    return argv
+    return argv + _shared_state_argv(args)
+
+
+def _shared_state_argv(args: argparse.Namespace) -> list[str]:
+    return ["--redis", args.redis] if args.redis else []
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -54,6 +66,8 @@ def execute(args: argparse.Namespace) -> int:
 
     if not args.http and (args.host != DEFAULT_HOST or args.port != DEFAULT_PORT):
         raise CliError("--host and --port apply to --http", hint="add --http")
+    if args.redis and not args.http:
+        raise CliError("--redis applies to --http", hint="add --http")
     if args.workers > 1:
         if not args.http:
             raise CliError("--workers applies to --http", hint="add --http")
@@ -64,7 +78,9 @@ def execute(args: argparse.Namespace) -> int:
         from mcpkit.cli.workers import supervise_workers
 
         with _bind_errors(args):
-            return supervise_workers(args.target, args.workers, args.host, args.port)
+            return supervise_workers(
+                args.target, args.workers, args.host, args.port, extra=_shared_state_argv(args)
+            )
     if args.reload:
         from mcpkit.cli.loader import source_file
         from mcpkit.cli.reload import supervise
@@ -91,9 +107,14 @@ def serve_http(server: Any, args: argparse.Namespace) -> None:
     from mcpkit.cli.errors import CliError
     from mcpkit.protocol.errors import UsageError
 
+    options: dict[str, Any] = {}
     try:
+        if args.redis:
+            from mcpkit.contrib.redis import RedisState
+
+            options["state"] = RedisState(args.redis)
         with _bind_errors(args):
-            server.run("http", host=args.host, port=args.port)
+            server.run("http", host=args.host, port=args.port, **options)
     except UsageError as exc:
         raise CliError(str(exc), hint="" if "mcpkit[http]" in str(exc) else None) from None
 
