@@ -121,3 +121,28 @@ async def test_resources_of_an_unavailable_backend_answer_backend_unavailable(
         assert "notes__read_note" in {t.name for t in await client.list_tools()}
         down = await client.call_tool("notes__read_note", {"name": "readme"})
         assert down.is_error and "backend 'notes' is unavailable" in _texts(down)[0]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_cancelling_a_call_cancels_it_on_the_backend(mode: str) -> None:
+    gateway = Gateway({"notes": {"command": sys.executable, "args": [str(NOTES)]}})
+    async with (
+        gateway,
+        Client(gateway.server.connect_in_memory(), mode=mode) as client,
+        client.listen(resource_uris=["notes://cancelled"]) as updates,
+    ):
+        await asyncio.wait_for(updates.__anext__(), 15)  # the acknowledgement
+        waiting: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            if not waiting.done():
+                waiting.set_result(None)
+
+        call = asyncio.ensure_future(
+            client.call_tool("notes__wait_for_cancel", {}, progress_callback=progress)
+        )
+        await asyncio.wait_for(waiting, 15)  # the backend's progress came through the gateway
+        call.cancel()
+        note = await asyncio.wait_for(updates.__anext__(), 15)
+        assert note.params.uri == "notes://cancelled"  # the backend saw the cancellation
+        assert call.cancelled()

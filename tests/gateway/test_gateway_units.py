@@ -162,3 +162,14 @@ def test_static_tokens_must_be_long_enough() -> None:
         StaticBearer(app, {"short": "alice"})
     with pytest.raises(UsageError):
         StaticBearer(app, {})
+
+
+async def test_listings_are_never_marked_shareable_between_clients() -> None:
+    """Each client's lists depend on its policy: 2026 cache hints say ``private``."""
+    from mcpkit.client import Client
+    from mcpkit.gateway import Gateway
+
+    gateway = Gateway({"none": {"command": "true"}}, host_options={"restart": False})
+    async with gateway, Client(gateway.server.connect_in_memory(), mode="2026-07-28") as client:
+        listed = await client._request("tools/list", {})
+    assert listed["cacheScope"] == "private"

@@ -81,6 +81,17 @@ _SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 _ROUNDS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
 """2026 methods whose input-required rounds pass straight through between two 2026 peers."""
 _STATE: Final = "gateway/state"
+_PRIVATE_LISTS: Final = {
+    method: (60_000, "private")
+    for method in (
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    )
+}
+"""2026 cache hints: each client's lists depend on its policy, so no shared cache may reuse them."""
 _OUTAGES: Final = (ServerUnavailable, ConnectionBroken, ConnectionClosed, RequestTimeout)
 
 
@@ -249,7 +260,9 @@ class Gateway:
         self._pending: dict[str, PendingCall] = {}
         self._watches: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
-        self.server: Server = _GatewayServer(self, name, lifespan=self._lifespan)
+        self.server: Server = _GatewayServer(
+            self, name, lifespan=self._lifespan, cache_policy=_PRIVATE_LISTS
+        )
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], **overrides: Any) -> Gateway:

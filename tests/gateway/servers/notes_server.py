@@ -79,6 +79,20 @@ async def hang(ctx: Context) -> str:
 
 
 @server.tool
+async def wait_for_cancel(ctx: Context) -> str:
+    """Report progress, then wait until cancelled; the cancellation is announced as an update of
+    ``notes://cancelled`` (subscribers see that the cancel reached this backend)."""
+    await ctx.report_progress(1, None, "waiting")
+    try:
+        await asyncio.Event().wait()
+    except asyncio.CancelledError:
+        NOTES["cancelled"] = "yes"
+        await asyncio.shield(ctx.server.notify_resource_updated("notes://cancelled"))
+        raise
+    return "never"
+
+
+@server.tool
 def crash() -> str:
     """Exit the process in the middle of the call."""
     os._exit(3)
