@@ -11,16 +11,54 @@ import pytest
 
 from _peers import MCP_PYTHON
 
-__all__ = ["run_sdk_client"]
+__all__ = ["SdkProcess", "run_sdk_client"]
 
-CLIENT: Final = Path(__file__).with_name("peers") / "sdk_client.py"
+PEERS: Final = Path(__file__).with_name("peers")
+CLIENT: Final = PEERS / "sdk_client.py"
 PEER_TIMEOUT: Final = 90.0
 """The SDK imports slowly (seconds) on a loaded machine; the calls take milliseconds."""
 
 
-async def run_sdk_client(url: str, mode: str, *, calls: int) -> dict[str, Any]:
+def _require_peer() -> None:
     if not MCP_PYTHON.exists():  # a missing peer is a failure, never a skip
         pytest.fail(f"the official SDK peer is missing ({MCP_PYTHON}); run scripts/install-peers")
+
+
+class SdkProcess:
+    """A peer script (``peers/NAME.py ARGS``) that prints one JSON object per line as it goes."""
+
+    def __init__(self, script: str, *args: str) -> None:
+        self.argv = [str(MCP_PYTHON), str(PEERS / script), *args]
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def __aenter__(self) -> SdkProcess:
+        _require_peer()
+        self.process = await asyncio.create_subprocess_exec(
+            *self.argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        return self
+
+    async def line(self) -> dict[str, Any]:
+        """The next JSON line (bounded wait; the peer's stderr in the failure)."""
+        assert self.process is not None and self.process.stdout is not None
+        async with asyncio.timeout(PEER_TIMEOUT):
+            raw = await self.process.stdout.readline()
+        if not raw:
+            assert self.process.stderr is not None
+            err = await self.process.stderr.read()
+            raise AssertionError(f"the peer ended: {err.decode()[-3000:]}")
+        answer: dict[str, Any] = json.loads(raw)
+        return answer
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.process is not None
+        if self.process.returncode is None:
+            self.process.kill()
+        await self.process.wait()
+
+
+async def run_sdk_client(url: str, mode: str, *, calls: int) -> dict[str, Any]:
+    _require_peer()
     process = await asyncio.create_subprocess_exec(
         str(MCP_PYTHON), str(CLIENT), url, mode, str(calls),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,

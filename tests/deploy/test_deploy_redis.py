@@ -20,7 +20,7 @@ from mcpkit.client import Client
 from mcpkit.types import ResourceUpdatedNotification, SubscriptionsAcknowledgedNotification
 
 from ._deployment import Deployment, deployment, require_redis
-from ._peer import run_sdk_client
+from ._peer import SdkProcess, run_sdk_client
 
 MODERN: Final = "2026-07-28"
 TASKS: Final = {"io.modelcontextprotocol/tasks": {}}
@@ -140,9 +140,13 @@ async def test_sse_resume_after_kill_9_of_the_worker_holding_the_stream(
 # -- fan-out -----------------------------------------------------------------------------------
 
 
+@pytest.mark.peers
 async def test_listen_notifications_reach_clients_on_every_worker(shared: Deployment) -> None:
+    """Three mcpkit listeners, the official SDK's listener and a legacy subscriber; one update
+    announced on one worker reaches all of them, wherever their streams are held."""
     uri = "test://feed/news"
     async with (
+        SdkProcess("sdk_listen.py", shared.url, uri) as sdk,
         Client(shared.url, mode=MODERN) as one,
         one.listen(resource_uris=[uri]) as first,
         Client(shared.url, mode=MODERN) as two,
@@ -155,12 +159,14 @@ async def test_listen_notifications_reach_clients_on_every_worker(shared: Deploy
         streams = [aiter(s) for s in (first, second, third, fourth)]
         for notes in streams:
             await _next(notes, SubscriptionsAcknowledgedNotification)
+        assert await sdk.line() == {"acknowledged": [uri]}
         listens = [r for r in shared.routes() if r.mcp_method == "subscriptions/listen"]
-        assert {r.worker for r in listens} == {0, 1, 2}  # one listen stream on each worker
+        assert len(listens) == 4 and {r.worker for r in listens} == {0, 1, 2}  # all workers hold
         touched_on = _pid(await one.call_tool("touch", {"uri": uri}))
         for notes in streams:
             note = await _next(notes, ResourceUpdatedNotification)
             assert note.params.uri == uri
+        assert await sdk.line() == {"updated": uri}
     assert touched_on in shared.pids
 
 
