@@ -3,6 +3,7 @@ prefix): what a single worker must not do to sessions other workers also serve."
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import httpx
@@ -10,7 +11,10 @@ from _asgi_harness import LegacyPeer, bound, running
 from _redis_env import REDIS_URL
 
 from mcpkit.contrib.redis import RedisState
+from mcpkit.protocol.codec import decode_json
+from mcpkit.protocol.sse import SSEDecoder
 from mcpkit.server import Server
+from mcpkit.transports.http._legacy_sessions import LOCAL_COPY_IDLE_SECONDS
 
 
 def _server() -> Server:
@@ -19,6 +23,15 @@ def _server() -> Server:
     @server.tool
     def add(a: int, b: int) -> int:
         return a + b
+
+    @server.tool
+    async def touch(uri: str) -> str:
+        await server.notify_resource_updated(uri)
+        return "touched"
+
+    @server.resource("test://watched", mime_type="text/plain")
+    def watched() -> str:
+        return "watched"
 
     return server
 
@@ -37,15 +50,57 @@ async def test_the_local_per_peer_table_never_ends_shared_sessions(prefix: str) 
             assert reply["result"]["structuredContent"] == {"result": index + 1}
 
 
-async def test_shutting_a_worker_down_keeps_the_sessions(prefix: str) -> None:
+async def test_shutting_a_worker_down_keeps_the_sessions_and_their_streams(prefix: str) -> None:
     first = _server().http_app(state=RedisState(REDIS_URL, prefix=prefix))
     async with running(first) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
         peer = LegacyPeer(http)
         await bound(peer.initialize())
-    # that worker stopped (its lifespan ended); another one serves the session
+        await bound(peer.call(2, "resources/subscribe", {"uri": "test://watched"}))
+        await _one_update(http, peer, 3)
+    # that worker stopped (its lifespan ended); another one serves the session and its stream
     second = _server().http_app(state=RedisState(REDIS_URL, prefix=prefix))
     async with running(second) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
         peer.http = http
         args = {"name": "add", "arguments": {"a": 2, "b": 3}}
-        reply = await bound(peer.call(2, "tools/call", args))
+        reply = await bound(peer.call(4, "tools/call", args))
         assert reply["result"]["structuredContent"] == {"result": 5}
+        await _one_update(http, peer, 5)
+
+
+async def _one_update(http: httpx.AsyncClient, peer: LegacyPeer, request_id: int) -> None:
+    """Open the session's GET stream, announce an update, and see it arrive."""
+    headers = {k: v for k, v in peer.headers().items() if k != "content-type"}
+    async with http.stream("GET", "/mcp", headers=headers) as stream:
+        assert stream.status_code == 200
+        touch = {"name": "touch", "arguments": {"uri": "test://watched"}}
+        await bound(peer.call(request_id, "tools/call", touch))
+        event = await bound(_first_data_event(stream))
+    assert decode_json(event.data)["method"] == "notifications/resources/updated"
+
+
+async def test_idle_local_copies_are_dropped_and_rebuilt(prefix: str) -> None:
+    app = _server().http_app(state=RedisState(REDIS_URL, prefix=prefix))
+    async with running(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+        peer = LegacyPeer(http)
+        await bound(peer.initialize())
+        sessions = app.endpoint.sessions
+        assert sessions is not None and len(sessions) == 1
+        await sessions.reap()
+        assert len(sessions) == 1  # just used: kept
+        later = time.time() + LOCAL_COPY_IDLE_SECONDS + 1
+        sessions.clock = lambda: later
+        await sessions.reap()
+        assert len(sessions) == 0  # dropped from this process, not from Redis
+        args = {"name": "add", "arguments": {"a": 1, "b": 1}}
+        reply = await bound(peer.call(2, "tools/call", args))
+        assert reply["result"]["structuredContent"] == {"result": 2}
+        assert len(sessions) == 1
+
+
+async def _first_data_event(response: httpx.Response) -> Any:
+    decoder = SSEDecoder()
+    async for chunk in response.aiter_bytes():
+        for event in decoder.feed(chunk):
+            if event.data:
+                return event
+    raise AssertionError("the stream ended without an event")

@@ -53,6 +53,9 @@ GET_STREAM_ID: Final = "get"
 """The stream id of a session's standalone GET stream (one per session, resumable)."""
 REAP_INTERVAL_SECONDS: Final = 30.0
 """How often idle sessions are looked for (they are reaped after the store's idle timeout)."""
+LOCAL_COPY_IDLE_SECONDS: Final = 300.0
+"""With a shared session store, a session this process has not served for this long is dropped
+from its memory (not from the store): each worker keeps only the sessions it is serving."""
 MAX_PENDING_SERVER_REQUESTS: Final = 256
 """Server→client requests one session may have awaiting an answer."""
 MAX_SESSIONS_PER_PEER: Final = 2_500
@@ -85,6 +88,7 @@ class LegacySessionState:
         "pending",
         "pipes",
         "saved",
+        "seen",
         "store",
     )
 
@@ -107,6 +111,8 @@ class LegacySessionState:
         self.pipes: dict[str, EventPipe] = {}
         self.closed = False
         self.saved: Any = None
+        self.seen = 0.0
+        """When this process last served the session (shared stores: idle copies are dropped)."""
         """The connection snapshot last written to a shared session store."""
         self._ids = itertools.count(1)
         self._streams = itertools.count(1)
@@ -206,8 +212,13 @@ class LegacySessionState:
         task.cancel()
         return True
 
-    async def close(self, *, delete_events: bool = True) -> None:
-        """End the session: cancel handlers, fail pending requests, end streams, drop events."""
+    async def close(self, *, only_here: bool = False) -> None:
+        """End the session: cancel handlers, fail pending requests, end streams, drop events.
+
+        ``only_here``: end only this process's part of a session that lives on in a shared
+        store (shutdown, an idle local copy, or another worker ended it and drops the events):
+        its streams and events in the store are left alone.
+        """
         if self.closed:
             return
         self.closed = True
@@ -218,7 +229,10 @@ class LegacySessionState:
             if not future.done():
                 future.set_exception(ConnectionClosed(f"session {self.id[:8]}… ended"))
         if self.get_pipe is not None:
-            await self.get_pipe.finish(None)
+            if only_here:
+                self.get_pipe.abandon()  # the shared GET stream goes on (other workers write it)
+            else:
+                await self.get_pipe.finish(None)
         for pipe in list(self.pipes.values()):
             pipe.wake()
         if tasks:
@@ -227,7 +241,7 @@ class LegacySessionState:
         with contextlib.suppress(Exception):
             if lifecycle is not None:
                 lifecycle.close()
-        if self.store is not None and delete_events:
+        if self.store is not None and not only_here:
             try:
                 await self.store.delete_session(self.id)
             except Exception:
@@ -300,6 +314,7 @@ class LegacySessions:
             peer,
             shared=self.shared,
         )
+        state.seen = self.clock()
         session.state = state
         self._local[session.id] = state
         if not self.shared:
@@ -344,6 +359,7 @@ class LegacySessions:
                 self._refresh(state, session.snapshot)  # another worker changed it
         if state is None or state.closed:
             return None
+        state.seen = self.clock()
         self._peers.used(state.peer, session_id)
         return state
 
@@ -396,7 +412,7 @@ class LegacySessions:
             state.cancel(payload)
         elif kind == "end":
             self._forget(session_id)
-            await state.close(delete_events=False)
+            await state.close(only_here=True)
 
     async def end(self, session_id: str) -> bool:
         """DELETE: end the session; ``False`` if it was unknown."""
@@ -428,11 +444,23 @@ class LegacySessions:
                 await self.forward("end", session.id, None)
             if state is not None:
                 await state.close()
+        if self.shared:
+            await self._drop_idle_copies()
         if reaped:
             logger.info("reaped %d idle session(s)", len(reaped))
             if self.on_reaped is not None:
                 self.on_reaped([session.id for session in reaped])
         return len(reaped)
+
+    async def _drop_idle_copies(self) -> None:
+        """Shared stores: forget this process's copy of sessions it has not served for
+        :data:`LOCAL_COPY_IDLE_SECONDS` and that have nothing running here. The session lives
+        on in the store (and on other workers); a later request rebuilds the copy."""
+        limit = self.clock() - LOCAL_COPY_IDLE_SECONDS
+        for session_id, state in list(self._local.items()):
+            if state.seen < limit and not state.busy and not state.pending and not state.pipes:
+                self._forget(session_id)
+                await state.close(only_here=True)
 
     async def reap_forever(self, interval: float = REAP_INTERVAL_SECONDS) -> None:
         while True:
@@ -452,7 +480,7 @@ class LegacySessions:
             if self.shared:
                 state = self._forget(session_id)
                 if state is not None:
-                    await state.close(delete_events=False)
+                    await state.close(only_here=True)
             else:
                 await self.end(session_id)
 
