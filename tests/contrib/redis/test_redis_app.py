@@ -3,6 +3,7 @@ prefix): what a single worker must not do to sessions other workers also serve."
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -28,6 +29,11 @@ def _server() -> Server:
     async def touch(uri: str) -> str:
         await server.notify_resource_updated(uri)
         return "touched"
+
+    @server.tool
+    async def change() -> str:
+        await server.notify_list_changed("tools")
+        return "changed"
 
     @server.resource("test://watched", mime_type="text/plain")
     def watched() -> str:
@@ -104,3 +110,39 @@ async def _first_data_event(response: httpx.Response) -> Any:
             if event.data:
                 return event
     raise AssertionError("the stream ended without an event")
+
+
+async def test_a_legacy_list_change_reaches_every_session_once(prefix: str) -> None:
+    app = _server().http_app(state=RedisState(REDIS_URL, prefix=prefix))
+    async with running(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+        peers = [LegacyPeer(http) for _ in range(2)]
+        for peer in peers:
+            await bound(peer.initialize())
+        async with contextlib.AsyncExitStack() as stack:
+            streams = []
+            for peer in peers:
+                headers = {k: v for k, v in peer.headers().items() if k != "content-type"}
+                stream = await stack.enter_async_context(
+                    http.stream("GET", "/mcp", headers=headers)
+                )
+                assert stream.status_code == 200
+                streams.append(stream)
+            await bound(peers[0].call(2, "tools/call", {"name": "change", "arguments": {}}))
+            touch = {"name": "touch", "arguments": {"uri": "test://nobody-watches"}}
+            await bound(peers[0].call(3, "tools/call", touch))
+            await bound(peers[0].call(4, "tools/call", {"name": "change", "arguments": {}}))
+            for stream in streams:
+                events = await bound(_data_events(stream, 2))
+                methods = [decode_json(e.data)["method"] for e in events]
+                assert methods == ["notifications/tools/list_changed"] * 2
+                assert len({e.id for e in events}) == 2
+
+
+async def _data_events(response: httpx.Response, count: int) -> list[Any]:
+    decoder = SSEDecoder()
+    found: list[Any] = []
+    async for chunk in response.aiter_bytes():
+        found += [e for e in decoder.feed(chunk) if e.data]
+        if len(found) >= count:
+            return found
+    return found
