@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
@@ -208,6 +208,16 @@ class Deployment:
 
     def worker(self, pid: int) -> Worker:
         return next(w for w in self.workers if w.pid == pid)
+
+    def wait_route(self, wanted: Callable[[Route], bool], timeout: float = START_TIMEOUT) -> Route:
+        """The first logged request ``wanted`` accepts (bounded wait: it may not be logged yet)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = next((r for r in self.routes() if wanted(r)), None)
+            if found is not None:
+                return found
+            assert time.monotonic() < deadline, f"no such request logged: {self.routes()}"
+            time.sleep(POLL_SECONDS)
 
     def routes(self, count: int = 0, timeout: float = START_TIMEOUT) -> list[Route]:
         """Every MCP request the proxy has logged (health probes left out), once at least

@@ -137,6 +137,35 @@ async def test_sse_resume_after_kill_9_of_the_worker_holding_the_stream(
     assert resumed and all(shared.workers[r.worker].pid != holder.pid for r in resumed)
 
 
+@pytest.mark.peers
+async def test_official_sdk_resumes_its_stream_after_kill_9_of_its_worker(
+    shared: Deployment,
+) -> None:
+    """The same with the official SDK's client, which reconnects its ``GET`` stream itself."""
+    uris = [f"test://feed/{n}" for n in range(1, 8)]
+    async with (
+        SdkProcess("sdk_resume.py", shared.url, ",".join(uris)) as sdk,
+        Client(shared.url, mode=MODERN) as publisher,
+    ):
+        assert await sdk.line() == {"subscribed": len(uris)}
+        get = shared.wait_route(lambda r: r.method == "GET")  # opened in the background
+        holder = shared.workers[get.worker]
+        seen = []
+        for uri in uris[:3]:
+            await publisher.call_tool("touch", {"uri": uri})
+            seen.append((await sdk.line())["updated"])
+        holder.kill()
+        for uri in uris[3:6]:
+            assert _pid(await publisher.call_tool("touch", {"uri": uri})) != holder.pid
+        while len(seen) < 6:
+            seen.append((await sdk.line())["updated"])
+        assert seen == uris[:6]  # nothing lost, nothing twice, in order
+        await publisher.call_tool("touch", {"uri": uris[6]})
+        assert await sdk.line() == {"updated": uris[6]}
+    resumed = [r for r in shared.routes() if r.method == "GET" and r.status == 200][1:]
+    assert resumed and all(shared.workers[r.worker].pid != holder.pid for r in resumed)
+
+
 # -- fan-out -----------------------------------------------------------------------------------
 
 
