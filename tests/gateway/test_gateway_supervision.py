@@ -17,6 +17,7 @@ from _gateway_harness import CRM, CRM_TOKEN, NOTES
 from mcpkit.client import Client
 from mcpkit.errors import JSONRPCError
 from mcpkit.gateway import BACKEND_UNAVAILABLE, Gateway
+from mcpkit.types.notifications import ToolListChangedNotification
 from transports.http_client._harness import peer
 
 CRM_ARGV = [sys.executable, str(CRM), "--require-token", CRM_TOKEN]
@@ -146,3 +147,56 @@ async def test_cancelling_a_call_cancels_it_on_the_backend(mode: str) -> None:
         note = await asyncio.wait_for(updates.__anext__(), 15)
         assert note.params.uri == "notes://cancelled"  # the backend saw the cancellation
         assert call.cancelled()
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_backend_list_change_reaches_clients(mode: str) -> None:
+    """A backend adds a tool: the gateway tells its clients (a legacy notification or a 2026
+    listen stream) and lists the new tool, namespaced, callable."""
+    gateway = Gateway({"notes": {"command": sys.executable, "args": [str(NOTES)]}})
+    async with (
+        gateway,
+        Client(gateway.server.connect_in_memory(), mode=mode) as client,
+        client.listen(tools=True) as changes,
+    ):
+        await asyncio.wait_for(changes.__anext__(), 15)  # the acknowledgement
+        assert "notes__sprout" not in {t.name for t in await client.list_tools()}
+        await client.call_tool("notes__grow", {"name": "sprout"})
+        note = await asyncio.wait_for(changes.__anext__(), 15)
+        assert isinstance(note, ToolListChangedNotification)
+        assert "notes__sprout" in {t.name for t in await client.list_tools()}
+        assert _texts(await client.call_tool("notes__sprout", {})) == ["I am sprout"]
+
+
+async def test_a_legacy_backend_question_is_never_sent_to_the_wrong_caller() -> None:
+    """A handshake-era backend asks on its session, not inside a request: with two calls open on
+    it, the gateway cannot tell whose question it is and refuses it instead of guessing."""
+    gateway = Gateway(
+        {"notes": {"command": sys.executable, "args": [str(NOTES)], "mode": "legacy"}}
+    )
+    asked: list[str] = []
+
+    async def elicit(params: Any, context: Any) -> dict[str, Any]:
+        asked.append(params.message)
+        return {"action": "accept", "content": {"name": "Eve"}}
+
+    async with (
+        gateway,
+        Client(gateway.server.connect_in_memory(), elicitation_handler=elicit) as first,
+        Client(gateway.server.connect_in_memory(), elicitation_handler=elicit) as second,
+    ):
+        assert gateway.host.client("notes").era == "legacy"
+        started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            if not started.done():
+                started.set_result(None)
+
+        hanging = asyncio.ensure_future(
+            first.call_tool("notes__hang", {}, progress_callback=progress)
+        )
+        await asyncio.wait_for(started, 15)
+        with pytest.raises(JSONRPCError, match="ambiguous"):
+            await second.call_tool("notes__ask_name", {})
+        assert asked == []  # nobody was asked
+        hanging.cancel()

@@ -18,8 +18,8 @@ Which front call a question belongs to: a 2026 backend asks inside our call (its
 ``input_required`` rounds run in the calling task), so a context variable names the call. A
 legacy backend asks on its session, unrelated to any request in the protocol: the question goes
 to the one call open on that backend, and is refused (-32603, ``backend question is ambiguous``)
-when several clients' calls are open there at once — sending one client's question to another
-would break consent.
+when several calls are open there at once — even of the same client name (two people may share
+a token): sending one caller's question to another would break consent.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ class Questions:
         if not self._open.get(backend):
             raise InternalError(f"{method}: no client call is open on this gateway backend")
         raise InternalError(
-            f"{method}: backend question is ambiguous (calls of several clients are open)"
+            f"{method}: backend question is ambiguous (several calls are open on this backend)"
         )
 
     def front(self, backend: str) -> FrontCall | None:
@@ -139,9 +139,7 @@ class Questions:
         if current is not None and current.backend == backend:
             return current
         calls = self._open.get(backend, [])
-        if len({call.client for call in calls}) == 1:
-            return calls[-1]
-        return None
+        return calls[0] if len(calls) == 1 else None
 
     def handlers(self, backend: str) -> dict[str, Any]:
         """``Client`` options answering ``backend``'s questions through the front call."""

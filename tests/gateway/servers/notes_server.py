@@ -93,6 +93,17 @@ async def wait_for_cancel(ctx: Context) -> str:
 
 
 @server.tool
+def grow(name: str) -> str:
+    """Add a tool called ``name`` (clients are told their tool list changed)."""
+
+    def grown() -> str:
+        return f"I am {name}"
+
+    server.tool(grown, name=name, description="Added at run time.")
+    return f"added {name}"
+
+
+@server.tool
 def crash() -> str:
     """Exit the process in the middle of the call."""
     os._exit(3)
