@@ -31,6 +31,15 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _die_with_parent() -> None:
+    """Runs in the backend child before exec: SIGTERM when this process dies, however it dies
+    (the drivers SIGKILL a server that is slow to stop; its backend must not outlive it)."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + READY_TIMEOUT_S
     while time.monotonic() < deadline:
@@ -55,6 +64,7 @@ def main() -> None:
     process = subprocess.Popen(
         [sys.executable, str(BACKEND), "--http", "--port", str(port), *flags],
         stdin=subprocess.DEVNULL,
+        preexec_fn=_die_with_parent,
     )
     try:
         _wait_listening(port, process)
