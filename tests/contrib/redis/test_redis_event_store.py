@@ -145,3 +145,14 @@ async def test_a_tail_ends_when_the_stream_closes_or_its_writer_dies(
     async with asyncio.timeout(10):
         batches = [x async for x in b.tail("s1", start, block=0.05)]
     assert all(batch == [] for batch in batches)
+
+
+async def test_append_many_reaches_each_open_stream_once(client: Any, prefix: str) -> None:
+    store = RedisEventStore(client, prefix=prefix)
+    sessions = [f"s{i}" for i in range(7)]
+    primes = {s: await store.prime(s, "get") for s in sessions}
+    await store.close_stream("s3", "get")  # a closed stream is skipped, the others still get it
+    assert await store.append_many(sessions, "get", b"note") == 6
+    for session in sessions:
+        events = (await store.replay_after(session, primes[session])).events
+        assert [data for _, data in events] == ([] if session == "s3" else [b"note"])

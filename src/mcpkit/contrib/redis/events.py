@@ -45,7 +45,7 @@ from mcpkit.transports.http.event_store import (
 if TYPE_CHECKING:
     import redis.asyncio
 
-__all__ = ["OFFSET_SCALE", "TAIL_BLOCK_SECONDS", "RedisEventStore"]
+__all__ = ["FANOUT_BATCH", "OFFSET_SCALE", "TAIL_BLOCK_SECONDS", "RedisEventStore"]
 
 OFFSET_SCALE: Final = 10_000
 """Entries one stream may get in one millisecond (the Lua script moves on to the next ms)."""
@@ -53,6 +53,8 @@ TAIL_BLOCK_SECONDS: Final = 1.0
 """One ``XREAD BLOCK`` of :meth:`RedisEventStore.tail` waits this long before looking again
 whether the stream was closed or its writer died."""
 TAIL_BATCH: Final = 256
+FANOUT_BATCH: Final = 500
+"""Appends sent in one pipeline by :meth:`RedisEventStore.append_many`."""
 
 # KEYS: index   ARGV: stream_id, new key, session, owner, ttl_ms, meta prefix, stream prefix
 _RESOLVE: Final = """
@@ -204,6 +206,31 @@ class RedisEventStore:
         if text(reply[0]) == "closed":
             raise UsageError(f"stream {stream_id!r} of this session is closed; use a new stream id")
         return format_event_id(text(reply[1]), _offset(reply[2], reply[3]))
+
+    async def append_many(self, session_ids: list[str], stream_id: str, message: bytes) -> int:
+        """Append ``message`` to stream ``stream_id`` of each session, pipelined (fan-out of one
+        notification to many sessions costs a round trip per :data:`FANOUT_BATCH`, not per
+        session). Closed streams are skipped; returns how many streams took the message."""
+        taken = 0
+        for start in range(0, len(session_ids), FANOUT_BATCH):
+            async with guarded():
+                pipe = self._redis.pipeline(transaction=False)
+                for session_id in session_ids[start : start + FANOUT_BATCH]:
+                    await self._append_script(
+                        keys=[self._index_key(session_id)],
+                        args=[
+                            *self._resolve_args(session_id, stream_id),
+                            message,
+                            self._max_events,
+                            self._max_age_ms,
+                        ],
+                        client=pipe,
+                    )
+                replies = await pipe.execute(raise_on_error=False)
+            taken += sum(
+                1 for r in replies if isinstance(r, list | tuple) and r and text(r[0]) == "ok"
+            )
+        return taken
 
     async def replay_after(self, session_id: str, last_event_id: str) -> Replay:
         key, offset = parse_event_id(last_event_id)

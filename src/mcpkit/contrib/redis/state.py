@@ -303,13 +303,7 @@ class RedisState:
         store = self.session_store
         targets = await (store.subscribers(uri) if uri is not None else store.all_ids())
         data = encode_message(Notification(method, params))
-        for session_id in targets:
-            try:
-                await self.event_store.append(session_id, GET_STREAM, data)
-            except RedisUnavailable:
-                raise
-            except Exception as exc:  # one session's stream must not stop the others
-                logger.debug("could not notify session %s…: %s", session_id[:8], exc)
+        await self.event_store.append_many(targets, GET_STREAM, data)
 
     async def _on_bus(self, body: dict[str, Any]) -> None:
         app = self._app
