@@ -24,11 +24,14 @@ from _schema_check import SchemaCheck, check_message
 from mcpkit._runtime.session import RequestContext, Session
 from mcpkit._runtime.stream import MessageStream
 from mcpkit.protocol.errors import JSONRPCError
+from mcpkit.transports.http.client import connect_http_client
 from mcpkit.transports.stdio_client import StdioServerParameters, stdio_client
-from mcpkit.types.versions import ALL_VERSIONS
+from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "transports" / "http"))
 import rich_server
+from _asgi_harness import running  # a real uvicorn on loopback
 
 FIXTURE = str(Path(__file__).parent / "fixtures" / "rich_server.py")
 MODERN = "2026-07-28"
@@ -236,3 +239,20 @@ async def test_every_revision_gets_its_own_shape_over_stdio(
     versions = {entry["version"] for entry in sent if entry["method"] != "initialize"}
     assert versions == {revision}
 
+
+
+@pytest.mark.parametrize("revision", LEGACY_VERSIONS)
+async def test_every_legacy_revision_gets_its_own_shape_over_streamable_http(
+    revision: str, schema_check: SchemaCheck
+) -> None:
+    """A real uvicorn on loopback; the server's answers, notifications and requests to the
+    client leave through the HTTP send points (validated in process by ``schema_check``)."""
+    app = rich_server.build().http_app()
+    async with (
+        running(app) as base,
+        connect_http_client(f"{base}/mcp") as transport,
+        transport.open_legacy_stream() as stream,
+        Session(stream, request_handler=answer, name="shape-http") as session,
+    ):
+        await converse(session, revision)
+    assert schema_check.messages_checked > 20

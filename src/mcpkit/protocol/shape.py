@@ -97,6 +97,11 @@ def prepare_outbound(message: Message, protocol_version: str | None, method: str
     The one call every send point makes right before encoding: observers (the schema check in
     the tests, ``MCPKIT_WIRE_LOG``) see exactly what goes on the wire.
     """
+    if protocol_version is None and method == "initialize" and isinstance(message, Response):
+        # the answer that negotiates the revision is already in it (a transport may only
+        # learn the revision from this very message)
+        negotiated = message.result.get("protocolVersion")
+        protocol_version = negotiated if isinstance(negotiated, str) else None
     if protocol_version is not None and protocol_version not in _BUILT_FOR:
         message = shape_for(protocol_version, message, method)
     notify_outbound(message, protocol_version, method)
