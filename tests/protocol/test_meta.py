@@ -14,8 +14,11 @@ from mcpkit.protocol.meta import (
     LOG_LEVELS,
     PROTOCOL_VERSION_KEY,
     is_modern_request,
+    log_allowed,
     log_level_enabled,
     parse_request_meta,
+    progress_token_of,
+    request_era,
 )
 
 
@@ -140,3 +143,46 @@ def test_log_level_enabled() -> None:
     assert log_level_enabled("warning", "warning")
     assert not log_level_enabled("info", "warning")
     assert log_level_enabled("debug", "debug")
+
+
+@pytest.mark.parametrize(
+    ("params", "era"),
+    [
+        (None, "legacy"),
+        ({}, "legacy"),
+        ([], "legacy"),
+        ({"_meta": {}}, "legacy"),
+        ({"_meta": "x"}, "legacy"),
+        ({"_meta": {"progressToken": 1}}, "legacy"),
+        ({"protocolVersion": "2026-07-28"}, "legacy"),  # initialize's field, not _meta
+        ({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28"}}, "modern"),
+        ({"_meta": {PROTOCOL_VERSION_KEY: "1999-01-01"}}, "modern"),  # modern, then -32022
+        ({"_meta": {PROTOCOL_VERSION_KEY: None}}, "modern"),  # modern, then -32602
+    ],
+)
+def test_request_era_is_decided_by_the_meta_version_key_alone(params: Any, era: str) -> None:
+    assert request_era(params) == era
+    assert is_modern_request(params) is (era == "modern")
+
+
+@pytest.mark.parametrize(
+    ("params", "token"),
+    [
+        (None, None),
+        ({"_meta": {"progressToken": 3}}, 3),
+        ({"_meta": {"progressToken": "t"}}, "t"),
+        ({"_meta": {"progressToken": True}}, None),
+        ({"_meta": {"progressToken": 1.5}}, None),
+        ({"_meta": "x"}, None),
+    ],
+)
+def test_progress_token_of(params: Any, token: Any) -> None:
+    assert progress_token_of(params) == token
+
+
+def test_log_allowed_differs_per_era_only_without_a_threshold() -> None:
+    assert log_allowed("debug", None, "legacy")
+    assert not log_allowed("emergency", None, "modern")
+    for era in ("legacy", "modern"):
+        assert log_allowed("error", "warning", era)  # type: ignore[arg-type]
+        assert not log_allowed("info", "warning", era)  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ from mcpkit.protocol.versions import (
     check_modern_version,
     choose_client_version,
     negotiate_legacy,
+    unsupported_version_error,
 )
 from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS, MODERN_VERSIONS
 
@@ -80,3 +81,21 @@ def test_client_accepts_a_supported_offer_and_rejects_others() -> None:
         assert "does not support" in str(info.value)
     with pytest.raises(UsageError):
         accept_legacy_offer("2025-06-18", [])
+
+
+def test_revisions_are_ordered_by_release_not_by_text() -> None:
+    from mcpkit.types.versions import at_least, newest, revision_rank
+
+    assert [revision_rank(v) for v in ALL_VERSIONS] == list(range(len(ALL_VERSIONS)))
+    assert at_least("2025-06-18", "2025-06-18") and at_least("2026-07-28", "2024-11-05")
+    assert not at_least("2025-03-26", "2025-06-18")
+    assert newest(["2025-03-26", "2026-07-28", "2024-11-05"]) == "2026-07-28"
+    with pytest.raises(ValueError, match="unknown protocol revision"):
+        revision_rank("2099-01-01")  # a string comparison would call this "newest"
+    with pytest.raises(ValueError):
+        at_least("v2", "2024-11-05")
+
+
+def test_the_32022_listing_puts_a_name_we_do_not_know_first() -> None:
+    error = unsupported_version_error("x", ["2026-07-28", "2024-11-05", "custom"])
+    assert error.data["supported"] == ["custom", "2026-07-28", "2024-11-05"]

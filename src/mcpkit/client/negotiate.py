@@ -42,6 +42,7 @@ from mcpkit.types.versions import (
     LEGACY_VERSIONS,
     MODERN_VERSIONS,
     Era,
+    newest,
 )
 
 __all__ = [
@@ -200,7 +201,7 @@ async def probe(channel: Channel, config: NegotiationConfig) -> Negotiated | str
     Raises :class:`IncompatibleServer` for a modern server we cannot talk to, and when
     ``config.mode`` is modern-only and the server looks legacy.
     """
-    version = max(config.modern_versions)
+    version = newest(config.modern_versions)
     reason = ""
     for attempt in range(MAX_PROBES):
         try:
@@ -254,7 +255,7 @@ async def probe(channel: Channel, config: NegotiationConfig) -> Negotiated | str
 
 
 async def initialize(channel: Channel, config: NegotiationConfig) -> Negotiated:
-    preferred = max(config.legacy_versions) if config.legacy_versions else LATEST_LEGACY_VERSION
+    preferred = newest(config.legacy_versions) if config.legacy_versions else LATEST_LEGACY_VERSION
     result = await channel.request(
         "initialize",
         {

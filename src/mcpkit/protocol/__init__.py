@@ -6,6 +6,7 @@ every rule is tested with plain synchronous tests and reused by every transport 
 
 from typing import TYPE_CHECKING
 
+from mcpkit.protocol.batch import BATCH_REVISIONS, BatchAnswers, accepts_batches, check_batch
 from mcpkit.protocol.cancellation import (
     cancel_outbound,
     cancel_params,
@@ -32,6 +33,20 @@ from mcpkit.protocol.codec import (
     encode_json,
     encode_message,
     message_from_obj,
+)
+from mcpkit.protocol.connection import (
+    CancelReceived,
+    ClientConnection,
+    Connection,
+    Event,
+    Ignored,
+    NotificationReceived,
+    ProgressReceived,
+    Rejected,
+    RequestReceived,
+    ResponseReceived,
+    ServerConnection,
+    SubscriptionEnded,
 )
 from mcpkit.protocol.elicitation_schema import STRING_FORMATS, check_form_schema
 from mcpkit.protocol.errors import (
@@ -97,8 +112,11 @@ from mcpkit.protocol.meta import (
     PROTOCOL_VERSION_KEY,
     RequestMeta,
     is_modern_request,
+    log_allowed,
     log_level_enabled,
     parse_request_meta,
+    progress_token_of,
+    request_era,
 )
 from mcpkit.protocol.observe import (
     OutboundObserver,
@@ -148,6 +166,24 @@ __all__ = [
     "check_form_schema",
     "sampling_messages_problem",
     "AuthorizationError",
+    # batch
+    "BATCH_REVISIONS",
+    "BatchAnswers",
+    "accepts_batches",
+    "check_batch",
+    # connection
+    "CancelReceived",
+    "ClientConnection",
+    "Connection",
+    "Event",
+    "Ignored",
+    "NotificationReceived",
+    "ProgressReceived",
+    "Rejected",
+    "RequestReceived",
+    "ResponseReceived",
+    "ServerConnection",
+    "SubscriptionEnded",
     # cancellation
     "cancel_outbound",
     "cancel_params",
@@ -235,8 +271,11 @@ __all__ = [
     "PROTOCOL_VERSION_KEY",
     "RequestMeta",
     "is_modern_request",
+    "log_allowed",
     "log_level_enabled",
     "parse_request_meta",
+    "progress_token_of",
+    "request_era",
     # observe
     "OutboundObserver",
     "add_outbound_observer",

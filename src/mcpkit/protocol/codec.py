@@ -1,7 +1,8 @@
 """JSON-RPC 2.0 codec: bytes to one :data:`~mcpkit.types.jsonrpc.Message` and back.
 
 One decode per message: msgspec parses the JSON into builtins, then a few type checks classify it.
-MCP sends single messages only; a JSON array (a batch) is rejected with -32600. Every kind of
+MCP sends single messages; a JSON array (a batch) is a decode error (-32600) that carries its
+decoded members, for the one revision that accepts batches (2025-03-26). Every kind of
 bad input ends as a :class:`~mcpkit.protocol.errors.MessageDecodeError`, never another exception:
 deeply nested JSON (which exhausts the C decoder's recursion) and text with lone surrogates are
 parse errors too, so a hostile peer cannot crash the reader.
@@ -63,7 +64,11 @@ def decode_message(data: bytes | str) -> Message:
 def message_from_obj(obj: Any) -> Message:
     """Classify an already-parsed JSON value as a message (see :func:`decode_message`)."""
     if isinstance(obj, list):
-        raise MessageDecodeError(InvalidRequest("Invalid Request: batches are not supported"))
+        # Decoded member by member: a 2025-03-26 connection serves them (see protocol.batch).
+        raise MessageDecodeError(
+            InvalidRequest("Invalid Request: batches are not supported"),
+            batch=tuple(_batch_member(item) for item in obj),
+        )
     if not isinstance(obj, dict):
         raise MessageDecodeError(InvalidRequest("Invalid Request: a message must be a JSON object"))
     raw_id = obj.get("id")
@@ -135,6 +140,15 @@ def message_from_obj(obj: Any) -> Message:
     raise MessageDecodeError(
         InvalidRequest("Invalid Request: not a request, notification or response"), msg_id
     )
+
+
+def _batch_member(obj: Any) -> Message | MessageDecodeError:
+    if isinstance(obj, list):
+        return MessageDecodeError(InvalidRequest("Invalid Request: a batch inside a batch"))
+    try:
+        return message_from_obj(obj)
+    except MessageDecodeError as exc:
+        return exc
 
 
 def encode_message(message: Message) -> bytes:

@@ -239,16 +239,24 @@ class MessageDecodeError(MCPError):
 
     ``error`` is the JSON-RPC error to answer with; ``request_id`` is the id when it could be read;
     ``answerable`` is false when the broken message was itself a response (answering a response
-    with an error would start a ping-pong, so those are logged and dropped).
+    with an error would start a ping-pong, so those are logged and dropped). ``batch`` holds the
+    decoded members when the input was a JSON-RPC batch: an error unless the connection's
+    revision takes batches (:mod:`mcpkit.protocol.batch`), which then serves the members.
     """
 
     def __init__(
-        self, error: JSONRPCError, request_id: RequestId | None = None, *, answerable: bool = True
+        self,
+        error: JSONRPCError,
+        request_id: RequestId | None = None,
+        *,
+        answerable: bool = True,
+        batch: tuple[Any, ...] | None = None,
     ) -> None:
         super().__init__(error.message)
         self.error = error
         self.request_id = request_id
         self.answerable = answerable
+        self.batch = batch
 
 
 class LocalProtocolError(MCPError):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from mcpkit.protocol.errors import InvalidParams
+from mcpkit.types.versions import Era
 
 __all__ = [
     "CLIENT_CAPABILITIES_KEY",
@@ -25,8 +26,11 @@ __all__ = [
     "PROTOCOL_VERSION_KEY",
     "RequestMeta",
     "is_modern_request",
+    "log_allowed",
     "log_level_enabled",
     "parse_request_meta",
+    "progress_token_of",
+    "request_era",
 ]
 
 PROTOCOL_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
@@ -68,11 +72,32 @@ class RequestMeta:
 
 
 def is_modern_request(params: Any) -> bool:
-    """Whether a request declares a modern version in ``_meta`` (how a dual-era server tells)."""
-    if not isinstance(params, dict):
+    """Whether a request declares a modern version in ``_meta`` (how a dual-era server tells).
+
+    This is *the* era detection: a message whose ``params._meta`` names a protocol version is a
+    2026-07-28 message (even ``initialize``: it is then answered -32601), anything else belongs to
+    a handshake-era session. Every transport and the dispatcher ask this one function.
+    """
+    if not params or not isinstance(params, dict):
         return False
     meta = params.get("_meta")
     return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+
+
+def request_era(params: Any) -> Era:
+    """The era a message belongs to, from its params alone (see :func:`is_modern_request`)."""
+    return "modern" if is_modern_request(params) else "legacy"
+
+
+def progress_token_of(params: Any) -> str | int | None:
+    """The ``_meta.progressToken`` a request asks progress on, or ``None`` (absent or invalid)."""
+    if not params or not isinstance(params, dict):
+        return None
+    meta = params.get("_meta")
+    token = meta.get(PROGRESS_TOKEN_KEY) if isinstance(meta, dict) else None
+    if isinstance(token, bool) or not isinstance(token, str | int):
+        return None
+    return token
 
 
 def _missing(key: str) -> InvalidParams:
@@ -152,6 +177,18 @@ def parse_request_meta(params: Any) -> RequestMeta:
         baggage=baggage if isinstance(baggage, str) else None,
         raw=meta,
     )
+
+
+def log_allowed(level: str, threshold: str | None, era: Era) -> bool:
+    """Whether ``notifications/message`` at ``level`` may be sent, for both eras.
+
+    Legacy: ``threshold`` is what ``logging/setLevel`` asked for, and with none set everything
+    may be sent. 2026-07-28: ``threshold`` is the request's ``_meta`` log level, and without one
+    nothing may be sent.
+    """
+    if threshold is None:
+        return era == "legacy"
+    return log_level_enabled(level, threshold)
 
 
 def log_level_enabled(level: str, threshold: str | None) -> bool:

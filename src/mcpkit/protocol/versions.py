@@ -7,7 +7,8 @@ The two eras disagree on what an unsupported version means, and mixing them up b
 * **modern** (per-request ``_meta``): the server answers an unsupported version with
   ``UnsupportedProtocolVersion`` (-32022) listing what it supports, and the client retries.
 
-Version strings are ISO dates, so "latest" is simply the greatest string.
+Revisions are compared as ordered values (:func:`~mcpkit.types.versions.revision_rank`), never as
+strings.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from mcpkit.protocol.errors import RemoteProtocolError, UnsupportedProtocolVersion, UsageError
-from mcpkit.types.versions import Era, era_of, is_legacy, is_modern
+from mcpkit.types.versions import (
+    ALL_VERSIONS,
+    Era,
+    era_of,
+    is_legacy,
+    is_modern,
+    newest,
+    revision_rank,
+)
 
 __all__ = [
     "accept_legacy_offer",
@@ -26,11 +35,20 @@ __all__ = [
 ]
 
 
+def _rank_or_last(version: str) -> int:
+    """Sort key: known revisions in release order; a name we do not know ranks above them all
+    (most likely a revision newer than this code)."""
+    try:
+        return revision_rank(version)
+    except ValueError:
+        return len(ALL_VERSIONS)
+
+
 def unsupported_version_error(
     requested: object, supported: Sequence[str]
 ) -> UnsupportedProtocolVersion:
     """The -32022 error with ``data={"supported": [...], "requested": ...}``, newest first."""
-    listed = sorted(supported, reverse=True)
+    listed = sorted(supported, key=_rank_or_last, reverse=True)
     shown = requested if isinstance(requested, str) else repr(requested)
     return UnsupportedProtocolVersion(
         f"Unsupported protocol version {shown!r}; this server supports {', '.join(listed)}",
@@ -52,7 +70,7 @@ def negotiate_legacy(requested: str, supported: Sequence[str]) -> str:
         return requested
     if not legacy:
         raise unsupported_version_error(requested, supported)
-    return max(legacy)
+    return newest(legacy)
 
 
 def check_modern_version(requested: object, supported: Sequence[str]) -> None:
@@ -81,7 +99,7 @@ def choose_client_version(
     common = set(server_supported) & set(client_supported)
     if era is not None:
         common = {v for v in common if era_of(v) == era}
-    return max(common) if common else None
+    return newest(common) if common else None
 
 
 def accept_legacy_offer(offered: object, client_supported: Sequence[str]) -> str:
@@ -95,7 +113,8 @@ def accept_legacy_offer(offered: object, client_supported: Sequence[str]) -> str
         raise UsageError("a client must support at least one protocol version")
     if isinstance(offered, str) and offered in client_supported and not is_modern(offered):
         return offered
+    ours = ", ".join(sorted(client_supported, key=_rank_or_last, reverse=True))
     raise RemoteProtocolError(
         f"the server offered protocol version {offered!r}, which this client does not support "
-        f"(it supports {', '.join(sorted(client_supported, reverse=True))}); disconnecting"
+        f"(it supports {ours}); disconnecting"
     )

@@ -29,7 +29,7 @@ from mcpkit.server.prompts import RegisteredPrompt
 from mcpkit.server.resources import RegisteredResource, file_resource_reader
 from mcpkit.server.tools import RegisteredTool
 from mcpkit.types.jsonrpc import JSONObject, Notification, Request, Response
-from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
+from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS, at_least
 
 if TYPE_CHECKING:
     from mcpkit.server._stdio import InMemoryClientStream
@@ -632,7 +632,7 @@ class Server:
         return result
 
     def _server_info_for(self, version: str) -> JSONObject:
-        if version >= "2025-06-18":
+        if at_least(version, "2025-06-18"):
             return self.server_info
         return {"name": self.server_info["name"], "version": self.server_info["version"]}
 

@@ -38,6 +38,7 @@ from mcpkit.protocol.shape import request_unsupported
 from mcpkit.server._request import InputRequired as InputRequired  # raised here, caught above
 from mcpkit.server._request import RequestInfo
 from mcpkit.types.jsonrpc import JSONObject, RequestId
+from mcpkit.types.versions import at_least
 
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
@@ -440,7 +441,7 @@ class Question:
         else:
             if self.mode == "url" and "elicitationId" not in params:
                 params["elicitationId"] = f"elicit-{time.monotonic_ns()}"
-            if info.protocol_version < "2025-11-25":
+            if not at_least(info.protocol_version, "2025-11-25"):
                 params.pop("mode")  # modes arrived in 2025-11-25
         return params
 

@@ -266,9 +266,13 @@ if TYPE_CHECKING:
         LEGACY_VERSIONS,
         MODERN_VERSIONS,
         Era,
+        at_least,
         era_of,
         is_legacy,
         is_modern,
+        newest,
+        release_key,
+        revision_rank,
     )
 
 __all__ = [
@@ -479,6 +483,7 @@ __all__ = [
     "decode_params",
     "decode_result",
     "elicitation_modes",
+    "at_least",
     "era_of",
     "has_capability",
     "is_legacy",
@@ -486,6 +491,9 @@ __all__ = [
     "meta",
     "method_spec",
     "methods_for",
+    "newest",
+    "release_key",
+    "revision_rank",
     "primitive_schema",
     "result_model",
     "to_wire",
@@ -709,6 +717,10 @@ _SOURCES: dict[str, str] = {
     "era_of": "versions",
     "is_legacy": "versions",
     "is_modern": "versions",
+    "at_least": "versions",
+    "newest": "versions",
+    "release_key": "versions",
+    "revision_rank": "versions",
 }
 """Where each re-exported name is defined (the module under ``mcpkit.types``)."""
 

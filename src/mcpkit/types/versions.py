@@ -7,6 +7,7 @@ table avoids string comparisons scattered through the code.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final, Literal
 
 __all__ = [
@@ -18,9 +19,12 @@ __all__ = [
     "LEGACY_VERSIONS",
     "MODERN_VERSIONS",
     "Era",
+    "at_least",
     "era_of",
     "is_legacy",
     "is_modern",
+    "newest",
+    "revision_rank",
 ]
 
 LEGACY_VERSIONS: Final[tuple[str, ...]] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -56,3 +60,28 @@ def is_modern(version: str) -> bool:
 
 def is_legacy(version: str) -> bool:
     return version in LEGACY_VERSIONS
+
+
+_RANK: Final = {version: rank for rank, version in enumerate(ALL_VERSIONS)}
+
+
+def revision_rank(version: str) -> int:
+    """The position of a known revision in release order (oldest is 0).
+
+    Revisions are ordered values, not strings: comparing them as text happens to work for ISO
+    dates, but says nothing about a name we do not know. An unknown revision raises ``ValueError``.
+    """
+    rank = _RANK.get(version)
+    if rank is None:
+        raise ValueError(f"unknown protocol revision {version!r}")
+    return rank
+
+
+def at_least(version: str, minimum: str) -> bool:
+    """Whether ``version`` is ``minimum`` or a later revision (both must be known revisions)."""
+    return revision_rank(version) >= revision_rank(minimum)
+
+
+def newest(versions: Iterable[str]) -> str:
+    """The latest of known ``versions`` (``ValueError`` if empty or one is unknown)."""
+    return max(versions, key=revision_rank)

@@ -1,0 +1,560 @@
+"""One MCP connection's protocol state, sans-IO: messages in → events, messages out → checked.
+
+Like h11 for HTTP/1.1, a connection object owns every decision the protocol makes about one
+conversation and does no I/O: the runtime (``mcpkit._runtime.session`` for stdio and memory)
+feeds it each message it reads and asks it before each message it writes, and keeps only what
+needs an event loop (futures, deadlines, tasks).
+
+:class:`Connection` holds the role-agnostic JSON-RPC books every MCP peer keeps:
+
+* our requests in flight: fresh ids, each response matched to its request, a late or bogus one
+  dropped (:class:`~mcpkit.protocol.inflight.OutboundRequests`);
+* the peer's requests in flight: a second request reusing an in-flight id is refused with -32600
+  (:class:`~mcpkit.protocol.inflight.InboundRequests`);
+* progress on our requests: a token bound to an in-flight request, values that must increase,
+  nothing trusted after the result (:class:`~mcpkit.protocol.progress.ProgressTracker`);
+* cancellation both ways (:mod:`~mcpkit.protocol.cancellation`);
+* JSON-RPC batches, which only 2025-03-26 sessions accept (:mod:`~mcpkit.protocol.batch`);
+* the one send point, :meth:`Connection.send`, where every outbound message is checked and the
+  outbound observers (:mod:`~mcpkit.protocol.observe`: the schema check in tests, the wire log)
+  see it.
+
+:class:`ServerConnection` and :class:`ClientConnection` add what depends on the role: the
+handshake lifecycle (:mod:`~mcpkit.protocol.lifecycle`), the negotiated revision, the era of each
+request (one function, :func:`~mcpkit.protocol.meta.request_era`), capability gating of what we
+ask of the peer, and the server's log-level threshold.
+
+The inbound methods come in two forms: :meth:`Connection.receive` returns one event object per
+message (the readable, h11-like form), and the typed ``receive_request`` /
+``receive_response`` / ``receive_notification`` that it is built from, which the runtime calls on
+its hot path to skip the event allocation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Generic, TypeVar
+
+from mcpkit.protocol.batch import accepts_batches, check_batch
+from mcpkit.protocol.cancellation import (
+    cancel_outbound,
+    receive_cancel,
+    subscription_ended,
+)
+from mcpkit.protocol.capabilities import (
+    CLIENT_CAPABILITY_FOR_METHOD,
+    require_client_capability,
+    require_elicitation_mode,
+    require_sampling,
+    require_server_capability,
+)
+from mcpkit.protocol.errors import (
+    InvalidParams,
+    JSONRPCError,
+    LocalProtocolError,
+    MessageDecodeError,
+)
+from mcpkit.protocol.inflight import (
+    MAX_IN_FLIGHT,
+    MAX_INBOUND_IN_FLIGHT,
+    InboundRequest,
+    InboundRequests,
+    OutboundRequest,
+    OutboundRequests,
+)
+from mcpkit.protocol.lifecycle import ClientLifecycle, ClientState, ServerLifecycle, ServerState
+from mcpkit.protocol.meta import LOG_LEVELS, is_modern_request, log_allowed
+from mcpkit.protocol.observe import notify_outbound
+from mcpkit.protocol.progress import ProgressTracker, ProgressUpdate
+from mcpkit.types.jsonrpc import (
+    ErrorResponse,
+    JSONObject,
+    Message,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+)
+from mcpkit.types.versions import LEGACY_VERSIONS, Era, era_of
+
+__all__ = [
+    "CancelReceived",
+    "ClientConnection",
+    "Connection",
+    "Event",
+    "Ignored",
+    "NotificationReceived",
+    "ProgressReceived",
+    "Rejected",
+    "RequestReceived",
+    "ResponseReceived",
+    "ServerConnection",
+    "SubscriptionEnded",
+]
+
+CANCELLED: Final = "notifications/cancelled"
+PROGRESS: Final = "notifications/progress"
+
+O = TypeVar("O")  # noqa: E741  # what the runtime attaches to our requests (a future)
+I = TypeVar("I")  # noqa: E741  # what the runtime attaches to the peer's requests (a task)
+
+
+# -- events ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RequestReceived(Generic[I]):
+    """The peer's request passed every check: serve it, then call ``request_done``."""
+
+    entry: InboundRequest[I]
+    request: Request
+    era: Era
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """The peer's request may not be served: answer it with ``error`` (``response()``)."""
+
+    request: Request
+    error: JSONRPCError
+
+    def response(self) -> ErrorResponse:
+        return ErrorResponse(self.request.id, self.error.to_error_object())
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseReceived(Generic[O]):
+    """The answer to one of our requests (already removed from the in-flight table)."""
+
+    entry: OutboundRequest[O]
+    response: Response | ErrorResponse
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationReceived:
+    """A notification for the layers above (no protocol bookkeeping needed)."""
+
+    notification: Notification
+
+
+@dataclass(frozen=True, slots=True)
+class CancelReceived(Generic[I]):
+    """The peer cancelled one of its requests that we serve: stop it and send no answer."""
+
+    entry: InboundRequest[I]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressReceived(Generic[O]):
+    """Trusted progress on one of our requests in flight."""
+
+    entry: OutboundRequest[O]
+    update: ProgressUpdate
+    notification: Notification
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionEnded(Generic[O]):
+    """2026 stdio: the server ended our ``subscriptions/listen`` (no response will come)."""
+
+    entry: OutboundRequest[O]
+    notification: Notification
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """A message the rules say to drop (a notification is never answered); ``reason`` is for
+    the log."""
+
+    message: Message
+    reason: str
+
+
+Event = (
+    RequestReceived[Any]
+    | Rejected
+    | ResponseReceived[Any]
+    | NotificationReceived
+    | CancelReceived[Any]
+    | ProgressReceived[Any]
+    | SubscriptionEnded[Any]
+    | Ignored
+)
+
+
+# -- the shared books --------------------------------------------------------------------------
+
+
+class Connection(Generic[O, I]):
+    """The JSON-RPC books of one connection, whatever its role (see the module docstring).
+
+    ``protocol_version`` is the negotiated revision once known; the role classes derive it from
+    their lifecycle, a bare :class:`Connection` is told (``set_protocol_version``).
+    """
+
+    def __init__(
+        self,
+        *,
+        max_outbound: int = MAX_IN_FLIGHT,
+        max_inbound: int = MAX_INBOUND_IN_FLIGHT,
+        protocol_version: str | None = None,
+    ) -> None:
+        self.outbound: OutboundRequests[O] = OutboundRequests(max_outbound)
+        self.inbound: InboundRequests[I] = InboundRequests(max_inbound)
+        self.progress = ProgressTracker(max_outbound)
+        self._protocol_version = protocol_version
+        self.closed = False
+
+    # -- revision ----------------------------------------------------------------------------
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self._protocol_version
+
+    def set_protocol_version(self, version: str | None) -> None:
+        self._protocol_version = version
+
+    @property
+    def era(self) -> Era | None:
+        """The era of the negotiated revision (``None`` before one is known)."""
+        version = self.protocol_version
+        return era_of(version) if version else None
+
+    @property
+    def accepts_batches(self) -> bool:
+        return accepts_batches(self.protocol_version)
+
+    # -- inbound -----------------------------------------------------------------------------
+
+    def receive(self, message: Message, value: I | None = None) -> Event:
+        """Feed one message from the peer and learn what to do with it.
+
+        For a request, ``value`` is what the runtime attaches to it while it is served (it is
+        returned in :class:`RequestReceived`'s ``entry``).
+        """
+        if isinstance(message, Request):
+            try:
+                entry = self.receive_request(message, value)  # type: ignore[arg-type]
+            except JSONRPCError as exc:
+                return Rejected(message, exc)
+            return RequestReceived(entry, message, self.request_era(message))
+        if isinstance(message, Response | ErrorResponse):
+            matched = self.receive_response(message)
+            if matched is None:
+                return Ignored(message, f"a response to unknown request id {message.id!r}")
+            return ResponseReceived(matched, message)
+        return self.receive_notification(message)
+
+    def receive_batch(self, items: Sequence[Message | MessageDecodeError]) -> None:
+        """Check that this connection may take ``items`` as one batch; raises the -32600 to
+        answer the whole batch with otherwise. The runtime then feeds each member to
+        :meth:`receive` and collects the answers in a :class:`~mcpkit.protocol.batch.BatchAnswers`.
+        """
+        check_batch(items, self.protocol_version)
+
+    def request_era(self, request: Request) -> Era:
+        """The era of one request: modern when its ``_meta`` names a version, else this
+        connection's (legacy when unknown)."""
+        if is_modern_request(request.params):
+            return "modern"
+        return "legacy"
+
+    def receive_request(self, request: Request, value: I) -> InboundRequest[I]:
+        """Start tracking the peer's request; raises the JSON-RPC error to answer it with (a
+        duplicate in-flight id -32600, too many in flight -32603, or what the role refuses)."""
+        self._admit(request)
+        return self.inbound.add(request.id, request.method, value)
+
+    def _admit(self, request: Request) -> None:
+        """The role's checks on an inbound request (the lifecycle); raise to refuse it."""
+        if self.closed:
+            raise LocalProtocolError("the connection is closed; no more messages are processed")
+
+    def request_done(self, request_id: RequestId) -> InboundRequest[I] | None:
+        """The peer's request is over (answered, cancelled or abandoned): forget it."""
+        return self.inbound.remove(request_id)
+
+    def receive_response(self, response: Response | ErrorResponse) -> OutboundRequest[O] | None:
+        """Match an answer to our request (removing it), or ``None`` when it answers nothing we
+        wait for: log and drop it, never answer a response."""
+        entry = self.outbound.resolve(response.id)
+        if entry is not None:
+            self._answered(entry, response)
+        return entry
+
+    def _answered(self, entry: OutboundRequest[O], response: Response | ErrorResponse) -> None:
+        """The role's bookkeeping for an answer (the client lifecycle reads ``initialize``'s)."""
+
+    def receive_notification(self, note: Notification) -> Event:
+        method = note.method
+        if method == CANCELLED:
+            return self._receive_cancel(note)
+        if method == PROGRESS:
+            return self._receive_progress(note)
+        return NotificationReceived(note)
+
+    def _receive_cancel(self, note: Notification) -> Event:
+        try:
+            entry = receive_cancel(note.params, self.inbound, era=self.era or "legacy")
+        except InvalidParams as exc:
+            return Ignored(note, f"a malformed cancel: {exc.message}")
+        if entry is not None:
+            reason = (note.params or {}).get("reason")
+            return CancelReceived(
+                entry, reason if isinstance(reason, str) else "cancelled by the peer"
+            )
+        listen = subscription_ended(note.params, self.outbound)
+        if listen is not None:
+            self.progress.finish(listen.id)
+            return SubscriptionEnded(listen, note)
+        return Ignored(note, "a cancel for no request of the peer's in flight")
+
+    def _receive_progress(self, note: Notification) -> Event:
+        try:
+            update = self.progress.receive(note.params)
+        except InvalidParams as exc:
+            return Ignored(note, f"malformed progress: {exc.message}")
+        if update is None or update.request_id is None:
+            return Ignored(note, "progress for no active token, or a value that did not increase")
+        entry = self.outbound.get(update.request_id)
+        if entry is None:
+            return Ignored(note, "progress after the request's result")
+        return ProgressReceived(entry, update, note)
+
+    # -- outbound ----------------------------------------------------------------------------
+
+    def start_request(
+        self,
+        method: str,
+        params: JSONObject | None,
+        value: O,
+        *,
+        progress: bool = False,
+        now: float | None = None,
+    ) -> Request:
+        """Register one of our requests and build it (a fresh id; with ``progress`` a
+        ``_meta.progressToken`` bound to it). Raises :class:`LocalProtocolError` when the role
+        forbids sending it now, ``TooManyInFlight`` when the table is full. Call
+        :meth:`end_request` once the caller stops waiting, whatever the outcome."""
+        self._may_request(method, params)
+        request_id = self.outbound.add(method, value, now=now)
+        if progress:
+            try:
+                self.progress.start(request_id, request_id)
+            except LocalProtocolError:
+                self.outbound.resolve(request_id)
+                raise
+            params = dict(params or {})
+            meta = params.get("_meta")
+            params["_meta"] = {
+                **(meta if isinstance(meta, dict) else {}),
+                "progressToken": request_id,
+            }
+            entry = self.outbound.get(request_id)
+            if entry is not None:
+                entry.progress_token = request_id
+        return Request(request_id, method, params)
+
+    def _may_request(self, method: str, params: JSONObject | None) -> None:
+        """The role's checks before we send a request (lifecycle, capabilities)."""
+        if self.closed:
+            raise LocalProtocolError("the connection is closed")
+
+    def end_request(self, request_id: int) -> None:
+        """Our request is over for the caller: forget it and stop trusting its progress."""
+        self.outbound.resolve(request_id)
+        self.progress.finish(request_id)
+
+    def cancel_request(self, request_id: int, reason: str | None = None) -> Notification | None:
+        """Give up on one of our requests: returns the ``notifications/cancelled`` to send, or
+        ``None`` when there is nothing to cancel (already answered, or ``initialize``, which
+        must never be cancelled). A late answer is dropped either way."""
+        try:
+            _, params = cancel_outbound(self.outbound, request_id, reason)
+        except LocalProtocolError:
+            self.outbound.resolve(request_id)
+            return None
+        finally:
+            self.progress.finish(request_id)
+        return Notification(CANCELLED, params)
+
+    def fail_all(self) -> list[OutboundRequest[O]]:
+        """The connection ended: every request of ours in flight is failed by the caller."""
+        return self.outbound.fail_all()
+
+    def send(
+        self, message: Message, protocol_version: str | None = None, method: str | None = None
+    ) -> Message:
+        """The one send point: check ``message`` against the role's rules, let the outbound
+        observers see it with the revision it is checked against, and return what to write.
+
+        ``protocol_version`` is the revision of a modern request's answer (each one names its
+        own); ``None`` means the negotiated one. ``method`` is the message's method, or for a
+        response the method of the request it answers.
+        """
+        self._check_send(message)
+        notify_outbound(message, protocol_version or self.protocol_version, method)
+        return message
+
+    def _check_send(self, message: Message) -> None:
+        if self.closed and not isinstance(message, Response | ErrorResponse):
+            raise LocalProtocolError("the connection is closed")
+
+    def close(self) -> list[InboundRequest[I]]:
+        """No more messages will flow: returns the peer's requests that were still served."""
+        self.closed = True
+        return self.inbound.clear()
+
+
+# -- the server side ---------------------------------------------------------------------------
+
+
+class ServerConnection(Connection[O, I]):
+    """A server's side of one handshake-era conversation (stdio, memory, a legacy HTTP session);
+    2026-07-28 requests pass through it too, each carrying its own revision in ``_meta``.
+
+    ``lifecycle`` is the handshake state machine; ``log_level`` the ``logging/setLevel``
+    threshold.
+    """
+
+    def __init__(
+        self,
+        supported_versions: Sequence[str] = LEGACY_VERSIONS,
+        *,
+        max_outbound: int = MAX_IN_FLIGHT,
+        max_inbound: int = MAX_INBOUND_IN_FLIGHT,
+        lifecycle: ServerLifecycle | None = None,
+    ) -> None:
+        super().__init__(max_outbound=max_outbound, max_inbound=max_inbound)
+        self.lifecycle = (
+            lifecycle
+            if lifecycle is not None
+            else ServerLifecycle(tuple(v for v in supported_versions if era_of(v) == "legacy"))
+        )
+        self.log_level: str | None = None
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self.lifecycle.protocol_version
+
+    def set_protocol_version(self, version: str | None) -> None:
+        self.lifecycle.protocol_version = version
+
+    @property
+    def client_capabilities(self) -> JSONObject:
+        return self.lifecycle.client_capabilities
+
+    @property
+    def operating(self) -> bool:
+        """True once the client sent ``notifications/initialized`` after our result."""
+        return self.lifecycle.state is ServerState.OPERATING
+
+    def _admit(self, request: Request) -> None:
+        super()._admit(request)
+        if not is_modern_request(request.params):  # 2026 requests have no lifecycle
+            self.lifecycle.receive(request)
+
+    def receive_notification(self, note: Notification) -> Event:
+        if not is_modern_request(note.params) and not self.lifecycle.receive(note):
+            return Ignored(note, f"{note.method} is not expected in this state")
+        return super().receive_notification(note)
+
+    def _may_request(self, method: str, params: JSONObject | None) -> None:
+        super()._may_request(method, params)
+        self.lifecycle.check_request(method)  # only ping before notifications/initialized
+        declared = self.client_capabilities
+        if method == "sampling/createMessage":
+            require_sampling(declared, params or {})
+        elif method == "elicitation/create":
+            mode = (params or {}).get("mode")
+            require_elicitation_mode(declared, mode if isinstance(mode, str) else "form")
+        else:
+            path = CLIENT_CAPABILITY_FOR_METHOD.get(method)
+            if path is not None:
+                require_client_capability(declared, path, why=method)
+
+    def _check_send(self, message: Message) -> None:
+        super()._check_send(message)
+        if not self.closed:
+            self.lifecycle.send(message)
+
+    def set_log_level(self, level: object) -> None:
+        """Apply ``logging/setLevel``; -32602 for a level RFC 5424 does not name."""
+        if not isinstance(level, str) or level not in LOG_LEVELS:
+            raise InvalidParams(f"level must be one of {', '.join(LOG_LEVELS)}")
+        self.log_level = level
+
+    def may_log(
+        self, level: str, request_threshold: str | None = None, *, era: Era = "legacy"
+    ) -> bool:
+        """Whether a log message at ``level`` may go out: legacy against ``logging/setLevel``,
+        modern against the request's ``_meta`` level (``request_threshold``)."""
+        threshold = request_threshold if era == "modern" else self.log_level
+        return log_allowed(level, threshold, era)
+
+    def close(self) -> list[InboundRequest[I]]:
+        self.lifecycle.close()
+        return super().close()
+
+
+# -- the client side ---------------------------------------------------------------------------
+
+
+class ClientConnection(Connection[O, I]):
+    """A client's side of one handshake-era conversation: the lifecycle, and the server's
+    capabilities gating what we may ask."""
+
+    def __init__(
+        self,
+        supported_versions: Sequence[str] = LEGACY_VERSIONS,
+        *,
+        max_outbound: int = MAX_IN_FLIGHT,
+        max_inbound: int = MAX_INBOUND_IN_FLIGHT,
+    ) -> None:
+        super().__init__(max_outbound=max_outbound, max_inbound=max_inbound)
+        self.lifecycle = ClientLifecycle(
+            tuple(v for v in supported_versions if era_of(v) == "legacy")
+        )
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self.lifecycle.protocol_version
+
+    def set_protocol_version(self, version: str | None) -> None:
+        self.lifecycle.protocol_version = version
+
+    @property
+    def server_capabilities(self) -> JSONObject:
+        return self.lifecycle.server_capabilities
+
+    @property
+    def operating(self) -> bool:
+        return self.lifecycle.state is ClientState.OPERATING
+
+    def _admit(self, request: Request) -> None:
+        super()._admit(request)
+        self.lifecycle.receive(request)
+
+    def _answered(self, entry: OutboundRequest[O], response: Response | ErrorResponse) -> None:
+        self.lifecycle.receive(response)  # reads the initialize result (or resets on its error)
+
+    def receive_notification(self, note: Notification) -> Event:
+        if not self.lifecycle.receive(note):
+            return Ignored(note, f"{note.method} is never sent to a client")
+        return super().receive_notification(note)
+
+    def _may_request(self, method: str, params: JSONObject | None) -> None:
+        super()._may_request(method, params)
+        if self.lifecycle.state is ClientState.OPERATING:
+            require_server_capability(self.server_capabilities, method)
+
+    def _check_send(self, message: Message) -> None:
+        super()._check_send(message)
+        if not self.closed:
+            self.lifecycle.send(message)
+
+    def close(self) -> list[InboundRequest[I]]:
+        self.lifecycle.close()
+        return super().close()
