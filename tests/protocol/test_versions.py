@@ -84,7 +84,7 @@ def test_client_accepts_a_supported_offer_and_rejects_others() -> None:
 
 
 def test_revisions_are_ordered_by_release_not_by_text() -> None:
-    from mcpkit.types.versions import at_least, newest, revision_rank
+    from mcpkit.types.versions import at_least, newest, release_key, revision_rank
 
     assert [revision_rank(v) for v in ALL_VERSIONS] == list(range(len(ALL_VERSIONS)))
     assert at_least("2025-06-18", "2025-06-18") and at_least("2026-07-28", "2024-11-05")
@@ -94,6 +94,9 @@ def test_revisions_are_ordered_by_release_not_by_text() -> None:
         revision_rank("2099-01-01")  # a string comparison would call this "newest"
     with pytest.raises(ValueError):
         at_least("v2", "2024-11-05")
+    # a name we do not know (a newer revision a peer offers) sorts after every known one
+    assert newest(["2026-07-28", "2027-01-01", "2024-11-05"]) == "2027-01-01"
+    assert sorted(["2027-01-01", "2026-07-28"], key=release_key) == ["2026-07-28", "2027-01-01"]
 
 
 def test_the_32022_listing_puts_a_name_we_do_not_know_first() -> None:

@@ -17,13 +17,12 @@ from collections.abc import Iterable, Sequence
 
 from mcpkit.protocol.errors import RemoteProtocolError, UnsupportedProtocolVersion, UsageError
 from mcpkit.types.versions import (
-    ALL_VERSIONS,
     Era,
     era_of,
     is_legacy,
     is_modern,
     newest,
-    revision_rank,
+    release_key,
 )
 
 __all__ = [
@@ -35,20 +34,11 @@ __all__ = [
 ]
 
 
-def _rank_or_last(version: str) -> int:
-    """Sort key: known revisions in release order; a name we do not know ranks above them all
-    (most likely a revision newer than this code)."""
-    try:
-        return revision_rank(version)
-    except ValueError:
-        return len(ALL_VERSIONS)
-
-
 def unsupported_version_error(
     requested: object, supported: Sequence[str]
 ) -> UnsupportedProtocolVersion:
     """The -32022 error with ``data={"supported": [...], "requested": ...}``, newest first."""
-    listed = sorted(supported, key=_rank_or_last, reverse=True)
+    listed = sorted(supported, key=release_key, reverse=True)
     shown = requested if isinstance(requested, str) else repr(requested)
     return UnsupportedProtocolVersion(
         f"Unsupported protocol version {shown!r}; this server supports {', '.join(listed)}",
@@ -113,7 +103,7 @@ def accept_legacy_offer(offered: object, client_supported: Sequence[str]) -> str
         raise UsageError("a client must support at least one protocol version")
     if isinstance(offered, str) and offered in client_supported and not is_modern(offered):
         return offered
-    ours = ", ".join(sorted(client_supported, key=_rank_or_last, reverse=True))
+    ours = ", ".join(sorted(client_supported, key=release_key, reverse=True))
     raise RemoteProtocolError(
         f"the server offered protocol version {offered!r}, which this client does not support "
         f"(it supports {ours}); disconnecting"

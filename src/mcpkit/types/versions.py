@@ -24,6 +24,7 @@ __all__ = [
     "is_legacy",
     "is_modern",
     "newest",
+    "release_key",
     "revision_rank",
 ]
 
@@ -82,6 +83,15 @@ def at_least(version: str, minimum: str) -> bool:
     return revision_rank(version) >= revision_rank(minimum)
 
 
+def release_key(version: str) -> tuple[int, str]:
+    """Sort key in release order. A name we do not know (a revision newer than this code, as a
+    peer or a test may offer) sorts after every known one; unknown names among themselves by
+    their text, the only order they have."""
+    rank = _RANK.get(version)
+    return (rank, "") if rank is not None else (len(ALL_VERSIONS), version)
+
+
 def newest(versions: Iterable[str]) -> str:
-    """The latest of known ``versions`` (``ValueError`` if empty or one is unknown)."""
-    return max(versions, key=revision_rank)
+    """The latest of ``versions`` in release order (see :func:`release_key`); ``ValueError`` if
+    there are none."""
+    return max(versions, key=release_key)
