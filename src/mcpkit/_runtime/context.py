@@ -9,6 +9,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from mcpkit.protocol.batch import BatchAnswers
+from mcpkit.protocol.inflight import InboundRequest
+from mcpkit.protocol.meta import progress_token_of
 from mcpkit.types.jsonrpc import JSONObject, Notification, Request, RequestId
 
 if TYPE_CHECKING:
@@ -34,11 +37,24 @@ class RequestContext:
     in the 2026 era).
     """
 
-    __slots__ = ("_session", "_task", "cancel_reason", "protocol_version", "request", "state")
+    __slots__ = (
+        "_batch",
+        "_entry",
+        "_session",
+        "_task",
+        "cancel_reason",
+        "protocol_version",
+        "request",
+        "state",
+    )
 
     def __init__(self, session: Session, request: Request) -> None:
         self._session = session
         self._task: asyncio.Task[None] | None = None
+        self._entry: InboundRequest[RequestContext] | None = None
+        """The connection's in-flight entry, once it accepted the request."""
+        self._batch: BatchAnswers | None = None
+        """The batch this request came in (2025-03-26), whose one array carries its answer."""
         self.request = request
         self.protocol_version: str | None = session.protocol_version
         self.cancel_reason: str | None = None
@@ -57,12 +73,7 @@ class RequestContext:
     @property
     def progress_token(self) -> str | int | None:
         """The peer's ``_meta.progressToken``, if it asked for progress on this request."""
-        params = self.request.params
-        if not params:
-            return None
-        meta = params.get("_meta")
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
-        return token if isinstance(token, str | int) and not isinstance(token, bool) else None
+        return progress_token_of(self.request.params)
 
     @property
     def cancelled(self) -> bool:

@@ -1,10 +1,11 @@
 """The session engine: JSON-RPC over a :class:`MessageStream`, for either side of a connection.
 
-A :class:`Session` drives the sans-IO protocol core over a stream. The core keeps the books and
-states the rules: :class:`~mcpkit.protocol.inflight.OutboundRequests` (our requests, fresh ids),
-:class:`~mcpkit.protocol.inflight.InboundRequests` (the peer's requests, duplicate ids refused),
-:class:`~mcpkit.protocol.progress.ProgressTracker` (which progress to trust) and
-:mod:`~mcpkit.protocol.cancellation` (which cancels to honour or send). The session adds what
+A :class:`Session` drives one sans-IO :class:`~mcpkit.protocol.connection.Connection` over a
+stream: every message read is fed to the connection, which says what it is (a request to serve,
+a duplicate id to refuse, the answer to one of ours, a cancel, trusted progress, something to
+drop), and every message written passes the connection's one send point. The protocol's books
+and rules (in-flight tables, cancellation, progress, the lifecycle when the connection is a
+:class:`~mcpkit.protocol.connection.ServerConnection`, batches) live there; the session adds what
 needs an event loop: futures, deadlines, tasks, and the concurrency limit. It knows nothing
 about MCP methods: the server and client layers give it a request handler and decide what each
 method means.
@@ -39,18 +40,19 @@ from mcpkit._runtime.context import (
 from mcpkit._runtime.pending import PendingRequest
 from mcpkit._runtime.stream import MessageStream
 from mcpkit._runtime.tasks import TaskSet
-from mcpkit.protocol.cancellation import (
-    cancel_outbound,
-    receive_cancel,
-    subscription_ended,
+from mcpkit.protocol.batch import BatchAnswers
+from mcpkit.protocol.connection import (
+    CancelReceived,
+    Connection,
+    Ignored,
+    ProgressReceived,
+    SubscriptionEnded,
 )
 from mcpkit.protocol.errors import (
     ConnectionBroken,
     ConnectionClosed,
     InternalError,
-    InvalidParams,
     JSONRPCError,
-    LocalProtocolError,
     MCPError,
     MessageDecodeError,
     MethodNotFound,
@@ -60,14 +62,8 @@ from mcpkit.protocol.errors import (
     TransportError,
     UsageError,
 )
-from mcpkit.protocol.inflight import (
-    MAX_IN_FLIGHT,
-    InboundRequest,
-    InboundRequests,
-    OutboundRequests,
-)
-from mcpkit.protocol.progress import ProgressTracker
-from mcpkit.protocol.shape import prepare_outbound
+from mcpkit.protocol.inflight import MAX_IN_FLIGHT, InboundRequest
+from mcpkit.protocol.progress import ProgressUpdate
 from mcpkit.types.jsonrpc import (
     ErrorResponse,
     JSONObject,
@@ -77,7 +73,6 @@ from mcpkit.types.jsonrpc import (
     RequestId,
     Response,
 )
-from mcpkit.types.versions import era_of
 
 __all__ = [
     "DEFAULT_MAX_CONCURRENT_REQUESTS",
@@ -102,8 +97,10 @@ MAX_PENDING_OUTBOUND: Final = MAX_IN_FLIGHT
 SHUTDOWN_GRACE_SECONDS: Final = 2.0
 """How long in-flight handlers may run on after the peer's end of stream."""
 
-CANCELLED: Final = "notifications/cancelled"
 PROGRESS: Final = "notifications/progress"
+
+SessionConnection = Connection[PendingRequest, RequestContext]
+"""The protocol state a session drives (any role: the server passes a ``ServerConnection``)."""
 
 
 class Session:
@@ -111,7 +108,9 @@ class Session:
 
     ``max_concurrent_requests`` peer requests are served at once; up to ``max_queued_requests``
     more wait for a slot, and beyond that a request is refused at once with -32603.
-    ``default_timeout`` applies to :meth:`send_request` calls that give none.
+    ``default_timeout`` applies to :meth:`send_request` calls that give none. ``connection`` is
+    the protocol state to drive; by default a role-agnostic
+    :class:`~mcpkit.protocol.connection.Connection` sized for those limits.
     """
 
     def __init__(
@@ -124,6 +123,7 @@ class Session:
         default_timeout: float | None = None,
         name: str = "session",
         max_queued_requests: int = MAX_QUEUED_REQUESTS,
+        connection: SessionConnection | None = None,
     ) -> None:
         if max_concurrent_requests < 1 or max_queued_requests < 0:
             raise UsageError(
@@ -138,13 +138,14 @@ class Session:
         self._limit = asyncio.Semaphore(max_concurrent_requests)
         self._default_timeout = default_timeout
         self.name = name
-        self.protocol_version: str | None = None
-        """The negotiated revision (legacy), used for messages that do not name their own."""
-        self._outbound: OutboundRequests[PendingRequest] = OutboundRequests(MAX_PENDING_OUTBOUND)
-        self._inbound: InboundRequests[RequestContext] = InboundRequests(
-            max_concurrent_requests + max_queued_requests
+        self.connection: SessionConnection = (
+            connection
+            if connection is not None
+            else Connection(
+                max_outbound=MAX_PENDING_OUTBOUND,
+                max_inbound=max_concurrent_requests + max_queued_requests,
+            )
         )
-        self._progress = ProgressTracker(MAX_PENDING_OUTBOUND)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: TaskSet | None = None
         self._input_ended = asyncio.Event()
@@ -153,6 +154,15 @@ class Session:
         self._input_failure: TransportError | None = None
         """Set when the peer's side ended: nothing can be received any more."""
         self._closing = False
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The negotiated revision (legacy), used for messages that do not name their own."""
+        return self.connection.protocol_version
+
+    @protocol_version.setter
+    def protocol_version(self, version: str | None) -> None:
+        self.connection.set_protocol_version(version)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -181,7 +191,7 @@ class Session:
                 await asyncio.shield(self._stream.aclose())
         finally:
             await tasks.aclose()
-            self._inbound.clear()
+            self.connection.close()
             self._input_ended.set()  # nothing more will be received: release any waiter
 
     @property
@@ -195,7 +205,9 @@ class Session:
 
     async def drain_handlers(self, timeout: float = SHUTDOWN_GRACE_SECONDS) -> None:
         """Give in-flight handlers up to ``timeout`` seconds to finish (used before closing)."""
-        tasks = [entry.value._task for entry in self._inbound if entry.value._task is not None]
+        tasks = [
+            entry.value._task for entry in self.connection.inbound if entry.value._task is not None
+        ]
         if tasks:
             await asyncio.wait(tasks, timeout=timeout)
 
@@ -240,20 +252,22 @@ class Session:
         if self._input_failure is not None:
             raise self._input_failure
         pending = PendingRequest(loop.create_future(), method, progress_callback)
-        request_id = self._outbound.add(method, pending)  # TooManyInFlight when full
+        connection = self.connection
+        # fresh id, progress token, and the role's rules (TooManyInFlight, LocalProtocolError, a
+        # missing capability) before anything is sent
+        request = connection.start_request(
+            method, params, pending, progress=progress_callback is not None
+        )
+        request_id: int = request.id  # type: ignore[assignment]  # ours are integers
         version = protocol_version or self.protocol_version
         if timeout is None:
             timeout = self._default_timeout
         try:
-            if progress_callback is not None:
-                self._progress.start(request_id, request_id)
-                params = dict(params or {})
-                params["_meta"] = {**(params.get("_meta") or {}), "progressToken": request_id}
             if timeout is not None or max_timeout is not None:
                 pending.arm(loop, timeout, max_timeout)
             if on_request_id is not None:
                 on_request_id(request_id)
-            await self._send(Request(request_id, method, params), version, method)
+            await self._send(request, version, method)
             pending.sent = True
             return await pending.future
         except RequestTimeout:
@@ -272,29 +286,23 @@ class Session:
             raise
         finally:
             pending.disarm()
-            self._outbound.resolve(request_id)
-            if progress_callback is not None:
-                self._progress.finish(request_id)
+            connection.end_request(request_id)
 
     def _cancel_remote(self, request_id: int, reason: str, protocol_version: str | None) -> None:
         """Tell the peer we gave up on a request (sent from a session task: never blocks us)."""
-        try:
-            _, params = cancel_outbound(self._outbound, request_id, reason)
-        except LocalProtocolError:
-            # Already answered or failed (nothing to cancel), or ``initialize`` (never cancelled).
-            self._outbound.resolve(request_id)
+        # None: already answered or failed (nothing to cancel), or ``initialize`` (never cancelled)
+        note = self.connection.cancel_request(request_id, reason)
+        if note is None:
             return
         if not self._closing and self._failure is None and self._tasks is not None:
-            self._tasks.spawn(
-                self._send_quietly(Notification(CANCELLED, params), CANCELLED, protocol_version)
-            )
+            self._tasks.spawn(self._send_quietly(note, note.method, protocol_version))
 
     async def _send(
         self, message: Message, protocol_version: str | None, method: str | None
     ) -> None:
         if self._failure is not None:
             raise self._failure
-        message = prepare_outbound(message, protocol_version, method)
+        message = self.connection.send(message, protocol_version, method)  # the one send point
         try:
             await self._stream.send(message)
         except ConnectionBroken as exc:
@@ -354,11 +362,14 @@ class Session:
             logger.error("%s: the transport produced %r, not a message", self.name, item)
 
     def _accept_garbage(self, error: MessageDecodeError) -> None:
+        if error.batch is not None:
+            self._accept_batch(error.batch)
+            return
         logger.warning("%s: invalid message from peer: %s", self.name, error.error.message)
         if not error.answerable and error.request_id is not None:
             # A response we could not read (too large, malformed) still names the request it
             # answers: fail that request now rather than at its deadline.
-            entry = self._outbound.resolve(error.request_id)
+            entry = self.connection.outbound.resolve(error.request_id)
             if entry is not None and not entry.value.future.done():
                 entry.value.future.set_exception(_unreadable_answer(error))
             return
@@ -368,6 +379,55 @@ class Session:
                     ErrorResponse(error.request_id, error.error.to_error_object()), None
                 )
             )
+
+    def _accept_batch(self, items: tuple[Message | MessageDecodeError, ...]) -> None:
+        """A JSON-RPC batch: served member by member when the connection's revision takes
+        batches (2025-03-26), its requests' answers sent back as one array; otherwise answered
+        with one -32600 whose id is null (no single id names a batch)."""
+        try:
+            self.connection.receive_batch(items)
+        except JSONRPCError as exc:
+            logger.warning("%s: refused a batch: %s", self.name, exc.message)
+            self._spawn(self._send_quietly(ErrorResponse(None, exc.to_error_object()), None))
+            return
+        immediate: list[Response | ErrorResponse] = []
+        served: list[RequestContext] = []
+        for item in items:
+            if isinstance(item, MessageDecodeError):
+                if item.answerable:
+                    immediate.append(ErrorResponse(item.request_id, item.error.to_error_object()))
+            elif isinstance(item, Request):
+                ctx = self._admit_request(item, immediate)
+                if ctx is not None:
+                    served.append(ctx)
+            else:
+                self._dispatch(item)
+        answers = BatchAnswers([ctx.request.id for ctx in served], immediate)
+        if answers.complete:
+            self._send_batch_soon(answers.answers)
+            return
+        for ctx in served:
+            ctx._batch = answers
+            ctx._task = self._spawn(self._serve(ctx, ctx._entry))  # type: ignore[arg-type]
+
+    def _send_batch_soon(self, answers: list[Response | ErrorResponse]) -> None:
+        if answers:
+            self._spawn(self._send_batch(answers))
+
+    async def _send_batch(self, answers: list[Response | ErrorResponse]) -> None:
+        """One array back for a batch (JSON-RPC 2.0 §6); a stream that cannot write arrays gets
+        the answers one by one."""
+        send_batch = getattr(self._stream, "send_batch", None)
+        try:
+            for answer in answers:
+                self.connection.send(answer, None, None)
+            if send_batch is not None:
+                await send_batch(answers)
+            else:
+                for answer in answers:
+                    await self._stream.send(answer)
+        except Exception as exc:
+            logger.debug("%s: could not answer a batch: %s", self.name, exc)
 
     def _accept_response(self, response: Response | ErrorResponse) -> None:
         if response.id is None:
@@ -381,7 +441,7 @@ class Session:
                 error.code,
             )
             return
-        entry = self._outbound.resolve(response.id)
+        entry = self.connection.receive_response(response)
         if entry is None:
             # Late (after a timeout or cancel) or bogus; never answer a response.
             logger.warning(
@@ -397,13 +457,23 @@ class Session:
             future.set_exception(JSONRPCError.from_error_object(response.error))  # type: ignore[union-attr]
 
     def _accept_notification(self, note: Notification) -> None:
+        event = self.connection.receive_notification(note)
+        kind = type(event)
+        if kind is CancelReceived:
+            self._cancel_handler(event)  # type: ignore[arg-type]
+            return
+        if kind is ProgressReceived:
+            self._progressed(event.entry.value, event.update)  # type: ignore[union-attr]
+        elif kind is SubscriptionEnded:
+            future = event.entry.value.future  # type: ignore[union-attr]
+            if not future.done():
+                future.set_exception(RequestCancelled(f"the peer ended {event.entry.method}"))  # type: ignore[union-attr]
+        elif kind is Ignored:
+            level = logging.WARNING if event.malformed else logging.DEBUG  # type: ignore[union-attr]
+            logger.log(level, "%s: ignored %s: %s", self.name, note.method, event.reason)  # type: ignore[union-attr]
+            if note.method != PROGRESS:
+                return  # upper layers may still observe progress they were not promised
         method = note.method
-        if method == CANCELLED:
-            if not self._accept_cancel(note):
-                return
-        elif method == PROGRESS:
-            self._route_progress(note.params)
-            # fall through: upper layers may want to observe progress too
         handler = self._notification_handler
         if handler is None:
             return
@@ -415,43 +485,14 @@ class Session:
         else:
             self._spawn(self._run_notification_handler(note))
 
-    def _accept_cancel(self, note: Notification) -> bool:
-        """Apply the peer's cancel; True if the notification handler should see it as well."""
-        era = era_of(self.protocol_version) if self.protocol_version else None
-        try:
-            entry = receive_cancel(note.params, self._inbound, era=era or "legacy")
-        except InvalidParams as exc:
-            logger.warning("%s: ignored a malformed cancel: %s", self.name, exc.message)
-            return False
-        if entry is not None:
-            ctx = entry.value
-            reason = (note.params or {}).get("reason")
-            ctx.cancel_reason = reason if isinstance(reason, str) else "cancelled by the peer"
-            if ctx._task is not None:
-                ctx._task.cancel()
-            return False
-        # 2026 stdio: a server ends our subscriptions/listen by cancelling it. No response will
-        # come: fail the request, and let the client's routing see the notification.
-        listen = subscription_ended(note.params, self._outbound)
-        if listen is None:
-            return False
-        future = listen.value.future
-        if not future.done():
-            future.set_exception(RequestCancelled(f"the peer ended {listen.method}"))
-        return True
+    def _cancel_handler(self, event: CancelReceived[RequestContext]) -> None:
+        """The peer cancelled a request we serve: stop its handler; no answer is due."""
+        ctx = event.entry.value
+        ctx.cancel_reason = event.reason
+        if ctx._task is not None:
+            ctx._task.cancel()
 
-    def _route_progress(self, params: JSONObject | None) -> None:
-        try:
-            update = self._progress.receive(params)
-        except InvalidParams as exc:
-            logger.warning("%s: ignored malformed progress: %s", self.name, exc.message)
-            return
-        if update is None or update.request_id is None:
-            return  # unknown or finished token, or progress that did not increase
-        entry = self._outbound.get(update.request_id)
-        if entry is None:
-            return
-        pending = entry.value
+    def _progressed(self, pending: PendingRequest, update: ProgressUpdate) -> None:
         if self._loop is not None:
             pending.progressed(self._loop.time())
         callback = pending.progress_callback
@@ -466,33 +507,55 @@ class Session:
             self._spawn(self._await_quietly(result))
 
     def _accept_request(self, request: Request) -> None:
-        if self._request_handler is None:
-            self._answer_now(request, MethodNotFound(f"Method not found: {request.method}"))
+        refused: list[Response | ErrorResponse] = []
+        ctx = self._admit_request(request, refused)
+        if ctx is None:
+            for answer in refused:
+                self._spawn(self._send_quietly(answer, request.method))
             return
+        ctx._task = self._spawn(self._serve(ctx, ctx._entry))  # type: ignore[arg-type]
+
+    def _admit_request(
+        self, request: Request, refused: list[Response | ErrorResponse]
+    ) -> RequestContext | None:
+        """Let the connection judge a request; ``None`` (its answer added to ``refused``) when
+        it may not be served: no handler (-32601), a duplicate in-flight id (-32600), too many
+        in flight (-32603), or what the role refuses (e.g. a request before ``initialize``)."""
+        if self._request_handler is None:
+            error: JSONRPCError = MethodNotFound(f"Method not found: {request.method}")
+            refused.append(ErrorResponse(request.id, error.to_error_object()))
+            return None
         ctx = RequestContext(self, request)
         try:
-            entry = self._inbound.add(request.id, request.method, ctx)
-        except JSONRPCError as exc:  # a duplicate in-flight id (-32600), or too many (-32603)
-            self._answer_now(request, exc)
-            return
-        ctx._task = self._spawn(self._serve(ctx, entry))
-
-    def _answer_now(self, request: Request, error: JSONRPCError) -> None:
-        self._spawn(
-            self._send_quietly(ErrorResponse(request.id, error.to_error_object()), request.method)
-        )
+            ctx._entry = self.connection.receive_request(request, ctx)
+        except JSONRPCError as exc:
+            refused.append(ErrorResponse(request.id, exc.to_error_object()))
+            return None
+        return ctx
 
     async def _serve(self, ctx: RequestContext, entry: InboundRequest[RequestContext]) -> None:
         request = ctx.request
         try:
             async with self._limit:
                 response = await self._run_handler(ctx, entry)
-            if response is not None:
+            batch = ctx._batch
+            if batch is not None:
+                self._answer_in_batch(batch, ctx, response)
+            elif response is not None:
                 await self._send_response(response, ctx)
         except asyncio.CancelledError:
-            pass  # cancelled by the peer (no response is due) or by closing the session
+            # cancelled by the peer (no response is due) or by closing the session
+            if ctx._batch is not None and not self._closing:
+                self._answer_in_batch(ctx._batch, ctx, None)
         finally:
-            self._inbound.remove(request.id)
+            self.connection.request_done(request.id)
+
+    def _answer_in_batch(
+        self, batch: BatchAnswers, ctx: RequestContext, response: Response | ErrorResponse | None
+    ) -> None:
+        complete = batch.answer(ctx.request.id, response)
+        if complete is not None:
+            self._send_batch_soon(complete)
 
     async def _run_handler(
         self, ctx: RequestContext, entry: InboundRequest[RequestContext]
@@ -570,7 +633,7 @@ class Session:
         self._on_input_ended(exc)
 
     def _fail_pending(self, exc: TransportError) -> None:
-        for entry in self._outbound.fail_all():
+        for entry in self.connection.fail_all():
             future = entry.value.future
             if not future.done():
                 future.set_exception(exc)

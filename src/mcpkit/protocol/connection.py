@@ -65,8 +65,8 @@ from mcpkit.protocol.inflight import (
 )
 from mcpkit.protocol.lifecycle import ClientLifecycle, ClientState, ServerLifecycle, ServerState
 from mcpkit.protocol.meta import LOG_LEVELS, is_modern_request, log_allowed
-from mcpkit.protocol.observe import notify_outbound
 from mcpkit.protocol.progress import ProgressTracker, ProgressUpdate
+from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.types.jsonrpc import (
     ErrorResponse,
     JSONObject,
@@ -76,7 +76,7 @@ from mcpkit.types.jsonrpc import (
     RequestId,
     Response,
 )
-from mcpkit.types.versions import LEGACY_VERSIONS, Era, era_of
+from mcpkit.types.versions import LEGACY_VERSIONS, Era, era_of, is_modern
 
 __all__ = [
     "CancelReceived",
@@ -166,10 +166,12 @@ class SubscriptionEnded(Generic[O]):
 @dataclass(frozen=True, slots=True)
 class Ignored:
     """A message the rules say to drop (a notification is never answered); ``reason`` is for
-    the log."""
+    the log, and ``malformed`` says the peer broke the protocol (worth a warning) rather than
+    lost a race (a cancel or progress arriving after the answer)."""
 
     message: Message
     reason: str
+    malformed: bool = False
 
 
 Event = (
@@ -299,7 +301,7 @@ class Connection(Generic[O, I]):
         try:
             entry = receive_cancel(note.params, self.inbound, era=self.era or "legacy")
         except InvalidParams as exc:
-            return Ignored(note, f"a malformed cancel: {exc.message}")
+            return Ignored(note, f"a malformed cancel: {exc.message}", malformed=True)
         if entry is not None:
             reason = (note.params or {}).get("reason")
             return CancelReceived(
@@ -315,7 +317,7 @@ class Connection(Generic[O, I]):
         try:
             update = self.progress.receive(note.params)
         except InvalidParams as exc:
-            return Ignored(note, f"malformed progress: {exc.message}")
+            return Ignored(note, f"malformed progress: {exc.message}", malformed=True)
         if update is None or update.request_id is None:
             return Ignored(note, "progress for no active token, or a value that did not increase")
         entry = self.outbound.get(update.request_id)
@@ -387,18 +389,19 @@ class Connection(Generic[O, I]):
     def send(
         self, message: Message, protocol_version: str | None = None, method: str | None = None
     ) -> Message:
-        """The one send point: check ``message`` against the role's rules, let the outbound
-        observers see it with the revision it is checked against, and return what to write.
+        """The one send point: check ``message`` against the role's rules, shape it for the
+        revision (:mod:`~mcpkit.protocol.shape`: what that revision's schema lacks is not sent),
+        let the outbound observers see it, and return what to write.
 
         ``protocol_version`` is the revision of a modern request's answer (each one names its
         own); ``None`` means the negotiated one. ``method`` is the message's method, or for a
         response the method of the request it answers.
         """
-        self._check_send(message)
-        notify_outbound(message, protocol_version or self.protocol_version, method)
-        return message
+        version = protocol_version or self.protocol_version
+        self._check_send(message, version)
+        return prepare_outbound(message, version, method)  # shaped for the revision, observed
 
-    def _check_send(self, message: Message) -> None:
+    def _check_send(self, message: Message, protocol_version: str | None) -> None:
         if self.closed and not isinstance(message, Response | ErrorResponse):
             raise LocalProtocolError("the connection is closed")
 
@@ -475,9 +478,10 @@ class ServerConnection(Connection[O, I]):
             if path is not None:
                 require_client_capability(declared, path, why=method)
 
-    def _check_send(self, message: Message) -> None:
-        super()._check_send(message)
-        if not self.closed:
+    def _check_send(self, message: Message, protocol_version: str | None) -> None:
+        super()._check_send(message, protocol_version)
+        # what answers a 2026 request (and its related notifications) has no lifecycle
+        if not self.closed and (protocol_version is None or not is_modern(protocol_version)):
             self.lifecycle.send(message)
 
     def set_log_level(self, level: object) -> None:
@@ -550,9 +554,9 @@ class ClientConnection(Connection[O, I]):
         if self.lifecycle.state is ClientState.OPERATING:
             require_server_capability(self.server_capabilities, method)
 
-    def _check_send(self, message: Message) -> None:
-        super()._check_send(message)
-        if not self.closed:
+    def _check_send(self, message: Message, protocol_version: str | None) -> None:
+        super()._check_send(message, protocol_version)
+        if not self.closed and (protocol_version is None or not is_modern(protocol_version)):
             self.lifecycle.send(message)
 
     def close(self) -> list[InboundRequest[I]]:

@@ -19,7 +19,7 @@ from mcpkit.protocol.errors import (
     JSONRPCError,
     MethodNotFound,
 )
-from mcpkit.protocol.meta import PROTOCOL_VERSION_KEY, parse_request_meta
+from mcpkit.protocol.meta import is_modern_request, parse_request_meta
 from mcpkit.protocol.versions import check_modern_version
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server.context import Context, InputRequired
@@ -101,8 +101,7 @@ class Dispatcher:
         auth: Any = None,
     ) -> JSONObject:
         params = request.params
-        meta = params.get("_meta") if params else None
-        if isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta:
+        if is_modern_request(params):
             # Modern (even `initialize` with modern _meta: -32601 there).
             info = self._modern_info(request, outbound, auth)
         else:
@@ -152,7 +151,8 @@ class Dispatcher:
                 f"{request.method} needs an initialized session: send initialize first, "
                 "or send a 2026-07-28 request with _meta"
             )
-        connection.lifecycle.receive(request)  # raises the error to answer when out of order
+        if not connection.engine_admits:  # else the transport's ServerConnection did
+            connection.lifecycle.receive(request)  # raises the error to answer when out of order
         return RequestInfo(
             request=request,
             era="legacy",

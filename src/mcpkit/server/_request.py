@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from mcpkit._runtime.outbound import Outbound
 from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
+from mcpkit.protocol.meta import progress_token_of
 from mcpkit.types.jsonrpc import JSONObject, Request, RequestId
 from mcpkit.types.versions import LEGACY_VERSIONS
 
@@ -43,13 +44,28 @@ class LegacyConnection:
     session must cost a few KiB at most.
     """
 
-    __slots__ = ("__weakref__", "lifecycle", "log_level", "notify", "session_id", "subscriptions")
+    __slots__ = (
+        "__weakref__",
+        "engine_admits",
+        "lifecycle",
+        "log_level",
+        "notify",
+        "session_id",
+        "subscriptions",
+    )
 
     def __init__(
-        self, session_id: str | None = None, supported_versions: Sequence[str] = LEGACY_VERSIONS
+        self,
+        session_id: str | None = None,
+        supported_versions: Sequence[str] = LEGACY_VERSIONS,
+        *,
+        lifecycle: ServerLifecycle | None = None,
     ) -> None:
         self.session_id = session_id
-        self.lifecycle = ServerLifecycle(supported_versions)
+        self.lifecycle = lifecycle if lifecycle is not None else ServerLifecycle(supported_versions)
+        self.engine_admits = lifecycle is not None
+        """True when a :class:`~mcpkit.protocol.connection.ServerConnection` owns ``lifecycle``
+        and already fed it every message (stdio, memory): the dispatcher must not again."""
         self.log_level: str | None = None
         self.subscriptions: set[str] = set()
         self.notify: Outbound | None = None
@@ -147,8 +163,4 @@ class RequestInfo:
 
     @property
     def progress_token(self) -> str | int | None:
-        meta = self.params.get("_meta")
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
-        if isinstance(token, bool) or not isinstance(token, str | int):
-            return None
-        return token
+        return progress_token_of(self.request.params)

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar, overload
 
 from mcpkit.protocol.errors import InvalidParams, MethodNotFound, UsageError
-from mcpkit.protocol.lifecycle import ServerState
+from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
 from mcpkit.protocol.meta import LOG_LEVELS
 from mcpkit.server._dispatch import (
     LEGACY_METHODS,
@@ -448,10 +448,16 @@ class Server:
             if conn.session_id is not None and conn.lifecycle.state is not ServerState.CLOSED
         )
 
-    def new_connection(self, session_id: str | None = None) -> LegacyConnection:
-        """State for one legacy conversation (a stdio process or an HTTP session)."""
-        legacy = tuple(v for v in self.supported_versions if v in LEGACY_VERSIONS)
-        conn = LegacyConnection(session_id, legacy)
+    def legacy_versions(self) -> tuple[str, ...]:
+        """The handshake-era revisions this server speaks (what ``initialize`` negotiates)."""
+        return tuple(v for v in self.supported_versions if v in LEGACY_VERSIONS)
+
+    def new_connection(
+        self, session_id: str | None = None, *, lifecycle: ServerLifecycle | None = None
+    ) -> LegacyConnection:
+        """State for one legacy conversation (a stdio process or an HTTP session); ``lifecycle``
+        when a :class:`~mcpkit.protocol.connection.ServerConnection` already runs it."""
+        conn = LegacyConnection(session_id, self.legacy_versions(), lifecycle=lifecycle)
         self._connections.add(conn)
         return conn
 
@@ -481,7 +487,7 @@ class Server:
     def handle_notification(
         self, method: str, params: JSONObject | None, connection: LegacyConnection | None
     ) -> None:
-        if connection is not None:
+        if connection is not None and not connection.engine_admits:
             connection.lifecycle.receive(Notification(method, params))
 
     @contextlib.asynccontextmanager

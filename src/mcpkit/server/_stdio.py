@@ -7,8 +7,17 @@ import logging
 import signal
 from typing import TYPE_CHECKING
 
-from mcpkit._runtime.session import SHUTDOWN_GRACE_SECONDS, RequestContext, Session
+from mcpkit._runtime.pending import PendingRequest
+from mcpkit._runtime.session import (
+    DEFAULT_MAX_CONCURRENT_REQUESTS,
+    MAX_PENDING_OUTBOUND,
+    MAX_QUEUED_REQUESTS,
+    SHUTDOWN_GRACE_SECONDS,
+    RequestContext,
+    Session,
+)
 from mcpkit._runtime.stream import MessageStream
+from mcpkit.protocol.connection import ServerConnection
 from mcpkit.protocol.errors import MessageDecodeError
 from mcpkit.types.jsonrpc import JSONObject, Message, Notification
 
@@ -52,13 +61,17 @@ async def serve_stream(
     by itself, so it would otherwise hold the handler drain open to its timeout), then the
     other handlers get the grace period to finish.
     """
-    connection = server.new_connection()
+    # One protocol state for the stream: the engine admits every message (lifecycle, duplicate
+    # ids, cancels, progress) and the server's per-session state shares its lifecycle.
+    engine: ServerConnection[PendingRequest, RequestContext] = ServerConnection(
+        server.legacy_versions(),
+        max_outbound=MAX_PENDING_OUTBOUND,
+        max_inbound=DEFAULT_MAX_CONCURRENT_REQUESTS + MAX_QUEUED_REQUESTS,
+    )
+    connection = server.new_connection(lifecycle=engine.lifecycle)
 
     async def on_request(ctx: RequestContext) -> JSONObject:
-        result = await server.handle_request(ctx.request, ctx, connection=connection)
-        if ctx.request.method == "initialize":
-            ctx.session.protocol_version = connection.protocol_version
-        return result
+        return await server.handle_request(ctx.request, ctx, connection=connection)
 
     def on_notification(note: Notification) -> None:  # inline: keeps the handshake ordered
         server.handle_notification(note.method, note.params, connection)
@@ -66,7 +79,11 @@ async def serve_stream(
     async with (
         server.running(),
         Session(
-            stream, request_handler=on_request, notification_handler=on_notification, name=name
+            stream,
+            request_handler=on_request,
+            notification_handler=on_notification,
+            name=name,
+            connection=engine,
         ) as session,
     ):
         connection.notify = _SessionNotifier(session)
