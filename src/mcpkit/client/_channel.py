@@ -24,7 +24,16 @@ from typing import Any, Final, Literal, Protocol
 from mcpkit._runtime.pending import DEFAULT_MAX_TOTAL_TIMEOUT
 from mcpkit._runtime.session import ProgressCallback, Session
 from mcpkit.client.connectors import ExchangeTransport
-from mcpkit.protocol.errors import ConnectionBroken, ConnectionClosed, JSONRPCError, RequestTimeout
+from mcpkit.protocol.cancellation import cancelled_request_id
+from mcpkit.protocol.errors import (
+    ConnectionBroken,
+    ConnectionClosed,
+    InvalidParams,
+    JSONRPCError,
+    RequestTimeout,
+)
+from mcpkit.protocol.progress import ProgressTracker
+from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject, Notification, Request, RequestId, Response
 
 __all__ = [
@@ -40,7 +49,7 @@ __all__ = [
 
 logger = logging.getLogger("mcpkit.client")
 
-SUBSCRIPTION_ID_KEY: Final = "io.modelcontextprotocol/subscriptionId"
+SUBSCRIPTION_ID_KEY: Final = keys.SUBSCRIPTION_ID
 STDERR_LINES_IN_ERRORS: Final = 10
 """stderr lines of a dead stdio server quoted in the error its pending calls get."""
 
@@ -91,8 +100,7 @@ class Channel(Protocol):
 def subscription_id_of(note: Notification) -> RequestId | None:
     params = note.params
     meta = params.get("_meta") if params else None
-    sid = meta.get(SUBSCRIPTION_ID_KEY) if isinstance(meta, dict) else None
-    return sid if isinstance(sid, int | str) and not isinstance(sid, bool) else None
+    return keys.get_subscription_id(meta) if isinstance(meta, dict) else None
 
 
 class SessionChannel:
@@ -132,8 +140,8 @@ class SessionChannel:
                 return
         if note.method == "notifications/cancelled":
             # 2026 stdio: the server ends a subscription with notifications/cancelled{requestId}.
-            rid = (note.params or {}).get("requestId")
-            sink = self._routes.get(rid) if isinstance(rid, int | str) else None
+            rid = cancelled_request_id(note.params)
+            sink = self._routes.get(rid) if rid is not None else None
             if sink is not None:
                 await sink(note)
                 return
@@ -227,27 +235,27 @@ class ExchangeChannel:
         tool: Mapping[str, Any] | None = None,
     ) -> JSONObject:
         request_id = next(self._ids)
+        # the same progress rules as a session's: the token is this request's, values must
+        # increase, malformed ones are dropped
+        tracker = ProgressTracker(1)
         if progress_callback is not None:
+            tracker.start(request_id, request_id)
             params = dict(params or {})
             meta = dict(params.get("_meta") or {})
-            meta["progressToken"] = request_id
+            meta[keys.PROGRESS_TOKEN] = request_id
             params["_meta"] = meta
         progressed = asyncio.Event()
 
         async def sink(note: Notification) -> None:
             if note.method == "notifications/progress" and progress_callback is not None:
-                p = note.params or {}
-                if p.get("progressToken") == request_id and isinstance(
-                    p.get("progress"), int | float
-                ):
+                try:
+                    update = tracker.receive(note.params)
+                except InvalidParams as exc:
+                    logger.warning("ignored malformed progress: %s", exc.message)
+                    return
+                if update is not None:
                     progressed.set()
-                    total = p.get("total")
-                    message = p.get("message")
-                    outcome = progress_callback(
-                        float(p["progress"]),
-                        float(total) if isinstance(total, int | float) else None,
-                        message if isinstance(message, str) else None,
-                    )
+                    outcome = progress_callback(update.progress, update.total, update.message)
                     if outcome is not None:
                         await outcome
                 return

@@ -35,7 +35,9 @@ from mcpkit.protocol.errors import (
     RequestTimeout,
     UnsupportedProtocolVersion,
 )
+from mcpkit.protocol.meta import request_meta
 from mcpkit.protocol.versions import accept_legacy_offer, choose_client_version
+from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.versions import (
     LATEST_LEGACY_VERSION,
@@ -68,7 +70,7 @@ DEFAULT_PROBE_TIMEOUT: Final = 10.0
 Generous on purpose: it includes the server's own start-up (a Python server importing a large SDK
 takes seconds), and a too-short probe only costs a re-probe, never a wrong era."""
 DEFAULT_INITIALIZE_TIMEOUT: Final = 30.0
-SERVER_INFO_KEY: Final = "io.modelcontextprotocol/serverInfo"
+SERVER_INFO_KEY: Final = keys.SERVER_INFO
 MAX_PROBES: Final = 2
 """At most one retry of ``server/discover`` at a version named by -32022."""
 
@@ -290,11 +292,4 @@ def modern_meta(
     log_level: str | None = None,
 ) -> JSONObject:
     """The ``_meta`` every 2026 request carries."""
-    meta: JSONObject = {
-        "io.modelcontextprotocol/protocolVersion": version,
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": client_info,
-    }
-    if log_level is not None:
-        meta["io.modelcontextprotocol/logLevel"] = log_level
-    return meta
+    return request_meta(version, capabilities, client_info, log_level)

@@ -33,7 +33,9 @@ from mcpkit.client._typed import decode_tool_result
 from mcpkit.client.errors import ClientError, ServerMisbehaved, UnknownTool, UnsupportedInEra
 from mcpkit.client.tools import ToolMethods
 from mcpkit.protocol.errors import JSONRPCError
+from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import ErrorObject, JSONObject, Notification
+from mcpkit.types.tasks_ext import TASKS_EXTENSION_ID
 from mcpkit.types.tools import CallToolResult
 
 __all__ = [
@@ -50,7 +52,7 @@ __all__ = [
     "ToolTask",
 ]
 
-TASKS_EXTENSION: Final = "io.modelcontextprotocol/tasks"
+TASKS_EXTENSION: Final = TASKS_EXTENSION_ID
 CORE_TASKS_VERSION: Final = "2025-11-25"
 DEFAULT_POLL_INTERVAL: Final = 1.0
 """Seconds between polls when the server suggests no interval."""
@@ -62,7 +64,7 @@ MAX_POLL_INTERVAL: Final = 30.0
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 _STATUSES: Final = frozenset({"working", "input_required", "completed", "failed", "cancelled"})
 _TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
-_CAPS_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
+_CAPS_KEY: Final = keys.CLIENT_CAPABILITIES
 
 StatusCallback = Callable[["TaskInfo"], Awaitable[None] | None]
 """Called with each status the client observes (every poll whose answer changed something)."""
@@ -424,7 +426,7 @@ def _own_meta(raw: JSONObject) -> JSONObject:
     meta = raw.get("_meta")
     if not isinstance(meta, dict):
         return {}
-    rest = {k: v for k, v in meta.items() if k != "io.modelcontextprotocol/related-task"}
+    rest = {k: v for k, v in meta.items() if k != keys.RELATED_TASK}
     return {"_meta": rest} if rest else {}
 
 

@@ -30,6 +30,7 @@ from mcpkit.protocol.capabilities import (
 from mcpkit.protocol.codec import (
     decode_json,
     decode_message,
+    encode_batch,
     encode_json,
     encode_message,
     message_from_obj,
@@ -111,12 +112,14 @@ from mcpkit.protocol.meta import (
     LOG_LEVELS,
     PROTOCOL_VERSION_KEY,
     RequestMeta,
+    declared_version,
     is_modern_request,
     log_allowed,
     log_level_enabled,
     parse_request_meta,
     progress_token_of,
     request_era,
+    request_meta,
 )
 from mcpkit.protocol.observe import (
     OutboundObserver,
@@ -205,6 +208,7 @@ __all__ = [
     # codec
     "decode_json",
     "decode_message",
+    "encode_batch",
     "encode_json",
     "encode_message",
     "message_from_obj",
@@ -273,9 +277,11 @@ __all__ = [
     "is_modern_request",
     "log_allowed",
     "log_level_enabled",
+    "declared_version",
     "parse_request_meta",
     "progress_token_of",
     "request_era",
+    "request_meta",
     # observe
     "OutboundObserver",
     "add_outbound_observer",

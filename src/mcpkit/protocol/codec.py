@@ -10,6 +10,7 @@ parse errors too, so a hostile peer cannot crash the reader.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -29,6 +30,7 @@ from mcpkit.types.jsonrpc import (
 __all__ = [
     "decode_json",
     "decode_message",
+    "encode_batch",
     "encode_json",
     "encode_message",
     "message_from_obj",
@@ -154,6 +156,11 @@ def _batch_member(obj: Any) -> Message | MessageDecodeError:
 def encode_message(message: Message) -> bytes:
     """Compact JSON for ``message`` with no newlines (safe for stdio framing)."""
     return _encoder.encode(message_to_dict(message))
+
+
+def encode_batch(messages: Sequence[Message]) -> bytes:
+    """Compact JSON array of ``messages`` (a JSON-RPC batch, or the answer to one)."""
+    return _encoder.encode([message_to_dict(message) for message in messages])
 
 
 def encode_json(value: Any) -> bytes:

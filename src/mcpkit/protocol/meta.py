@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from mcpkit.protocol.errors import InvalidParams
+from mcpkit.types import meta as keys
 from mcpkit.types.versions import Era
 
 __all__ = [
@@ -28,16 +29,19 @@ __all__ = [
     "is_modern_request",
     "log_allowed",
     "log_level_enabled",
+    "declared_version",
     "parse_request_meta",
     "progress_token_of",
     "request_era",
+    "request_meta",
 ]
 
-PROTOCOL_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
-CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
-CLIENT_INFO_KEY: Final = "io.modelcontextprotocol/clientInfo"
-LOG_LEVEL_KEY: Final = "io.modelcontextprotocol/logLevel"
-PROGRESS_TOKEN_KEY: Final = "progressToken"
+# The key names are spelled once, in mcpkit.types.meta; these are the protocol layer's names.
+PROTOCOL_VERSION_KEY: Final = keys.PROTOCOL_VERSION
+CLIENT_CAPABILITIES_KEY: Final = keys.CLIENT_CAPABILITIES
+CLIENT_INFO_KEY: Final = keys.CLIENT_INFO
+LOG_LEVEL_KEY: Final = keys.LOG_LEVEL
+PROGRESS_TOKEN_KEY: Final = keys.PROGRESS_TOKEN
 TRACE_KEYS: Final = ("traceparent", "tracestate", "baggage")
 
 LOG_LEVELS: Final[tuple[str, ...]] = (
@@ -177,6 +181,32 @@ def parse_request_meta(params: Any) -> RequestMeta:
         baggage=baggage if isinstance(baggage, str) else None,
         raw=meta,
     )
+
+
+def request_meta(
+    version: str,
+    capabilities: dict[str, Any],
+    client_info: dict[str, Any],
+    log_level: str | None = None,
+) -> dict[str, Any]:
+    """The ``_meta`` a 2026-07-28 client puts on every request (what :func:`parse_request_meta`
+    reads back)."""
+    meta: dict[str, Any] = {
+        PROTOCOL_VERSION_KEY: version,
+        CLIENT_CAPABILITIES_KEY: capabilities,
+        CLIENT_INFO_KEY: client_info,
+    }
+    if log_level is not None:
+        meta[LOG_LEVEL_KEY] = log_level
+    return meta
+
+
+def declared_version(params: Any) -> str | None:
+    """The revision a request's ``_meta`` names, when it names one as a string."""
+    if not params or not isinstance(params, dict):
+        return None
+    meta = params.get("_meta")
+    return keys.get_protocol_version(meta) if isinstance(meta, dict) else None
 
 
 def log_allowed(level: str, threshold: str | None, era: Era) -> bool:

@@ -24,6 +24,7 @@ from mcpkit.protocol.versions import check_modern_version
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server.context import Context, InputRequired
 from mcpkit.server.middleware import Middleware
+from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject, Request
 from mcpkit.types.methods import methods_for
 from mcpkit.types.versions import LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION, LEGACY_VERSIONS
@@ -31,7 +32,7 @@ from mcpkit.types.versions import LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION, 
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
 
-META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+META_SERVER_INFO: Final = keys.SERVER_INFO
 LEGACY_ONLY_CODES: Final = frozenset({RESOURCE_NOT_FOUND, URL_ELICITATION_REQUIRED})
 """Error codes 2026-07-28 forbids; user code raising them gets the 2026 form instead."""
 

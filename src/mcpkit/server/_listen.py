@@ -16,9 +16,10 @@ from typing import Any, Final
 from mcpkit.protocol.capabilities import agree_listen_filter
 from mcpkit.protocol.errors import InvalidParams
 from mcpkit.server._request import Outbound, RequestInfo
+from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject, RequestId
 
-SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
+SUBSCRIPTION_ID: Final = keys.SUBSCRIPTION_ID
 MAX_RESOURCE_SUBSCRIPTIONS: Final = 1000
 """URIs one listen request may watch."""
 

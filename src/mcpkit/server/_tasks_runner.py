@@ -35,6 +35,7 @@ from mcpkit.protocol.errors import InternalError, JSONRPCError
 from mcpkit.server._request import RequestInfo
 from mcpkit.server._tasks_store import TaskRecord, TaskStatus, TaskStore
 from mcpkit.server.context import Context, InputRequired
+from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ async def mutate(
     raise InternalError(f"Task {task_id} is being changed concurrently; try again")
 
 
-RELATED_TASK_KEY: Final = "io.modelcontextprotocol/related-task"
+RELATED_TASK_KEY: Final = keys.RELATED_TASK
 """``_meta`` key tying a 2025-11-25 message to its task."""
 
 Asking = Callable[[bool], Awaitable[None]]

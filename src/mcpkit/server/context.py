@@ -29,10 +29,12 @@ from mcpkit.protocol.capabilities import (
 from mcpkit.protocol.errors import (
     InvalidParams,
     InvalidRequest,
+    LocalProtocolError,
     MissingRequiredClientCapability,
     UsageError,
 )
-from mcpkit.protocol.meta import LOG_LEVELS
+from mcpkit.protocol.meta import LOG_LEVELS, log_allowed
+from mcpkit.protocol.progress import ProgressSender
 from mcpkit.protocol.sampling_rules import sampling_messages_problem
 from mcpkit.protocol.shape import request_unsupported
 from mcpkit.server._request import InputRequired as InputRequired  # raised here, caught above
@@ -69,13 +71,14 @@ class ElicitAnswer(Generic[T]):
 class Context:
     """Per-request access to progress, logging, cancellation, resources and client questions."""
 
-    __slots__ = ("_info", "_last_progress", "_question_counter", "_server")
+    __slots__ = ("_info", "_progress", "_question_counter", "_server")
 
     def __init__(self, server: Server, info: RequestInfo) -> None:
         self._server = server
         self._info = info
         self._question_counter = 0
-        self._last_progress: float | None = None
+        self._progress: ProgressSender | None = None
+        """The progress rules for this request's token (created on the first report)."""
 
     # -- facts about the request ---------------------------------------------------------------
 
@@ -126,17 +129,16 @@ class Context:
 
         Progress must increase; a value that does not is dropped rather than sent.
         """
-        token = self._info.progress_token
-        if token is None:
+        sender = self._progress
+        if sender is None:
+            token = self._info.progress_token
+            if token is None:
+                return
+            sender = self._progress = ProgressSender(token)
+        try:
+            params = sender.params(progress, total, message)
+        except LocalProtocolError:  # not above the last value: dropped, as documented
             return
-        if self._last_progress is not None and progress <= self._last_progress:
-            return
-        self._last_progress = progress
-        params: JSONObject = {"progressToken": token, "progress": progress}
-        if total is not None:
-            params["total"] = total
-        if message is not None:
-            params["message"] = message
         await self._info.outbound.send_notification("notifications/progress", params)
 
     async def log(self, level: str, data: Any, *, logger: str | None = None) -> None:
@@ -147,10 +149,7 @@ class Context:
         """
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
-        threshold = self._info.log_level
-        if self._info.era == "modern" and threshold is None:
-            return
-        if threshold is not None and LOG_LEVELS.index(level) < LOG_LEVELS.index(threshold):
+        if not log_allowed(level, self._info.log_level, self._info.era):
             return
         params: JSONObject = {"level": level, "data": data}
         if logger is not None:

@@ -79,6 +79,7 @@ from mcpkit.server._tasks_store import (
 from mcpkit.server.context import Context, InputRequired
 from mcpkit.server.tools import TaskStart, TaskSupport
 from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.types.tasks_ext import TASKS_EXTENSION_ID as _TASKS_EXTENSION_ID
 
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
@@ -113,7 +114,7 @@ __all__ = [
     "start_task",
 ]
 
-TASKS_EXTENSION_ID: Final = "io.modelcontextprotocol/tasks"
+TASKS_EXTENSION_ID: Final = _TASKS_EXTENSION_ID
 TASK_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 """What the extension adds; ``tasks/result`` and ``tasks/list`` (2025-11-25) are -32601 in 2026."""
 CORE_TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"})

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final, Protocol
 
-from mcpkit.protocol.codec import decode_message, encode_message
+from mcpkit.protocol.codec import decode_message, encode_batch, encode_message
 from mcpkit.protocol.errors import (
     ConnectionBroken,
     ConnectionClosed,
@@ -142,7 +142,16 @@ class LineStream:
         """
         if self._closed:
             raise ConnectionClosed(f"{self} is closed")
-        data = encode_message(message)
+        await self._write_line(encode_message(message))
+
+    async def send_batch(self, messages: Sequence[Message]) -> None:
+        """Write ``messages`` as one JSON array on one line: the answer to a JSON-RPC batch
+        (2025-03-26). Raises like :meth:`send`."""
+        if self._closed:
+            raise ConnectionClosed(f"{self} is closed")
+        await self._write_line(encode_batch(messages))
+
+    async def _write_line(self, data: bytes) -> None:
         sink = self._sink
         if sink.is_closing():
             raise ConnectionBroken(await self._broken_reason())

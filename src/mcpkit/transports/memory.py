@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Sequence
 from typing import Final
 
-from mcpkit.protocol.codec import decode_message, encode_message
+from mcpkit.protocol.codec import decode_message, encode_batch, encode_message
 from mcpkit.protocol.errors import (
     ConnectionBroken,
     ConnectionClosed,
@@ -106,6 +107,11 @@ class MemoryStream:
             raise ConnectionClosed(f"memory stream {self._name} is closed")
         item: _Item = encode_message(message) if self._serialize else message
         await self._outbound.put(item, f"the peer of memory stream {self._name} closed its end")
+
+    async def send_batch(self, messages: Sequence[Message]) -> None:
+        """Send ``messages`` as one JSON array, as a stream on the wire would (the answer to a
+        2025-03-26 batch); the peer decodes it like bytes from :meth:`send_raw`."""
+        await self.send_raw(encode_batch(messages))
 
     async def send_raw(self, data: bytes) -> None:
         """Send bytes as if they were one line on the wire (for testing how garbage is handled).

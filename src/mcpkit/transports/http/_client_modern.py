@@ -45,7 +45,7 @@ from mcpkit.protocol.http_headers import (
     request_headers,
     tool_header_problem,
 )
-from mcpkit.protocol.meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY
+from mcpkit.protocol.meta import PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, declared_version
 from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.protocol.sse import SSEDecoder
 from mcpkit.transports.http._client_options import (
@@ -124,9 +124,8 @@ def _restore_id(
 
 
 def _version_of(request: Request) -> str:
-    meta = (request.params or {}).get("_meta")
-    version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
-    if not isinstance(version, str):
+    version = declared_version(request.params)
+    if version is None:
         raise UsageError(
             f"{request.method}: a 2026 request needs _meta[{PROTOCOL_VERSION_KEY!r}] or a "
             "protocol_version"

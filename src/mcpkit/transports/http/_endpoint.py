@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import msgspec
 
+from mcpkit.protocol.cancellation import cancelled_request_id
 from mcpkit.protocol.codec import decode_json, message_from_obj
 from mcpkit.protocol.errors import (
     HeaderMismatch,
@@ -453,7 +454,7 @@ class Endpoint:
             return
         if isinstance(message, Notification):
             if state is not None and message.method == "notifications/cancelled":
-                target = (message.params or {}).get("requestId")
+                target = cancelled_request_id(message.params)
                 if not state.cancel(target) and self.sessions is not None:
                     await self.sessions.forward("cancel", state.id, target)
             else:

@@ -18,6 +18,7 @@ from urllib.parse import parse_qs
 
 import msgspec
 
+from mcpkit.protocol.cancellation import cancelled_request_id
 from mcpkit.protocol.codec import decode_json, message_from_obj
 from mcpkit.protocol.errors import (
     InternalError,
@@ -137,7 +138,7 @@ class LegacySseEndpoint:
             state.resolve(message)
         elif isinstance(message, Notification):
             if message.method == "notifications/cancelled":
-                state.cancel((message.params or {}).get("requestId"))
+                state.cancel(cancelled_request_id(message.params))
             else:
                 await self._endpoint.notify(message, state.connection)
         else:

@@ -1,0 +1,207 @@
+"""Protocol decisions are made only in ``mcpkit.protocol`` (and the wire data in ``mcpkit.types``).
+
+``lint-imports`` keeps the layers' imports in order; this test keeps their *knowledge* in order.
+It reads every other module's syntax tree and fails on a reintroduced copy of a protocol rule:
+
+* spelling an ``io.modelcontextprotocol/*`` key (they are named once, in ``mcpkit.types.meta``);
+* reading a ``_meta`` key that decides the era or the request's terms (protocol version, client
+  capabilities and info, log level), a ``progressToken`` or a cancel's ``requestId`` by hand,
+  instead of through ``mcpkit.protocol`` (``request_era``, ``parse_request_meta``,
+  ``progress_token_of``, ``cancelled_request_id``, ``ProgressTracker``...);
+* comparing protocol revisions as strings (``version < "2025-06-18"``, ``max(versions)``)
+  instead of in release order (``at_least``, ``newest``, ``release_key``).
+
+Writing a key into a message being built (``meta[keys.PROGRESS_TOKEN] = id``, a dict display) is
+not a decision and stays allowed. Docstrings are not code and are skipped.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+SRC: Final = Path(__file__).resolve().parent.parent / "src" / "mcpkit"
+RULE_HOMES: Final = (SRC / "protocol", SRC / "types")
+
+DECISION_KEY_NAMES: Final = frozenset(
+    {
+        "PROTOCOL_VERSION_KEY",
+        "CLIENT_CAPABILITIES_KEY",
+        "CLIENT_INFO_KEY",
+        "LOG_LEVEL_KEY",
+        "PROGRESS_TOKEN_KEY",
+        "PROTOCOL_VERSION",
+        "CLIENT_CAPABILITIES",
+        "CLIENT_INFO",
+        "LOG_LEVEL",
+        "PROGRESS_TOKEN",
+    }
+)
+"""Names under which the protocol layer exports the deciding keys."""
+DECISION_KEY_STRINGS: Final = frozenset({"progressToken", "requestId"})
+REVISION: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+ORDERING: Final = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def modules() -> list[Path]:
+    return sorted(
+        path
+        for path in SRC.rglob("*.py")
+        if not any(path.is_relative_to(home) for home in RULE_HOMES)
+    )
+
+
+def docstring_nodes(tree: ast.AST) -> set[int]:
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
+                found.add(id(body[0].value))
+        # an attribute docstring: a bare string right after an assignment
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(node, field, None)
+            if isinstance(statements, list):
+                for statement in statements:
+                    if (
+                        isinstance(statement, ast.Expr)
+                        and isinstance(statement.value, ast.Constant)
+                        and isinstance(statement.value.value, str)
+                    ):
+                        found.add(id(statement.value))
+    return found
+
+
+def is_decision_key(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value in DECISION_KEY_STRINGS or node.value.startswith(
+            "io.modelcontextprotocol/"
+        )
+    if isinstance(node, ast.Name):
+        return node.id in DECISION_KEY_NAMES
+    if isinstance(node, ast.Attribute):
+        return node.attr in DECISION_KEY_NAMES
+    return False
+
+
+def names_a_version(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):
+        return "version" in node.id.lower()
+    if isinstance(node, ast.Attribute):
+        return "version" in node.attr.lower()
+    return False
+
+
+def violations(source: str) -> Iterator[tuple[int, str]]:
+    """Each (line, what) in ``source`` that makes a protocol decision outside the protocol."""
+    tree = ast.parse(source)
+    docstrings = docstring_nodes(tree)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.startswith("io.modelcontextprotocol/")
+            and id(node) not in docstrings
+        ):
+            yield node.lineno, f"spells the key {node.value!r} (use mcpkit.types.meta)"
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            if is_decision_key(node.slice):
+                yield node.lineno, "reads a protocol _meta/progress/cancel key by subscript"
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("get", "pop") and node.args and is_decision_key(node.args[0]):
+                if node.func.attr == "pop" and isinstance(node.args[0], ast.Name | ast.Attribute):
+                    continue  # removing our own key from a dict we build is not a decision
+                yield node.lineno, f"reads a protocol key with .{node.func.attr}()"
+        elif isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(isinstance(op, ast.In | ast.NotIn) for op in node.ops) and is_decision_key(
+                node.left
+            ):
+                yield node.lineno, "tests for a protocol key (era detection is request_era)"
+            if any(isinstance(op, ORDERING) for op in node.ops) and any(
+                isinstance(o, ast.Constant) and isinstance(o.value, str) and REVISION.match(o.value)
+                for o in operands
+            ):
+                yield node.lineno, "compares a protocol revision as a string (use at_least)"
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("max", "min", "sorted")
+            and node.args
+            and names_a_version(node.args[0])
+            and not any(keyword.arg == "key" for keyword in node.keywords)
+        ):
+            yield node.lineno, f"{node.func.id}() of revisions as strings (use newest/release_key)"
+
+
+def test_no_module_outside_the_protocol_makes_a_protocol_decision() -> None:
+    found = [
+        f"{path.relative_to(SRC.parent)}:{line}: {what}"
+        for path in modules()
+        for line, what in violations(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "protocol decisions outside mcpkit.protocol:\n" + "\n".join(found)
+
+
+def test_the_scan_covers_the_consumers() -> None:
+    scanned = {path.relative_to(SRC).as_posix() for path in modules()}
+    for consumer in (
+        "_runtime/session.py",
+        "server/_dispatch.py",
+        "server/context.py",
+        "transports/http/_endpoint.py",
+        "transports/http/_legacy_sessions.py",
+        "client/_channel.py",
+    ):
+        assert consumer in scanned
+    assert not any(name.startswith(("protocol/", "types/")) for name in scanned)
+
+
+@pytest.mark.parametrize(
+    "copy",
+    [
+        # era detection, the way it used to be coded in the dispatcher and the HTTP endpoint
+        'meta = params.get("_meta")\nmodern = PROTOCOL_VERSION_KEY in meta\n',
+        'x = meta.get("io.modelcontextprotocol/protocolVersion")\n',
+        "x = meta[keys.LOG_LEVEL]\n",
+        'KEY = "io.modelcontextprotocol/subscriptionId"\n',
+        # progress and cancellation fields read by hand
+        'token = meta.get("progressToken")\n',
+        'if p["progressToken"] == request_id:\n    pass\n',
+        'state.cancel((message.params or {}).get("requestId"))\n',
+        # revisions compared as strings
+        'if version >= "2025-06-18":\n    pass\n',
+        'old = "2025-11-25" > info.protocol_version\n',
+        "best = max(config.legacy_versions)\n",
+        "ordered = sorted(supported_versions, reverse=True)\n",
+    ],
+)
+def test_a_reintroduced_copy_is_caught(copy: str) -> None:
+    assert list(violations(copy)), copy
+
+
+@pytest.mark.parametrize(
+    "fine",
+    [
+        '"""Reads ``_meta["io.modelcontextprotocol/related-task"]``."""\n',
+        "meta[keys.PROGRESS_TOKEN] = request_id\n",
+        "body = {SUBSCRIPTION_ID: sid}\n",
+        "meta.pop(PROGRESS_TOKEN_KEY, None)\n",
+        "if at_least(version, '2025-06-18'):\n    pass\n",
+        "best = newest(config.legacy_versions)\n",
+        "ordered = sorted(supported_versions, key=release_key)\n",
+        'raise UsageError(f"a 2026 request needs _meta[{PROTOCOL_VERSION_KEY!r}]")\n',
+    ],
+)
+def test_building_messages_is_not_a_decision(fine: str) -> None:
+    assert not list(violations(fine)), fine
