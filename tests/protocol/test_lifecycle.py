@@ -186,6 +186,18 @@ def test_initialized_before_our_result_completes_when_result_is_sent() -> None:
     assert server.state is ServerState.OPERATING
 
 
+def test_a_request_after_an_early_initialized_is_accepted() -> None:
+    """A client that writes ahead (initialize, initialized, a call, all at once) is served."""
+    server = ServerLifecycle()
+    server.receive(init_request())
+    with pytest.raises(InvalidRequest):  # still before the result, and nothing says otherwise
+        server.receive(Request(id=2, method="tools/list"))
+    assert server.receive(INITIALIZED) is True
+    server.receive(Request(id=3, method="tools/list"))  # accepted now
+    server.send(init_result())
+    assert server.state is ServerState.OPERATING
+
+
 def test_stray_initialized_is_dropped() -> None:
     server = ServerLifecycle()
     assert server.receive(INITIALIZED) is False

@@ -17,6 +17,10 @@ Decisions (each documented because the spec leaves room):
 * A request after our ``initialize`` result but before ``notifications/initialized`` is
   *accepted*: the spec only forbids requests before the result, and over HTTP the client's
   ``initialized`` POST can race its next request.
+* A request after the client's ``notifications/initialized`` is accepted even when our result
+  is still on its way: the client says it has the result, so it is only ahead of us (a client
+  that writes a whole conversation at once, e.g. stdin from a file). It is served after
+  ``initialize``, whose handler was started first.
 * ``ping``, logging, progress and cancellation may flow before the handshake completes; any other
   request or notification we try to send then is a :class:`LocalProtocolError`.
 * A peer's stray notification never gets an answer (JSON-RPC forbids it): ``receive`` returns
@@ -125,6 +129,8 @@ class ServerLifecycle:
             return
         if method == PING or state in (ServerState.AWAITING_INITIALIZED, ServerState.OPERATING):
             return
+        if state is ServerState.INITIALIZING and self._initialized_early:
+            return  # the client already said initialized: it is ahead of our result
         if state is ServerState.AWAITING_INITIALIZE:
             raise InvalidRequest(f"{method} was received before initialize; send initialize first")
         raise InvalidRequest(
