@@ -62,6 +62,7 @@ from mcpkit.protocol.meta import CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY
 from mcpkit.server import Server
 from mcpkit.server._request import InputRequired, RequestInfo
 from mcpkit.server.context import Context
+from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.notifications import ResourceUpdatedNotification
 
@@ -77,7 +78,7 @@ BACKEND_UNAVAILABLE: Final = -32050
 backend is down, went away during the call, or did not answer in time."""
 LIST_TIMEOUT: Final = 10.0
 _STRIPPED: Final = ("resultType", "ttlMs", "cacheScope")
-_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+_SERVER_INFO: Final = keys.SERVER_INFO
 _ROUNDS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
 """2026 methods whose input-required rounds pass straight through between two 2026 peers."""
 _STATE: Final = "gateway/state"
@@ -125,7 +126,7 @@ def _forwarded_meta(info: RequestInfo) -> JSONObject | None:
         kept = {
             k: v
             for k, v in meta.items()
-            if k != "progressToken" and not k.startswith("io.modelcontextprotocol/")
+            if k != keys.PROGRESS_TOKEN and not k.startswith(keys.MCP_PREFIX)
         }
     level = info.log_level if info.era == "modern" else (info.log_level or "debug")
     if level is not None:
