@@ -397,9 +397,11 @@ class Session:
                 if item.answerable:
                     immediate.append(ErrorResponse(item.request_id, item.error.to_error_object()))
             elif isinstance(item, Request):
-                ctx = self._admit_request(item, immediate)
-                if ctx is not None:
-                    served.append(ctx)
+                admitted = self._admit_request(item)
+                if isinstance(admitted, ErrorResponse):
+                    immediate.append(admitted)
+                else:
+                    served.append(admitted)
             else:
                 self._dispatch(item)
         answers = BatchAnswers([ctx.request.id for ctx in served], immediate)
@@ -507,30 +509,24 @@ class Session:
             self._spawn(self._await_quietly(result))
 
     def _accept_request(self, request: Request) -> None:
-        refused: list[Response | ErrorResponse] = []
-        ctx = self._admit_request(request, refused)
-        if ctx is None:
-            for answer in refused:
-                self._spawn(self._send_quietly(answer, request.method))
+        ctx = self._admit_request(request)
+        if type(ctx) is ErrorResponse:
+            self._spawn(self._send_quietly(ctx, request.method))
             return
-        ctx._task = self._spawn(self._serve(ctx, ctx._entry))  # type: ignore[arg-type]
+        ctx._task = self._spawn(self._serve(ctx, ctx._entry))  # type: ignore[union-attr, arg-type]
 
-    def _admit_request(
-        self, request: Request, refused: list[Response | ErrorResponse]
-    ) -> RequestContext | None:
-        """Let the connection judge a request; ``None`` (its answer added to ``refused``) when
-        it may not be served: no handler (-32601), a duplicate in-flight id (-32600), too many
-        in flight (-32603), or what the role refuses (e.g. a request before ``initialize``)."""
+    def _admit_request(self, request: Request) -> RequestContext | ErrorResponse:
+        """Let the connection judge a request: its context to serve it, or the error to answer
+        it with: no handler (-32601), a duplicate in-flight id (-32600), too many in flight
+        (-32603), or what the role refuses (e.g. a request before ``initialize``)."""
         if self._request_handler is None:
             error: JSONRPCError = MethodNotFound(f"Method not found: {request.method}")
-            refused.append(ErrorResponse(request.id, error.to_error_object()))
-            return None
+            return ErrorResponse(request.id, error.to_error_object())
         ctx = RequestContext(self, request)
         try:
             ctx._entry = self.connection.receive_request(request, ctx)
         except JSONRPCError as exc:
-            refused.append(ErrorResponse(request.id, exc.to_error_object()))
-            return None
+            return ErrorResponse(request.id, exc.to_error_object())
         return ctx
 
     async def _serve(self, ctx: RequestContext, entry: InboundRequest[RequestContext]) -> None:

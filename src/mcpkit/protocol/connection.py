@@ -454,10 +454,26 @@ class ServerConnection(Connection[O, I]):
         """True once the client sent ``notifications/initialized`` after our result."""
         return self.lifecycle.state is ServerState.OPERATING
 
+    def receive_request(self, request: Request, value: I) -> InboundRequest[I]:
+        # The hot path: once operating, the lifecycle has nothing to say about a request but a
+        # second initialize, so only that (and every request before) goes through it.
+        if self.lifecycle.state is not ServerState.OPERATING or request.method == "initialize":
+            self._admit(request)
+        return self.inbound.add(request.id, request.method, value)
+
     def _admit(self, request: Request) -> None:
         super()._admit(request)
         if not is_modern_request(request.params):  # 2026 requests have no lifecycle
             self.lifecycle.receive(request)
+
+    def send(
+        self, message: Message, protocol_version: str | None = None, method: str | None = None
+    ) -> Message:
+        version = protocol_version or self.lifecycle.protocol_version
+        if self.lifecycle.state is not ServerState.OPERATING:  # operating: everything may go
+            self._check_send(message, version)
+        notify_outbound(message, version, method)
+        return message
 
     def receive_notification(self, note: Notification) -> Event:
         if not is_modern_request(note.params) and not self.lifecycle.receive(note):

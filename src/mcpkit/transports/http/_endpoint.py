@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import msgspec
 
+from mcpkit.protocol.batch import accepts_batches
 from mcpkit.protocol.cancellation import cancelled_request_id
 from mcpkit.protocol.codec import decode_json, message_from_obj
 from mcpkit.protocol.errors import (
@@ -52,6 +53,7 @@ from mcpkit.protocol.http_routing import (
 )
 from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
 from mcpkit.protocol.observe import notify_outbound
+from mcpkit.transports.http._batch import serve_batch
 from mcpkit.transports.http._body import BodyError, read_body
 from mcpkit.transports.http._exchange import (
     GetStreamOutbound,
@@ -222,6 +224,10 @@ class Endpoint:
         except (msgspec.DecodeError, RecursionError, ValueError) as exc:
             await self._error(response, 400, ParseError(f"Parse error: {exc}"))
             return
+        if isinstance(obj, list) and await self._batch(
+            obj, headers, scope.get(AUTH_SCOPE_KEY), response
+        ):
+            return
         route = route_request(
             "POST",
             headers,
@@ -260,6 +266,37 @@ class Endpoint:
             await self._initialize(message, route, auth, response, peer_key(scope.get("client")))
         else:
             await self._legacy(message, route, headers, auth, receive, response)
+
+    async def _batch(
+        self, obj: list[Any], headers: Mapping[str, str], auth: Any, response: HttpResponse
+    ) -> bool:
+        """Serve a JSON-RPC batch in a session that negotiated 2025-03-26 (``_batch.py``);
+        ``False`` for any other array, which the router then refuses with -32600."""
+        session_id = headers.get(MCP_SESSION_ID_HEADER.lower())
+        if self.sessions is None or session_id is None:
+            return False
+        state = await self.sessions.find(session_id)
+        if state is None or not accepts_batches(state.protocol_version):
+            return False
+        sent = headers.get(MCP_PROTOCOL_VERSION_HEADER.lower())
+        if sent is not None and sent.strip() != state.protocol_version:
+            return False  # a header naming another revision: not this session's batch
+        try:
+            message_from_obj(obj)
+        except MessageDecodeError as exc:
+            items = exc.batch or ()
+        else:  # pragma: no cover - an array is never a single message
+            return False
+        await serve_batch(
+            items,
+            state,
+            server=self._server,
+            notify=self.notify,
+            spawn=self._spawn,
+            auth=auth,
+            response=response,
+        )
+        return True
 
     async def _fail_server_request(
         self, headers: Mapping[str, str], request_id: RequestId, why: str
