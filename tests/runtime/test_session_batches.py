@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
 from _runtime_helpers import WAIT, session_with_raw_peer, wait_for
 
 from mcpkit._runtime.session import RequestContext
@@ -77,8 +76,6 @@ async def test_a_cancelled_member_is_left_out_and_a_duplicate_id_refused() -> No
         assert not any(m.id == 1 for m in batch)
 
 
-# The refusal's id is written absent, not null (the schema wants null): `shape`'s change on #11.
-@pytest.mark.no_schema_check
 async def test_outside_2025_03_26_a_batch_gets_one_error() -> None:
     async def handler(ctx: RequestContext) -> dict[str, Any]:
         raise AssertionError("a refused batch runs nothing")

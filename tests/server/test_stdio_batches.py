@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from mcpkit.protocol.errors import INVALID_REQUEST, MessageDecodeError
 from mcpkit.transports.stdio_client import StdioServerParameters, stdio_client
 from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, Response
@@ -85,9 +83,6 @@ async def test_a_batch_of_notifications_only_gets_no_answer() -> None:
         assert await stream.receive() == Response(6, {})  # nothing came before it
 
 
-# A refusal names no request: the codec writes that id as absent, which 2024-11-05 and 2025-06-18
-# schemas reject; writing it as "id": null is the revision-shaping change's (issue #11, `shape`).
-@pytest.mark.no_schema_check
 async def test_other_revisions_refuse_a_batch_with_id_null() -> None:
     for version in ("2024-11-05", "2025-06-18", "2025-11-25"):
         async with stdio_client(StdioServerParameters(sys.executable, [FIXTURE])) as stream:

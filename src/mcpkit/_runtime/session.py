@@ -421,12 +421,11 @@ class Session:
         the answers one by one."""
         send_batch = getattr(self._stream, "send_batch", None)
         try:
-            for answer in answers:
-                self.connection.send(answer, None, None)
+            shaped = [self.connection.send(answer, None, None) for answer in answers]
             if send_batch is not None:
-                await send_batch(answers)
+                await send_batch(shaped)
             else:
-                for answer in answers:
+                for answer in shaped:
                     await self._stream.send(answer)
         except Exception as exc:
             logger.debug("%s: could not answer a batch: %s", self.name, exc)

@@ -472,8 +472,7 @@ class ServerConnection(Connection[O, I]):
         version = protocol_version or self.lifecycle.protocol_version
         if self.lifecycle.state is not ServerState.OPERATING:  # operating: everything may go
             self._check_send(message, version)
-        notify_outbound(message, version, method)
-        return message
+        return prepare_outbound(message, version, method)
 
     def receive_notification(self, note: Notification) -> Event:
         if not is_modern_request(note.params) and not self.lifecycle.receive(note):

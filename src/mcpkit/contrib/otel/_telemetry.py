@@ -27,7 +27,7 @@ from mcpkit._version import __version__
 from mcpkit.contrib.otel import _attributes as attr
 from mcpkit.contrib.otel._propagation import extract_from_meta, inject_into_params
 from mcpkit.protocol.errors import JSONRPCError
-from mcpkit.protocol.meta import PROTOCOL_VERSION_KEY
+from mcpkit.protocol.meta import declared_version, is_modern_request
 from mcpkit.types.jsonrpc import JSONObject, Request
 
 __all__ = ["DURATION_BUCKETS", "INSTRUMENTATION_NAME", "Telemetry"]
@@ -147,11 +147,11 @@ class Telemetry:
         params = request.params
         meta = params.get("_meta") if params else None
         attributes = attr.request_attributes(method, params)
-        modern = isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+        modern = is_modern_request(params)
         if modern:
             attributes[attr.ERA] = "modern"
-            version = meta[PROTOCOL_VERSION_KEY] if isinstance(meta, dict) else None
-            if isinstance(version, str):
+            version = declared_version(params)
+            if version is not None:
                 attributes[attr.PROTOCOL_VERSION] = version
         else:
             attributes[attr.ERA] = "legacy"

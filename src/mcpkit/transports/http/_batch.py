@@ -29,7 +29,7 @@ from mcpkit.protocol.errors import (
     MessageDecodeError,
 )
 from mcpkit.protocol.meta import is_modern_request
-from mcpkit.protocol.observe import notify_outbound
+from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.transports.http._exchange import RequestOutbound, Spawn, answer
 from mcpkit.transports.http._legacy_sessions import LegacySessionState
 from mcpkit.transports.http._pipe import EventPipe
@@ -40,6 +40,8 @@ from mcpkit.types.jsonrpc import ErrorResponse, Message, Notification, Request, 
 __all__ = ["serve_batch"]
 
 Notify = Callable[[Notification, Any], Awaitable[None]]
+Forward = Callable[[str, str, Any], Awaitable[None]]
+"""``LegacySessions.forward``: hands an answer or a cancel to the worker that can use it."""
 
 
 async def serve_batch(
@@ -48,6 +50,7 @@ async def serve_batch(
     *,
     server: HttpServable,
     notify: Notify,
+    forward: Forward,
     spawn: Spawn,
     auth: Any,
     response: HttpResponse,
@@ -57,9 +60,8 @@ async def serve_batch(
     try:
         check_batch(items, version)
     except JSONRPCError as exc:
-        refusal = ErrorResponse(None, exc.to_error_object())
-        notify_outbound(refusal, version, None)
-        await response.error(400, refusal)
+        refusal = prepare_outbound(ErrorResponse(None, exc.to_error_object()), version, None)
+        await response.json_bytes(400, encode_message(refusal))
         return
     immediate: list[ErrorResponse] = []
     requests: list[Request] = []
@@ -69,10 +71,13 @@ async def serve_batch(
             if item.answerable:
                 immediate.append(ErrorResponse(item.request_id, item.error.to_error_object()))
         elif isinstance(item, Response | ErrorResponse):
-            state.resolve(item)
+            if not state.resolve(item):
+                await forward("answer", state.id, item)  # another worker may be waiting for it
         elif isinstance(item, Notification):
             if item.method == "notifications/cancelled":
-                state.cancel(cancelled_request_id(item.params))
+                target = cancelled_request_id(item.params)
+                if not state.cancel(target):
+                    await forward("cancel", state.id, target)
             else:
                 await notify(item, state.connection)
         elif is_modern_request(item.params):
@@ -94,9 +99,7 @@ async def serve_batch(
                 requests.append(item)
     tasks = [_start(request, state, server, spawn, auth) for request in requests]
     answers = await asyncio.gather(*tasks, return_exceptions=True)
-    parts = [encode_message(message) for message in immediate]
-    for message in immediate:
-        notify_outbound(message, version, None)
+    parts = [encode_message(prepare_outbound(message, version, None)) for message in immediate]
     parts += [data for data in answers if isinstance(data, bytes)]
     if not parts:  # only notifications and responses, or every request was cancelled
         await response.empty(202)

@@ -292,6 +292,7 @@ class Endpoint:
             state,
             server=self._server,
             notify=self.notify,
+            forward=self.sessions.forward,
             spawn=self._spawn,
             auth=auth,
             response=response,
