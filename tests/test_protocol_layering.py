@@ -43,6 +43,8 @@ DECISION_KEY_NAMES: Final = frozenset(
     }
 )
 """Names under which the protocol layer exports the deciding keys."""
+META_MODULE_ALIASES: Final = frozenset({"keys", "meta", "protocol"})
+"""How modules name ``mcpkit.types.meta`` / ``mcpkit.protocol`` when they read a key from them."""
 DECISION_KEY_STRINGS: Final = frozenset({"progressToken", "requestId"})
 REVISION: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ORDERING: Final = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -89,8 +91,12 @@ def is_decision_key(node: ast.AST) -> bool:
         )
     if isinstance(node, ast.Name):
         return node.id in DECISION_KEY_NAMES
-    if isinstance(node, ast.Attribute):
-        return node.attr in DECISION_KEY_NAMES
+    if isinstance(node, ast.Attribute):  # keys.PROTOCOL_VERSION, not otel's attr.PROTOCOL_VERSION
+        return (
+            node.attr in DECISION_KEY_NAMES
+            and isinstance(node.value, ast.Name)
+            and node.value.id in META_MODULE_ALIASES
+        )
     return False
 
 
@@ -197,6 +203,7 @@ def test_a_reintroduced_copy_is_caught(copy: str) -> None:
         "meta[keys.PROGRESS_TOKEN] = request_id\n",
         "body = {SUBSCRIPTION_ID: sid}\n",
         "meta.pop(PROGRESS_TOKEN_KEY, None)\n",
+        "if attr.PROTOCOL_VERSION not in attributes:\n    pass\n",  # another vocabulary's name
         "if at_least(version, '2025-06-18'):\n    pass\n",
         "best = newest(config.legacy_versions)\n",
         "ordered = sorted(supported_versions, key=release_key)\n",
