@@ -153,6 +153,13 @@ class TestOutbound:
         event = conn.receive(Response(99, {}))
         assert isinstance(event, Ignored) and "99" in event.reason
 
+    def test_an_error_with_id_null_names_no_request(self) -> None:
+        conn: Connection[str, str] = Connection()
+        request = conn.start_request("ping", None, "f")
+        event = conn.receive(ErrorResponse(None, ErrorObject(-32700, "Parse error")))
+        assert isinstance(event, Ignored) and "could not read" in event.reason
+        assert request.id in conn.outbound  # nothing was failed for it
+
     def test_a_string_id_does_not_answer_an_integer_request(self) -> None:
         conn: Connection[str, str] = Connection()
         request = conn.start_request("ping", None, "f")

@@ -243,6 +243,12 @@ class Connection(Generic[O, I]):
                 return Rejected(message, exc)
             return RequestReceived(entry, message, self.request_era(message))
         if isinstance(message, Response | ErrorResponse):
+            if message.id is None and isinstance(message, ErrorResponse):
+                # "id": null: the peer could not read one of our messages well enough to name
+                # it (JSON-RPC 2.0 §5); no request can be failed for it
+                return Ignored(
+                    message, f"the peer could not read a message we sent: {message.error.message}"
+                )
             matched = self.receive_response(message)
             if matched is None:
                 return Ignored(message, f"a response to unknown request id {message.id!r}")
