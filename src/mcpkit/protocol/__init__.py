@@ -366,8 +366,21 @@ __all__ += [
     "HOST_REJECTED_STATUS",
     "ORIGIN_REJECTED_STATUS",
     "HostPolicy",
+    # server_card (experimental)
+    "AI_CATALOG_PATH",
+    "CAPABILITIES_META_KEY",
+    "CARD_SUFFIX",
+    "CATALOG_PATH",
+    "SERVER_CARD_MEDIA_TYPE",
+    "SERVER_CARD_SCHEMA",
+    "build_catalog",
+    "build_server_card",
+    "card_mismatches",
+    "card_name",
+    "card_problems",
+    "catalog_entry",
 ]
-_LAZY_MODULES = ("http_headers", "http_routing", "http_security")
+_LAZY_MODULES = ("http_headers", "http_routing", "http_security", "server_card")
 
 
 def __getattr__(name: str) -> object:
@@ -430,4 +443,18 @@ if TYPE_CHECKING:
         HOST_REJECTED_STATUS,
         ORIGIN_REJECTED_STATUS,
         HostPolicy,
+    )
+    from mcpkit.protocol.server_card import (
+        AI_CATALOG_PATH,
+        CAPABILITIES_META_KEY,
+        CARD_SUFFIX,
+        CATALOG_PATH,
+        SERVER_CARD_MEDIA_TYPE,
+        SERVER_CARD_SCHEMA,
+        build_catalog,
+        build_server_card,
+        card_mismatches,
+        card_name,
+        card_problems,
+        catalog_entry,
     )
