@@ -57,6 +57,11 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'mcpkit.transports' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(f"mcpkit.transports.{module_name}"), name)
-    globals()[name] = value
-    return value
+    module = importlib.import_module(f"mcpkit.transports.{module_name}")
+    # Bind every name of that module at once: importing it also imported submodules such as
+    # ``stdio_client``, which Python binds here as modules, shadowing the functions of the same
+    # name that ``from mcpkit.transports import stdio_client`` must return.
+    for exported, source in _SOURCES.items():
+        if source == module_name:
+            globals()[exported] = getattr(module, exported)
+    return globals()[name]
