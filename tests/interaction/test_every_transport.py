@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 from kit.conformance import check_core_rules
+from mcpkit.client import Client
+from mcpkit.errors import UsageError
 
 WAIT_S = 30.0
 
@@ -100,6 +102,32 @@ async def test_logging_respects_the_level(stream_connect: Connect) -> None:
                 arrived.clear()
                 await arrived.wait()
     assert not any("debug: hi" in repr(m) for m in received)
+
+
+async def test_the_clients_log_level_option_filters_from_the_first_call(
+    stream_connect: Connect,
+) -> None:
+    """``Client(log_level=...)`` holds in both eras: 2026 sends it in ``_meta``, a legacy session
+    gets ``logging/setLevel`` right after the handshake (it used to get nothing: debug leaked)."""
+    received: list[Any] = []
+    arrived = asyncio.Event()
+
+    def on_log(message: Any) -> None:
+        received.append(message)
+        arrived.set()
+
+    async with stream_connect(logging_handler=on_log, log_level="info") as client:
+        await client.call_tool("chatty", {"text": "hi"})
+        async with asyncio.timeout(WAIT_S):
+            while not any("info: hi" in repr(m) for m in received):
+                arrived.clear()
+                await arrived.wait()
+    assert not any("debug: hi" in repr(m) for m in received)
+
+
+def test_an_unknown_log_level_is_refused_when_the_client_is_made() -> None:
+    with pytest.raises(UsageError, match="unknown log level 'loud'"):
+        Client("http://127.0.0.1:1/mcp", log_level="loud")
 
 
 async def test_progress_events_are_delivered_in_order(stream_connect: Connect) -> None:

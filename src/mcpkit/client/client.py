@@ -55,6 +55,7 @@ from mcpkit.protocol.errors import (
     ResourceNotFound,
     UsageError,
 )
+from mcpkit.protocol.meta import LOG_LEVELS
 from mcpkit.types.common import Implementation
 from mcpkit.types.jsonrpc import JSONObject, Notification
 from mcpkit.types.versions import Era
@@ -193,6 +194,10 @@ class Client(ClientFeatures):
         self._logging_handler = logging_handler
         self._notification_handler = notification_handler
         self._elicitation_complete_handler = elicitation_complete_handler
+        if log_level is not None and log_level not in LOG_LEVELS:
+            raise UsageError(
+                f"unknown log level {log_level!r}; expected one of {', '.join(LOG_LEVELS)}"
+            )
         self._log_level = log_level
         self._timeout = timeout
         self._max_timeout = max_timeout
@@ -236,6 +241,7 @@ class Client(ClientFeatures):
                 self._negotiated = await nego.negotiate(channel, self._negotiation_config())
             else:
                 self._negotiated = await self._connect_http(stack, self._connector)
+            await self._apply_initial_log_level()
         except BaseException:
             self._stack = None
             self._channel = None
@@ -246,6 +252,18 @@ class Client(ClientFeatures):
         if isinstance(session_id, str):
             self._negotiated.session_id = session_id
         logger.info("%s: %s", self.name, self._negotiated.describe())
+
+    async def _apply_initial_log_level(self) -> None:
+        """Make ``log_level=`` hold in the handshake era too, where it is session state.
+
+        In 2026 every request carries the level in ``_meta``; a legacy session needs one
+        ``logging/setLevel`` after the handshake. A server without the ``logging`` capability
+        sends no log messages, so there is nothing to set.
+        """
+        if self._log_level is None or self.era == "modern":
+            return
+        if "logging" in self.server_capabilities:
+            await self.set_logging_level(self._log_level)
 
     async def _open_stream(
         self, stack: contextlib.AsyncExitStack, connector: StreamConnector
