@@ -28,6 +28,11 @@ from typing import IO, Final
 
 import pytest
 
+# The Redis probe is tests/contrib/redis's (one PING over a raw socket); re-exported for
+# benchmarks/scale.py.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "contrib" / "redis"))
+from _redis_env import redis_answers
+
 __all__ = [
     "Deployment",
     "Route",
@@ -65,16 +70,6 @@ def haproxy_binary() -> str:
         _missing("HAProxy is missing: run scripts/install-system (or apt-get install haproxy)")
     assert found is not None
     return found
-
-
-def redis_answers(host: str = REDIS_HOST, port: int = REDIS_PORT) -> bool:
-    """Whether a Redis answers PING at ``host:port`` (a raw socket: no client library needed)."""
-    try:
-        with socket.create_connection((host, port), timeout=2) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(64).startswith(b"+PONG")
-    except OSError:
-        return False
 
 
 def require_redis() -> str:

@@ -26,9 +26,10 @@ REDIS_URL: Final = os.environ.get("MCPKIT_TEST_REDIS_URL", "redis://127.0.0.1:63
 START_TIMEOUT_S: Final = 10.0
 
 
-def _answers(host: str = "127.0.0.1", port: int = 6379) -> bool:
+def redis_answers(host: str = "127.0.0.1", port: int = 6379, timeout: float = 0.5) -> bool:
+    """Whether a Redis answers PING at ``host:port`` (a raw socket: no client library needed)."""
     try:
-        with socket.create_connection((host, port), timeout=0.5) as sock:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
             sock.sendall(b"PING\r\n")
             return sock.recv(16).startswith(b"+PONG")
     except OSError:
@@ -37,7 +38,7 @@ def _answers(host: str = "127.0.0.1", port: int = 6379) -> bool:
 
 def require_redis() -> None:
     """Skip (or fail under CI) when no Redis answers at the test URL."""
-    if _answers():
+    if redis_answers():
         return
     why = f"no Redis answers at {REDIS_URL} (start one: redis-server --save '' --appendonly no)"
     if os.environ.get("CI", "").lower() == "true":
@@ -94,7 +95,7 @@ class PrivateRedis:
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
         for _ in range(int(START_TIMEOUT_S / 0.02)):
-            if _answers(port=self.port):
+            if redis_answers(port=self.port):
                 return
             if self.process.poll() is not None:
                 raise RuntimeError(f"redis-server exited with {self.process.returncode}")
