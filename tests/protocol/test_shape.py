@@ -67,18 +67,57 @@ def test_an_unchanged_message_is_the_same_object() -> None:
     assert shape_for("2024-11-05", response, None) is response  # unknown request
 
 
-def test_the_revisions_mcpkit_builds_for_pass_through_on_the_hot_path() -> None:
-    """2025-11-25 and 2026-07-28 define everything mcpkit sends (the strict schema check in the
-    tests holds it to that), so shape_for does not walk their messages; shape_result does."""
+def test_the_newest_revisions_are_shaped_too() -> None:
+    """mcpkit's structs span every revision, so even a 2025-11-25 or 2026-07-28 peer could be
+    sent a field its schema lacks: 2025-11-25 has no ``capabilities.extensions`` (a 2026-07-28
+    field), 2026-07-28 no ``execution`` on a tool (a 2025-11-25 core-tasks field)."""
     odd = {"content": [{"type": "text", "text": "x", "vendor": 1}]}
-    for revision in ("2025-11-25", "2026-07-28"):
-        response = Response(1, odd)
-        assert shape_for(revision, response, "tools/call") is response
-        assert shape_result(revision, "tools/call", odd)["content"][0] == {"type": "text",
-                                                                           "text": "x"}
-    shaped = shape_for("2025-06-18", Response(1, odd), "tools/call")
-    assert isinstance(shaped, Response) and shaped.result["content"][0] == {"type": "text",
-                                                                            "text": "x"}
+    for revision in ("2025-06-18", "2025-11-25", "2026-07-28"):
+        shaped = shape_for(revision, Response(1, odd), "tools/call")
+        assert isinstance(shaped, Response)
+        assert shaped.result["content"][0] == {"type": "text", "text": "x"}
+    hello = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {}, "extensions": {"com.example/x": {}}},
+        "serverInfo": {"name": "s", "version": "1"},
+    }
+    answer = shape_for("2025-11-25", Response(0, hello), "initialize")
+    assert isinstance(answer, Response) and answer.result["capabilities"] == {"tools": {}}
+    modern_hello = {**hello, "protocolVersion": "2026-07-28"}
+    kept = shape_result("2026-07-28", "server/discover", modern_hello)
+    assert "extensions" in kept["capabilities"]  # a 2026-07-28 field stays for 2026-07-28
+    task_tool = {"name": "t", "inputSchema": {"type": "object"}, "execution": {}}
+    assert "execution" in tool_in_listing("2025-11-25", task_tool)
+    assert "execution" not in tool_in_listing("2026-07-28", task_tool)
+
+
+def tool_in_listing(revision: str, tool: dict[str, Any]) -> dict[str, Any]:
+    shaped: dict[str, Any] = shape_result(revision, "tools/list", {"tools": [tool]})["tools"][0]
+    return shaped
+
+
+def test_an_initialize_request_is_shaped_for_the_revision_it_offers() -> None:
+    """Sent before anything is negotiated, yet it must be valid in the revision it names."""
+    from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
+
+    seen: list[tuple[str | None, str | None]] = []
+
+    def observer(message: Any, version: str | None, method: str | None) -> None:
+        seen.append((version, method))
+
+    params = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"roots": {}, "extensions": {"com.example/x": {}}},
+        "clientInfo": {"name": "c", "version": "1"},
+    }
+    add_outbound_observer(observer)
+    try:
+        sent = prepare_outbound(Request(0, "initialize", params), None, "initialize")
+    finally:
+        remove_outbound_observer(observer)
+    assert isinstance(sent, Request) and sent.params is not None
+    assert sent.params["capabilities"] == {"roots": {}}
+    assert seen == [("2025-11-25", "initialize")]
 
 
 def test_initialize_capabilities_per_revision() -> None:
@@ -131,16 +170,20 @@ def test_content_conversion_rules() -> None:
 
 
 def test_prompt_messages_and_sampling_content_are_converted_too() -> None:
-    prompt = {"messages": [{"role": "user", "content": {"type": "resource_link", "uri": "u:/",
-                                                        "name": "n"}}]}
+    prompt = {
+        "messages": [
+            {"role": "user", "content": {"type": "resource_link", "uri": "u:/", "name": "n"}}
+        ]
+    }
     shaped = shape_result("2025-03-26", "prompts/get", prompt)
     assert shaped["messages"][0]["content"] == {"type": "text", "text": "n: u:/"}
     request = Request(
         7,
         "sampling/createMessage",
         {
-            "messages": [{"role": "user", "content": {"type": "audio", "data": "", "mimeType":
-                                                       "audio/wav"}}],
+            "messages": [
+                {"role": "user", "content": {"type": "audio", "data": "", "mimeType": "audio/wav"}}
+            ],
             "maxTokens": 5,
         },
     )
@@ -181,8 +224,15 @@ def test_the_progress_token_survives_in_every_revision() -> None:
 def test_error_responses_and_task_answers_are_left_alone() -> None:
     error = ErrorResponse(None, ErrorObject(-32700, "Parse error", {"any": "thing"}))
     assert shape_for("2024-11-05", error, None) is error
-    task = {"task": {"taskId": "t1", "status": "working", "createdAt": "2025-01-01T00:00:00Z",
-                     "lastUpdatedAt": "2025-01-01T00:00:00Z", "ttl": None}}
+    task = {
+        "task": {
+            "taskId": "t1",
+            "status": "working",
+            "createdAt": "2025-01-01T00:00:00Z",
+            "lastUpdatedAt": "2025-01-01T00:00:00Z",
+            "ttl": None,
+        }
+    }
     assert shape_result("2025-11-25", "tools/call", task) is task
     ext_task = {"resultType": "task", "taskId": "t1", "status": "working"}
     assert shape_result("2026-07-28", "tools/call", ext_task) is ext_task

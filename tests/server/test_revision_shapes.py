@@ -111,6 +111,7 @@ async def converse(session: Session, revision: str) -> None:
     if revision != MODERN:
         capabilities = started["capabilities"]
         assert ("completions" in capabilities) == at_least(revision, "2025-03-26")
+        assert "extensions" not in capabilities  # a 2026-07-28 field, 2025-11-25 included
         info = started["serverInfo"]
         assert ("title" in info) == at_least(revision, "2025-06-18")
         assert ("icons" in info) == at_least(revision, "2025-11-25")
@@ -212,9 +213,7 @@ async def test_every_revision_gets_its_own_shape_over_memory(
 
 
 @pytest.mark.parametrize("revision", ALL_VERSIONS)
-async def test_every_revision_gets_its_own_shape_over_stdio(
-    revision: str, tmp_path: Path
-) -> None:
+async def test_every_revision_gets_its_own_shape_over_stdio(revision: str, tmp_path: Path) -> None:
     log = tmp_path / "wire"
     params = StdioServerParameters(sys.executable, [FIXTURE], env={"MCPKIT_WIRE_LOG": str(log)})
     async with (
@@ -238,7 +237,6 @@ async def test_every_revision_gets_its_own_shape_over_stdio(
     assert violations == []
     versions = {entry["version"] for entry in sent if entry["method"] != "initialize"}
     assert versions == {revision}
-
 
 
 @pytest.mark.parametrize("revision", LEGACY_VERSIONS)

@@ -34,7 +34,7 @@ from typing import Any, Final
 from mcpkit.protocol._shape_tables import TABLES
 from mcpkit.protocol.observe import notify_outbound
 from mcpkit.types.jsonrpc import ErrorResponse, Message, Notification, Request, Response
-from mcpkit.types.versions import ALL_VERSIONS, LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION
+from mcpkit.types.versions import ALL_VERSIONS
 
 __all__ = [
     "convert_content",
@@ -46,11 +46,6 @@ __all__ = [
 
 _TASK_AUGMENTABLE: Final = frozenset({"tools/call", "sampling/createMessage", "elicitation/create"})
 _RANK: Final = {version: rank for rank, version in enumerate(ALL_VERSIONS)}
-_BUILT_FOR: Final = frozenset({LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION})
-"""The revisions mcpkit builds its messages for: every field it sends is in their schemas (the
-test suite's strict schema check holds it to that, for every message of every test), so
-:func:`shape_for` passes their messages through untouched and the hot path of a current peer
-pays nothing. :func:`shape_result` still walks them."""
 
 
 def _before(revision: str, first: str) -> bool:
@@ -63,10 +58,15 @@ def shape_for(revision: str | None, message: Message, method: str | None = None)
 
     ``method`` is the message's method or, for a response, the method of the request it
     answers. With no known revision (before negotiation) or method the message is returned
-    unchanged; error responses are never changed (their ``data`` is free-form); messages to the
-    revisions mcpkit builds for (2025-11-25, 2026-07-28) pass through as they are.
+    unchanged; error responses are never changed (their ``data`` is free-form).
+
+    The newest revisions are shaped too: mcpkit's structs are a union of every revision, so it
+    can build a field even 2025-11-25 lacks (``capabilities.extensions``, a 2026-07-28 field, in
+    the ``initialize`` of a server or client configured with extensions), and a user's
+    hand-written result may carry anything. A message that needs no change costs a walk of its
+    keys and is returned as the same object.
     """
-    if revision is None or revision in _BUILT_FOR:
+    if revision is None:
         return message
     compiled = _compiled.get(revision) or _revision(revision)
     if compiled is None:
@@ -97,12 +97,18 @@ def prepare_outbound(message: Message, protocol_version: str | None, method: str
     The one call every send point makes right before encoding: observers (the schema check in
     the tests, ``MCPKIT_WIRE_LOG``) see exactly what goes on the wire.
     """
-    if protocol_version is None and method == "initialize" and isinstance(message, Response):
-        # the answer that negotiates the revision is already in it (a transport may only
-        # learn the revision from this very message)
-        negotiated = message.result.get("protocolVersion")
-        protocol_version = negotiated if isinstance(negotiated, str) else None
-    if protocol_version is not None and protocol_version not in _BUILT_FOR:
+    if protocol_version is None and method == "initialize":
+        # the revision is named in the message itself: the answer carries the negotiated one (a
+        # transport may only learn it from this very message), the request the one offered,
+        # which is the revision the request must be valid in
+        if isinstance(message, Response):
+            named = message.result.get("protocolVersion")
+        elif isinstance(message, Request) and message.params is not None:
+            named = message.params.get("protocolVersion")
+        else:
+            named = None
+        protocol_version = named if isinstance(named, str) else None
+    if protocol_version is not None:
         message = shape_for(protocol_version, message, method)
     notify_outbound(message, protocol_version, method)
     return message
@@ -118,16 +124,20 @@ def _shape_result(
     compiled: _Revision, revision: str, method: str, result: dict[str, Any]
 ) -> dict[str, Any]:
     shaper: Shaper | None
-    if "resultType" in result and result["resultType"] != "complete" and not _before(
-        revision, "2026-07-28"
+    if (
+        "resultType" in result
+        and result["resultType"] != "complete"
+        and not _before(revision, "2026-07-28")
     ):
         # an input-required answer has its own definition; a task answer belongs to the Tasks
         # extension, whose definitions are outside the core schema
         if result["resultType"] != "input_required":
             return result
         shaper = compiled.special.get("InputRequiredResult")
-    elif "task" in result and method in _TASK_AUGMENTABLE and "CreateTaskResult" in (
-        compiled.special
+    elif (
+        "task" in result
+        and method in _TASK_AUGMENTABLE
+        and "CreateTaskResult" in (compiled.special)
     ):
         shaper = compiled.special["CreateTaskResult"]
     else:
@@ -339,10 +349,10 @@ def request_unsupported(revision: str | None, method: str, params: dict[str, Any
                 f"URL-mode elicitation needs protocol revision 2025-11-25 or later "
                 f"(peer: {revision})"
             )
-    elif method == "sampling/createMessage" and _before(revision, "2025-11-25") and (
-        params.get("tools") is not None or params.get("toolChoice") is not None
+    elif (
+        method == "sampling/createMessage"
+        and _before(revision, "2025-11-25")
+        and (params.get("tools") is not None or params.get("toolChoice") is not None)
     ):
-        return (
-            f"sampling with tools needs protocol revision 2025-11-25 or later (peer: {revision})"
-        )
+        return f"sampling with tools needs protocol revision 2025-11-25 or later (peer: {revision})"
     return None
