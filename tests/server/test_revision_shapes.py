@@ -23,7 +23,9 @@ import pytest
 from _schema_check import SchemaCheck, check_message
 from mcpkit._runtime.session import RequestContext, Session
 from mcpkit._runtime.stream import MessageStream
+from mcpkit.client import Client
 from mcpkit.protocol.errors import JSONRPCError
+from mcpkit.server import Context
 from mcpkit.transports.http.client import connect_http_client
 from mcpkit.transports.stdio_client import StdioServerParameters, stdio_client
 from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
@@ -254,3 +256,23 @@ async def test_every_legacy_revision_gets_its_own_shape_over_streamable_http(
     ):
         await converse(session, revision)
     assert schema_check.messages_checked > 20
+
+
+async def test_a_legacy_clients_initialize_carries_only_its_revisions_fields(
+    schema_check: SchemaCheck,
+) -> None:
+    """``Client(extensions=...)`` in the handshake era: ``capabilities.extensions`` is a
+    2026-07-28 field, so the ``initialize`` request (shaped for the revision it offers, and
+    strictly checked for it) goes without it and the server never sees it."""
+    server = rich_server.build()
+    seen: list[dict[str, Any]] = []
+
+    @server.tool
+    def capabilities(ctx: Context) -> str:
+        seen.append(dict(ctx.client_capabilities))
+        return "ok"
+
+    async with Client(server, mode="legacy", extensions={"com.example/x": {}}) as client:
+        await client.call_tool("capabilities", {})
+    assert seen and "extensions" not in seen[0], seen
+    assert schema_check.messages_checked > 3

@@ -578,10 +578,11 @@ class LegacySessionStream:
         doing = f"POST {self._url} (initialize, new session)"
         headers = self._headers(accept=POST_ACCEPT, initialize=True)
         headers["Content-Type"] = JSON_MEDIA
-        prepare_outbound(request, None, request.method)  # no revision yet: only observed
+        # shaped for the revision it offers and observed: what is sent is what observers saw
+        sent = prepare_outbound(request, None, request.method)
         try:
             async with self._http.stream(
-                "POST", self._url, content=encode_message(request), headers=headers
+                "POST", self._url, content=encode_message(sent), headers=headers
             ) as response:
                 if response.status_code >= 300:
                     body = await error_response_body(response, doing)
