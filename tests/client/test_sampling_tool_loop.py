@@ -1,5 +1,6 @@
 """The client refuses a sampling request that breaks the tool-loop rules with -32602, over real
-stdio, without bothering its sampling handler; a well-formed tool loop reaches the handler."""
+stdio, without bothering its sampling handler; a well-formed tool loop reaches the handler. In
+2026-07-28 the same request arrives as an input request, and the call fails naming the rule."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 
 from mcpkit.client import Client, QuestionContext
+from mcpkit.client.errors import ServerMisbehaved
 
 from .conftest import raw_server
 
@@ -90,4 +92,51 @@ async def test_a_well_formed_tool_loop_reaches_the_handler() -> None:
     async with Client(_ask(messages), sampling_handler=model, sampling_tools=True) as client:
         answer = json.loads((await client.call_tool("t")).content[0].text)
     assert answer["result"]["content"]["text"] == "mild", answer
+    assert len(seen) == 1
+
+
+def _ask_modern(messages: list[dict[str, Any]]) -> list[str]:
+    params = {"messages": messages, "maxTokens": 20, "tools": [WEATHER_TOOL]}
+    return raw_server(
+        "--discover",
+        "answer",
+        "--call",
+        "mrtr-ask",
+        "--ask",
+        "sampling/createMessage",
+        "--ask-params",
+        json.dumps(params),
+    )
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+async def test_a_2026_input_request_breaking_the_tool_loop_rules_is_refused(case: str) -> None:
+    """2026-07-28 asks inside an input-required result, where the client has no error to
+    answer with: the call fails naming the rule, and the sampling handler never runs."""
+    seen: list[Any] = []
+
+    async def model(params: Any, ctx: QuestionContext) -> dict[str, Any]:
+        seen.append(params)
+        return {"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "m"}
+
+    async with Client(
+        _ask_modern(BROKEN[case]), sampling_handler=model, sampling_tools=True
+    ) as client:
+        assert client.era == "modern"
+        with pytest.raises(ServerMisbehaved, match="sampling message"):
+            await client.call_tool("t")
+    assert seen == []
+
+
+async def test_a_well_formed_2026_tool_loop_reaches_the_handler() -> None:
+    seen: list[Any] = []
+
+    async def model(params: Any, ctx: QuestionContext) -> dict[str, Any]:
+        seen.append(params)
+        return {"role": "assistant", "content": {"type": "text", "text": "mild"}, "model": "m"}
+
+    messages = [ASK, USES, {"role": "user", "content": [_result("u2", "3C"), _result("u1", "18C")]}]
+    async with Client(_ask_modern(messages), sampling_handler=model, sampling_tools=True) as client:
+        answer = json.loads((await client.call_tool("t")).content[0].text)
+    assert answer["q"]["content"]["text"] == "mild", answer
     assert len(seen) == 1

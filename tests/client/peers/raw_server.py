@@ -136,6 +136,16 @@ def handle_call(rid, params: dict) -> None:
             listens.remove(lid)
         result(rid, {"content": [{"type": "text", "text": "ended"}]})
         return
+    if mode == "mrtr-ask":
+        # 2026: ask --ask/--ask-params as an input request, then report what came back
+        if "requestState" not in params:
+            ask = {"method": opts.ask, "params": json.loads(opts.ask_params)}
+            state = {"resultType": "input_required", "requestState": "asked"}
+            result(rid, {**state, "inputRequests": {"q": ask}})
+            return
+        answered = json.dumps(params.get("inputResponses"), sort_keys=True)
+        result(rid, {"content": [{"type": "text", "text": answered}]})
+        return
     if mode == "mrtr-forever":
         result(rid, {"resultType": "input_required", "requestState": "again"})
         return
