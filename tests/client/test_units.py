@@ -19,7 +19,7 @@ from mcpkit.client import (
 )
 from mcpkit.client.cache import ResultCache
 from mcpkit.client.mrtr import run_input_rounds
-from mcpkit.client.negotiate import NegotiationConfig, modern_meta, negotiate
+from mcpkit.client.negotiate import NegotiationConfig, negotiate
 from mcpkit.client.questions import Questions, form_defaults
 from mcpkit.client.schemas import SchemaCache, SchemaProblem, compile_schema
 from mcpkit.protocol.errors import (
@@ -32,7 +32,9 @@ from mcpkit.protocol.errors import (
     UnsupportedProtocolVersion,
     UsageError,
 )
-from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.protocol.connection import ClientConnection
+from mcpkit.protocol.meta import request_meta
+from mcpkit.types.jsonrpc import ErrorResponse, JSONObject, Notification, Response
 
 DISCOVER_OK: JSONObject = {
     "resultType": "complete",
@@ -52,27 +54,43 @@ Script = Callable[[str, JSONObject | None], JSONObject]
 
 
 class ScriptedChannel:
-    """A channel whose answers come from a function; records what was sent."""
+    """A channel whose answers come from a function; records what was sent. Like the real
+    channels it runs every message through a ``ClientConnection``, where the verdicts land."""
 
     def __init__(self, script: Script) -> None:
         self.script = script
         self.sent: list[tuple[str, JSONObject | None, str | None]] = []
         self.notified: list[str] = []
-        self.version: str | None = None
+        self.connection: ClientConnection[None, None] = ClientConnection()
 
     async def request(
         self, method: str, params: JSONObject | None, *, protocol_version: str | None, **kw: Any
     ) -> JSONObject:
         self.sent.append((method, params, protocol_version))
-        return self.script(method, params)
+        request = self.connection.start_request(method, params, None)
+        try:
+            self.connection.send(request, protocol_version, method)
+            try:
+                result = self.script(method, params)
+            except JSONRPCError as exc:
+                self.connection.receive(ErrorResponse(request.id, exc.to_error_object()))
+                raise
+            self.connection.receive(Response(request.id, result))
+            return result
+        finally:
+            self.connection.end_request(request.id)  # type: ignore[arg-type]
 
     async def notify(
         self, method: str, params: JSONObject | None, *, protocol_version: str | None
     ) -> None:
+        self.connection.send(Notification(method, params), protocol_version, method)
         self.notified.append(method)
 
-    def set_protocol_version(self, version: str) -> None:
-        self.version = version
+    def adopt_discover(self, version: str, capabilities: JSONObject) -> None:
+        self.connection.adopt_discover(version, capabilities)
+
+    def initialized_version(self) -> str:
+        return self.connection.initialize_outcome()
 
 
 def config(mode: str = "auto", saved: JSONObject | None = None) -> NegotiationConfig:
@@ -80,7 +98,7 @@ def config(mode: str = "auto", saved: JSONObject | None = None) -> NegotiationCo
         mode=mode,  # type: ignore[arg-type]
         client_info={"name": "t", "version": "0"},
         capabilities_for=lambda era: {},
-        meta_for=lambda v: modern_meta(v, {}, {"name": "t", "version": "0"}),
+        meta_for=lambda v: request_meta(v, {}, {"name": "t", "version": "0"}),
         probe_timeout=0.1,
         saved_discover=saved,
     )
@@ -130,7 +148,8 @@ async def test_anything_else_falls_back_to_initialize(error: Exception) -> None:
     channel = ScriptedChannel(fails_with(error, INIT_OK))
     result = await negotiate(channel, config())  # type: ignore[arg-type]
     assert (result.era, result.protocol_version) == ("legacy", "2025-11-25")
-    assert channel.version == "2025-11-25"
+    assert channel.connection.protocol_version == "2025-11-25"  # recorded once, there
+    assert channel.connection.operating and not channel.connection.modern
     assert channel.notified == ["notifications/initialized"]
     init = channel.sent[1][1]
     assert init is not None and init["protocolVersion"] == "2025-11-25"

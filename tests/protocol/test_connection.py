@@ -25,7 +25,9 @@ from mcpkit.protocol.connection import (
 )
 from mcpkit.protocol.errors import (
     INTERNAL_ERROR,
+    INVALID_PARAMS,
     INVALID_REQUEST,
+    METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     InvalidParams,
     InvalidRequest,
@@ -522,9 +524,11 @@ class TestServerConnection:
 
 
 class TestClientConnection:
-    def handshake(self, caps: dict[str, Any] | None = None) -> ClientConnection[str, str]:
+    def handshake(
+        self, caps: dict[str, Any] | None = None, declared: dict[str, Any] | None = None
+    ) -> ClientConnection[str, str]:
         conn: ClientConnection[str, str] = ClientConnection()
-        request = conn.start_request("initialize", initialize().params, "init")
+        request = conn.start_request("initialize", initialize(caps=declared).params, "init")
         conn.send(request, method="initialize")
         assert conn.lifecycle.state is ClientState.INITIALIZE_SENT
         result = {
@@ -556,9 +560,122 @@ class TestClientConnection:
         request = conn.start_request("initialize", initialize().params, "init")
         conn.send(request, method="initialize")
         bad = {"protocolVersion": "2024-11-05", "capabilities": {}, "serverInfo": CLIENT_INFO}
-        with pytest.raises(RemoteProtocolError):
-            conn.receive(Response(request.id, bad))
+        # the answer is still matched (the caller waiting on initialize gets it) ...
+        assert isinstance(conn.receive(Response(request.id, bad)), ResponseReceived)
         assert conn.lifecycle.state is ClientState.CLOSED
+        assert conn.protocol_version is None
+        # ... and the connection says why the handshake failed
+        with pytest.raises(RemoteProtocolError, match="2024-11-05"):
+            conn.initialize_outcome()
+
+    def test_the_negotiated_revision_is_the_lifecycle_s(self) -> None:
+        conn = self.handshake()
+        assert conn.initialize_outcome() == conn.protocol_version == "2025-06-18"
+        assert conn.era == "legacy" and not conn.modern
+
+    def test_nothing_but_ping_before_the_initialize_result(self) -> None:
+        conn: ClientConnection[str, str] = ClientConnection()
+        request = conn.start_request("initialize", initialize().params, "init")
+        conn.send(request, method="initialize")
+        with pytest.raises(LocalProtocolError, match="before the initialize result"):
+            conn.start_request("tools/list", None, "f")
+        assert len(conn.outbound) == 1  # refused before an id was taken
+        conn.send(conn.start_request("ping", None, "p"), method="ping")
+        with pytest.raises(LocalProtocolError, match="initialize"):
+            conn.initialize_outcome()
+
+    def test_nothing_but_ping_before_initialized_is_sent(self) -> None:
+        conn: ClientConnection[str, str] = ClientConnection()
+        request = conn.start_request("initialize", initialize().params, "init")
+        conn.send(request, method="initialize")
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {}}
+        conn.receive(Response(request.id, result))
+        with pytest.raises(LocalProtocolError, match="notifications/initialized"):
+            conn.start_request("tools/list", None, "f")
+        conn.send(Notification("notifications/initialized"))
+        conn.start_request("tools/list", None, "f")
+
+    def test_a_discover_verdict_is_recorded_and_gates(self) -> None:
+        conn: ClientConnection[str, str] = ClientConnection()
+        probe = conn.start_request("server/discover", modern("server/discover").params, "probe")
+        conn.send(probe, "2026-07-28", "server/discover")  # no lifecycle for a 2026 request
+        conn.receive(Response(probe.id, {}))
+        conn.adopt_discover("2026-07-28", {"tools": {}})
+        assert conn.modern and conn.era == "modern" and conn.protocol_version == "2026-07-28"
+        conn.start_request("tools/call", {"name": "x"}, "f")
+        conn.start_request("tasks/get", {"taskId": "t"}, "f")  # the Tasks extension's, ungated
+        with pytest.raises(MissingServerCapability):
+            conn.start_request("prompts/get", {"name": "p"}, "f")
+        conn.adopt_discover("2026-07-28", {"tools": {}, "prompts": {}})  # a later discover
+        conn.start_request("prompts/get", {"name": "p"}, "f")
+
+    def test_no_discover_verdict_after_the_handshake(self) -> None:
+        conn = self.handshake()
+        with pytest.raises(LocalProtocolError):
+            conn.adopt_discover("2026-07-28", {})
+
+    @pytest.mark.parametrize(
+        ("method", "caps", "needs"),
+        [
+            ("resources/subscribe", {"resources": {}}, "resources.subscribe"),
+            ("logging/setLevel", {"tools": {}}, "logging"),
+            ("completion/complete", {"prompts": {}}, "completions"),
+            ("prompts/get", {"tools": {}}, "prompts"),
+            ("tools/call", {"prompts": {}}, "tools"),
+        ],
+    )
+    def test_a_capability_the_server_did_not_declare_is_refused_locally(
+        self, method: str, caps: dict[str, Any], needs: str
+    ) -> None:
+        conn = self.handshake(caps)
+        with pytest.raises(MissingServerCapability, match=needs) as info:
+            conn.start_request(method, {}, "f")
+        assert info.value.method == method
+        assert len(conn.outbound) == 0
+
+    @pytest.mark.parametrize(
+        ("request_", "declared", "code"),
+        [
+            (Request(5, "sampling/createMessage", {"messages": []}), {}, METHOD_NOT_FOUND),
+            (Request(5, "roots/list"), {"sampling": {}}, METHOD_NOT_FOUND),
+            (Request(5, "elicitation/create", {"message": "m"}), {"roots": {}}, METHOD_NOT_FOUND),
+            (Request(5, "elicitation/create", {"mode": "url"}), {"elicitation": {}}, INVALID_PARAMS),
+            (
+                Request(5, "sampling/createMessage", {"messages": [], "tools": []}),
+                {"sampling": {}},
+                INVALID_PARAMS,
+            ),
+            (
+                Request(5, "sampling/createMessage", {"includeContext": "thisServer"}),
+                {"sampling": {"tools": {}}},
+                INVALID_PARAMS,
+            ),
+        ],
+        ids=["sampling", "roots", "elicitation", "url-mode", "sampling-tools", "sampling-context"],
+    )
+    def test_a_question_we_did_not_declare_is_answered_with_the_spec_s_error(
+        self, request_: Request, declared: dict[str, Any], code: int
+    ) -> None:
+        conn = self.handshake(declared=declared)
+        event = conn.receive(request_, "x")
+        assert isinstance(event, Rejected) and event.error.code == code
+        assert len(conn.inbound) == 0
+
+    def test_a_declared_question_is_served(self) -> None:
+        conn = self.handshake(declared={"sampling": {}, "roots": {}, "elicitation": {"url": {}}})
+        assert conn.client_capabilities == {
+            "sampling": {},
+            "roots": {},
+            "elicitation": {"url": {}},
+        }
+        for i, request in enumerate(
+            [
+                Request(1, "sampling/createMessage", {"messages": []}),
+                Request(2, "roots/list"),
+                Request(3, "elicitation/create", {"mode": "url"}),
+            ]
+        ):
+            assert isinstance(conn.receive(request, str(i)), RequestReceived)
 
     def test_an_initialize_error_lets_the_client_retry(self) -> None:
         conn: ClientConnection[str, str] = ClientConnection()

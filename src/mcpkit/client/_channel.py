@@ -9,14 +9,16 @@ Two implementations hide the difference between a long-lived stream and stateles
 * :class:`ExchangeChannel` runs over an :class:`~mcpkit.client.connectors.ExchangeTransport`:
   each request is its own exchange and its notifications arrive with it.
 
-The client above never knows which one it has.
+Both keep their protocol state in a :class:`~mcpkit.protocol.connection.ClientConnection`
+(``channel.connection``; the session's own for a :class:`SessionChannel`): the negotiation's
+verdict, the handshake lifecycle, fresh ids, progress tokens, and the gating of each request by
+the server's capabilities. The client above never knows which channel it has.
 """
 
 from __future__ import annotations
 
 import asyncio
 import enum
-import itertools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, Literal, Protocol
@@ -25,16 +27,16 @@ from mcpkit._runtime.pending import DEFAULT_MAX_TOTAL_TIMEOUT
 from mcpkit._runtime.session import ProgressCallback, Session
 from mcpkit.client.connectors import ExchangeTransport
 from mcpkit.protocol.cancellation import cancelled_request_id
+from mcpkit.protocol.connection import ClientConnection, Ignored, ProgressReceived
 from mcpkit.protocol.errors import (
     ConnectionBroken,
     ConnectionClosed,
-    InvalidParams,
     JSONRPCError,
     RequestTimeout,
+    UsageError,
 )
-from mcpkit.protocol.progress import ProgressTracker
 from mcpkit.types import meta as keys
-from mcpkit.types.jsonrpc import JSONObject, Notification, Request, RequestId, Response
+from mcpkit.types.jsonrpc import JSONObject, Notification, RequestId, Response
 
 __all__ = [
     "DEFAULT",
@@ -92,8 +94,19 @@ class Channel(Protocol):
         self, method: str, params: JSONObject | None, *, protocol_version: str | None
     ) -> None: ...
 
-    def set_protocol_version(self, version: str) -> None:
-        """Record the negotiated legacy version (used for outbound observation and HTTP)."""
+    @property
+    def connection(self) -> ClientConnection[Any, Any]:
+        """The protocol state: the negotiated revision, the lifecycle, capability gating."""
+        ...
+
+    def adopt_discover(self, version: str, capabilities: JSONObject) -> None:
+        """Record a 2026-07-28 verdict (and a later ``server/discover``'s capabilities) in the
+        connection, which gates what may be sent from then on."""
+        ...
+
+    def initialized_version(self) -> str:
+        """The revision the ``initialize`` handshake agreed on, as the connection recorded it
+        from the result; raises why there is none (a revision this client does not speak)."""
         ...
 
 
@@ -122,8 +135,18 @@ class SessionChannel:
             raise ConnectionClosed("the client is not connected")
         return self._session
 
-    def set_protocol_version(self, version: str) -> None:
-        self.session.protocol_version = version
+    @property
+    def connection(self) -> ClientConnection[Any, Any]:
+        connection = self.session.connection
+        if not isinstance(connection, ClientConnection):
+            raise UsageError("a client session runs on a ClientConnection")
+        return connection
+
+    def adopt_discover(self, version: str, capabilities: JSONObject) -> None:
+        self.connection.adopt_discover(version, capabilities)
+
+    def initialized_version(self) -> str:
+        return self.connection.initialize_outcome()
 
     async def on_notification(self, note: Notification) -> None:
         """The session's notification handler: route by subscription id, else the default."""
@@ -216,11 +239,15 @@ class ExchangeChannel:
     def __init__(self, transport: ExchangeTransport, default_sink: NotificationSink) -> None:
         self._transport = transport
         self._default_sink = default_sink
-        self._ids = itertools.count(1)
-        self.protocol_version: str | None = None
+        self.connection: ClientConnection[None, None] = ClientConnection()
+        """Fresh ids, progress tokens and capability gating; only 2026 verdicts land here (a
+        legacy server gets a session, with its own connection)."""
 
-    def set_protocol_version(self, version: str) -> None:
-        self.protocol_version = version
+    def adopt_discover(self, version: str, capabilities: JSONObject) -> None:
+        self.connection.adopt_discover(version, capabilities)
+
+    def initialized_version(self) -> str:
+        raise UsageError("stateless HTTP has no initialize handshake")
 
     async def request(
         self,
@@ -234,42 +261,39 @@ class ExchangeChannel:
         on_notification: NotificationSink | None = None,
         tool: Mapping[str, Any] | None = None,
     ) -> JSONObject:
-        request_id = next(self._ids)
-        # the same progress rules as a session's: the token is this request's, values must
-        # increase, malformed ones are dropped
-        tracker = ProgressTracker(1)
-        if progress_callback is not None:
-            tracker.start(request_id, request_id)
-            params = dict(params or {})
-            meta = dict(params.get("_meta") or {})
-            meta[keys.PROGRESS_TOKEN] = request_id
-            params["_meta"] = meta
+        connection = self.connection
+        # the same rules as a session's: the server's capabilities gate the request (nothing is
+        # sent without them); a progress token bound to this request, values that must increase
+        request = connection.start_request(
+            method, params, None, progress=progress_callback is not None
+        )
+        request_id: int = request.id  # type: ignore[assignment]  # ours are integers
         progressed = asyncio.Event()
 
         async def sink(note: Notification) -> None:
             if note.method == "notifications/progress" and progress_callback is not None:
-                try:
-                    update = tracker.receive(note.params)
-                except InvalidParams as exc:
-                    logger.warning("ignored malformed progress: %s", exc.message)
-                    return
-                if update is not None:
+                event = connection.receive_notification(note)
+                if isinstance(event, ProgressReceived) and event.entry.id == request_id:
                     progressed.set()
+                    update = event.update
                     outcome = progress_callback(update.progress, update.total, update.message)
                     if outcome is not None:
                         await outcome
+                elif isinstance(event, Ignored) and event.malformed:
+                    logger.warning("ignored %s", event.reason)
                 return
             await (on_notification or self._default_sink)(note)
 
-        version = protocol_version or self.protocol_version or ""
-        exchange = asyncio.ensure_future(
-            self._transport.exchange(
-                Request(request_id, method, params),
-                protocol_version=version,
-                on_notification=sink,
-                tool=tool,
+        version = protocol_version or connection.protocol_version or ""
+        try:
+            exchange = asyncio.ensure_future(
+                self._transport.exchange(
+                    request, protocol_version=version, on_notification=sink, tool=tool
+                )
             )
-        )
+        except BaseException:
+            connection.end_request(request_id)
+            raise
         try:
             response = await _await_with_deadline(
                 exchange, progressed, method, timeout, max_timeout, progress_callback is not None
@@ -278,6 +302,7 @@ class ExchangeChannel:
             if not exchange.done():
                 exchange.cancel()  # closing the stream is the 2026 cancel signal on HTTP
                 await asyncio.gather(exchange, return_exceptions=True)
+            connection.end_request(request_id)
         if isinstance(response, Response):
             return response.result
         raise JSONRPCError.from_error_object(response.error)

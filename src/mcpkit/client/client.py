@@ -25,7 +25,14 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
-from mcpkit._runtime.session import ProgressCallback, RequestContext, Session
+from mcpkit._runtime.session import (
+    DEFAULT_MAX_CONCURRENT_REQUESTS,
+    MAX_PENDING_OUTBOUND,
+    MAX_QUEUED_REQUESTS,
+    ProgressCallback,
+    RequestContext,
+    Session,
+)
 from mcpkit._runtime.stream import MessageStream
 from mcpkit.client import negotiate as nego
 from mcpkit.client._channel import (
@@ -47,6 +54,8 @@ from mcpkit.client.features import ClientFeatures
 from mcpkit.client.mrtr import DEFAULT_MAX_INPUT_ROUNDS, MRTR_METHODS, run_input_rounds
 from mcpkit.client.questions import ElicitationHandler, Questions, RootsSource, SamplingHandler
 from mcpkit.client.schemas import SchemaCache, ValidationMode
+from mcpkit.protocol.capabilities import server_supports
+from mcpkit.protocol.connection import ClientConnection
 from mcpkit.protocol.errors import (
     ConnectionClosed,
     InvalidParams,
@@ -55,7 +64,7 @@ from mcpkit.protocol.errors import (
     ResourceNotFound,
     UsageError,
 )
-from mcpkit.protocol.meta import LOG_LEVELS
+from mcpkit.protocol.meta import LOG_LEVELS, request_meta
 from mcpkit.types.common import Implementation
 from mcpkit.types.jsonrpc import JSONObject, Notification
 from mcpkit.types.versions import Era
@@ -262,7 +271,7 @@ class Client(ClientFeatures):
         """
         if self._log_level is None or self.era == "modern":
             return
-        if "logging" in self.server_capabilities:
+        if server_supports(self.server_capabilities, "logging/setLevel"):
             await self.set_logging_level(self._log_level)
 
     async def _open_stream(
@@ -274,7 +283,9 @@ class Client(ClientFeatures):
     async def _run_session(
         self, stack: contextlib.AsyncExitStack, stream: MessageStream
     ) -> SessionChannel:
-        """Run a :class:`Session` over ``stream`` (stdio, memory, or a legacy HTTP session)."""
+        """Run a :class:`Session` over ``stream`` (stdio, memory, or a legacy HTTP session), on
+        a :class:`ClientConnection`: the handshake's lifecycle, the negotiated revision, and the
+        capability gating of both sides live there."""
         self._stream = stream
         channel = SessionChannel(self._on_notification)
         session = Session(
@@ -282,6 +293,10 @@ class Client(ClientFeatures):
             request_handler=self._on_request,
             notification_handler=channel.on_notification,
             name=f"client {self.name}",
+            connection=ClientConnection(
+                max_outbound=MAX_PENDING_OUTBOUND,
+                max_inbound=DEFAULT_MAX_CONCURRENT_REQUESTS + MAX_QUEUED_REQUESTS,
+            ),
         )
         await stack.enter_async_context(session)
         channel.attach(session, stream)
@@ -298,10 +313,9 @@ class Client(ClientFeatures):
             exchange = ExchangeChannel(transport, self._on_notification)
             self._channel = exchange
             self._http = True
-            if config.saved_discover is not None:
-                adopted = nego.adopt_discover(config.saved_discover, config)
-                if adopted is not None:
-                    return adopted
+            adopted = nego.adopt_saved(exchange, config)
+            if adopted is not None:
+                return adopted
             outcome = await nego.probe(exchange, config)
             if isinstance(outcome, nego.Negotiated):
                 return outcome
@@ -316,7 +330,7 @@ class Client(ClientFeatures):
             mode=self._mode,
             client_info=self._client_info,
             capabilities_for=self._questions.capabilities,
-            meta_for=lambda version: nego.modern_meta(
+            meta_for=lambda version: request_meta(
                 version, self._questions.capabilities("modern"), self._client_info
             ),
             probe_timeout=self._probe_timeout,
@@ -373,7 +387,9 @@ class Client(ClientFeatures):
 
     @property
     def protocol_version(self) -> str:
-        return self.negotiated.protocol_version
+        channel = self._channel
+        recorded = channel.connection.protocol_version if channel is not None else None
+        return recorded or self.negotiated.protocol_version
 
     @property
     def server_capabilities(self) -> JSONObject:
@@ -423,7 +439,7 @@ class Client(ClientFeatures):
         negotiated = self.negotiated
         if negotiated.era == "modern":
             params = dict(params or {})
-            meta = nego.modern_meta(
+            meta = request_meta(
                 negotiated.protocol_version,
                 self._questions.capabilities("modern"),
                 self._client_info,

@@ -7,6 +7,9 @@ Everything returns typed objects from :mod:`mcpkit.types`. Results the server ma
 invalidates them. Protocol errors raise the typed hierarchy of :mod:`mcpkit.protocol.errors`; a
 missing resource is :class:`ResourceNotFound` whichever code the server used for it. Methods an
 era does not have raise :class:`~mcpkit.client.errors.UnsupportedInEra` with the replacement.
+A request the server declared no capability for fails with
+:class:`~mcpkit.protocol.errors.MissingServerCapability` before anything is sent: the channel's
+:class:`~mcpkit.protocol.connection.ClientConnection` refuses it.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from mcpkit.client.errors import (
 )
 from mcpkit.client.questions import RootsSource
 from mcpkit.client.tasks import TaskMethods
-from mcpkit.protocol.capabilities import require_server_capability
 from mcpkit.protocol.errors import JSONRPCError, UsageError
 from mcpkit.protocol.meta import LOG_LEVELS
 from mcpkit.types.completion import (
@@ -72,7 +74,6 @@ class ClientFeatures(TaskMethods):
         progress_callback: ProgressCallback | None = None,
     ) -> ReadResourceResult:
         """Read a resource; a missing one raises :class:`ResourceNotFound`."""
-        require_server_capability(self.server_capabilities, "resources/read")
         if self._cache is not None:
             cached = self._cache.get("resources/read", uri)
             if cached is not None:
@@ -93,12 +94,10 @@ class ClientFeatures(TaskMethods):
     async def subscribe_resource(self, uri: str) -> None:
         """Legacy ``resources/subscribe``; in 2026 use :meth:`listen` with ``resources=[uri]``."""
         self._legacy_only("resources/subscribe", "listen(resources=[uri])")
-        require_server_capability(self.server_capabilities, "resources/subscribe")
         await self._request("resources/subscribe", {"uri": uri})
 
     async def unsubscribe_resource(self, uri: str) -> None:
         self._legacy_only("resources/unsubscribe", "closing the listen() subscription")
-        require_server_capability(self.server_capabilities, "resources/unsubscribe")
         await self._request("resources/unsubscribe", {"uri": uri})
 
     # -- prompts and completion ----------------------------------------------------------------
@@ -110,7 +109,6 @@ class ClientFeatures(TaskMethods):
         *,
         timeout: TimeoutArg = DEFAULT,
     ) -> GetPromptResult:
-        require_server_capability(self.server_capabilities, "prompts/get")
         params: JSONObject = {"name": name}
         if arguments is not None:
             bad = [key for key, value in arguments.items() if not isinstance(value, str)]
@@ -130,7 +128,6 @@ class ClientFeatures(TaskMethods):
     ) -> CompleteResult:
         """Ask for completions of ``argument`` (partially typed as ``value``) of a prompt or a
         resource template (``ref``)."""
-        require_server_capability(self.server_capabilities, "completion/complete")
         ref_obj = dict(ref) if isinstance(ref, Mapping) else msgspec.to_builtins(ref)
         params: JSONObject = {"ref": ref_obj, "argument": {"name": argument, "value": value}}
         if context_arguments:
@@ -149,7 +146,6 @@ class ClientFeatures(TaskMethods):
         if self.era == "modern":
             self._log_level = level
             return
-        require_server_capability(self.server_capabilities, "logging/setLevel")
         await self._request("logging/setLevel", {"level": level})
 
     async def ping(self, *, timeout: TimeoutArg = DEFAULT) -> None:
@@ -168,6 +164,8 @@ class ClientFeatures(TaskMethods):
         negotiated = self.negotiated
         negotiated.capabilities = result.get("capabilities") or {}
         negotiated.discover_result = result
+        # the connection gates the next requests by what the server declares now
+        self._require_channel().adopt_discover(negotiated.protocol_version, negotiated.capabilities)
         return typed
 
     async def set_roots(self, roots: RootsSource) -> None:

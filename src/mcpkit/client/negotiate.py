@@ -15,6 +15,12 @@ for, an ``initialize`` answered with -32022 is itself modern evidence and trigge
 
 ``mode="legacy"`` sends ``initialize`` only; ``mode="2026-07-28"`` probes and never falls back.
 A saved discover result (``Negotiated.discover_result``) skips the probe entirely.
+
+This module is the *policy*: what to try, in which order, and how to read each outcome. The
+protocol state is the channel's :class:`~mcpkit.protocol.connection.ClientConnection`: the
+``initialize`` handshake runs through its lifecycle (which checks the offered revision and holds
+it), and a modern verdict is recorded there with ``adopt_discover``. :class:`Negotiated` is the
+report of what was agreed, built from what the connection recorded.
 """
 
 from __future__ import annotations
@@ -35,8 +41,7 @@ from mcpkit.protocol.errors import (
     RequestTimeout,
     UnsupportedProtocolVersion,
 )
-from mcpkit.protocol.meta import request_meta
-from mcpkit.protocol.versions import accept_legacy_offer, choose_client_version
+from mcpkit.protocol.versions import choose_client_version
 from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.versions import (
@@ -54,8 +59,8 @@ __all__ = [
     "Negotiated",
     "NegotiationConfig",
     "adopt_discover",
+    "adopt_saved",
     "initialize",
-    "modern_meta",
     "negotiate",
     "probe",
 ]
@@ -162,15 +167,31 @@ def adopt_discover(result: JSONObject, config: NegotiationConfig) -> Negotiated 
     )
 
 
+def _record(channel: Channel, negotiated: Negotiated) -> Negotiated:
+    """Record a modern verdict in the channel's connection (from then on it gates requests)."""
+    channel.adopt_discover(negotiated.protocol_version, negotiated.capabilities)
+    return negotiated
+
+
+def adopt_saved(channel: Channel, config: NegotiationConfig) -> Negotiated | None:
+    """The verdict of a saved discover result (recorded in the channel's connection), or
+    ``None`` when there is none or it lists no usable modern version (probe again)."""
+    if config.saved_discover is None:
+        return None
+    adopted = adopt_discover(config.saved_discover, config)
+    if adopted is None:
+        logger.info("the saved discover result lists no usable modern version; probing again")
+        return None
+    return _record(channel, adopted)
+
+
 async def negotiate(channel: Channel, config: NegotiationConfig) -> Negotiated:
     """Decide the era and version over one channel (stdio, memory; see the module docstring)."""
     if config.mode == "legacy":
         return await initialize(channel, config)
-    if config.saved_discover is not None:
-        adopted = adopt_discover(config.saved_discover, config)
-        if adopted is not None:
-            return adopted
-        logger.info("the saved discover result lists no usable modern version; probing again")
+    adopted = adopt_saved(channel, config)
+    if adopted is not None:
+        return adopted
     outcome = await probe(channel, config)
     if isinstance(outcome, Negotiated):
         return outcome
@@ -194,7 +215,7 @@ async def negotiate(channel: Channel, config: NegotiationConfig) -> Negotiated:
         negotiated = adopt_discover(result, config)
         if negotiated is None:
             raise IncompatibleServer("the server's discover result is unusable") from exc
-        return negotiated
+        return _record(channel, negotiated)
 
 
 async def probe(channel: Channel, config: NegotiationConfig) -> Negotiated | str:
@@ -248,7 +269,7 @@ async def probe(channel: Channel, config: NegotiationConfig) -> Negotiated | str
             break
         negotiated = adopt_discover(result, config)
         if negotiated is not None:
-            return negotiated
+            return _record(channel, negotiated)
         reason = "the server/discover result lists no modern version this client speaks"
         break
     if config.mode != "auto":
@@ -257,6 +278,11 @@ async def probe(channel: Channel, config: NegotiationConfig) -> Negotiated | str
 
 
 async def initialize(channel: Channel, config: NegotiationConfig) -> Negotiated:
+    """The legacy handshake: ``initialize`` → its result → ``notifications/initialized``.
+
+    The connection's lifecycle checks each step (nothing but ``ping`` may be sent before the
+    result) and reads the result: the revision the server offered, refused when this client does
+    not speak it (the error the lifecycle recorded is raised here)."""
     preferred = newest(config.legacy_versions) if config.legacy_versions else LATEST_LEGACY_VERSION
     result = await channel.request(
         "initialize",
@@ -268,8 +294,7 @@ async def initialize(channel: Channel, config: NegotiationConfig) -> Negotiated:
         protocol_version=preferred,
         timeout=config.initialize_timeout,
     )
-    version = accept_legacy_offer(result.get("protocolVersion"), config.legacy_versions)
-    channel.set_protocol_version(version)
+    version = channel.initialized_version()
     await channel.notify("notifications/initialized", None, protocol_version=version)
     capabilities = result.get("capabilities")
     info = result.get("serverInfo")
@@ -283,13 +308,3 @@ async def initialize(channel: Channel, config: NegotiationConfig) -> Negotiated:
         initialize_result=result,
         supported_versions=[version],
     )
-
-
-def modern_meta(
-    version: str,
-    capabilities: JSONObject,
-    client_info: JSONObject,
-    log_level: str | None = None,
-) -> JSONObject:
-    """The ``_meta`` every 2026 request carries."""
-    return request_meta(version, capabilities, client_info, log_level)

@@ -9,8 +9,11 @@ call instead.
 What the client declares follows from what it was given: ``elicitation`` (``form`` and, if
 enabled, ``url``) only with an elicitation handler, ``sampling`` (``tools`` and ``context`` on
 request) only with a sampling handler, ``roots`` only with roots. A question for a capability we
-never declared is the server's mistake: -32601 in a legacy session, :class:`ServerMisbehaved` in
-2026, and the handler is never called.
+never declared is the server's mistake, judged by one rule
+(:func:`~mcpkit.protocol.capabilities.refuse_undeclared_question`): in a legacy session the
+client's :class:`~mcpkit.protocol.connection.ClientConnection` answers it (-32601, or -32602 for
+an undeclared elicitation mode or sampling feature) before it reaches here; in 2026 it is
+:class:`ServerMisbehaved`. Either way the handler is never called.
 
 Form elicitation gets the schema's defaults filled in: the handler sees them in
 ``context.defaults``, and an ``accept`` answer that leaves a field out gets its default
@@ -28,7 +31,7 @@ from typing import Any, Literal
 import msgspec
 
 from mcpkit.client.errors import ServerMisbehaved
-from mcpkit.protocol.capabilities import has_capability
+from mcpkit.protocol.capabilities import refuse_undeclared_question
 from mcpkit.protocol.errors import InvalidParams, JSONRPCError, MethodNotFound
 from mcpkit.protocol.sampling_rules import sampling_messages_problem
 from mcpkit.types.jsonrpc import JSONObject
@@ -162,7 +165,10 @@ class Questions:
         In 2026 the caller turns such a refusal into :class:`ServerMisbehaved` (MRTR has no
         error reply); in a legacy session the session sends it as the error response.
         """
-        caps = self.capabilities(era)
+        if method == "ping" and era == "legacy":
+            return {}
+        # what we did not declare (the connection already refused it in a legacy session)
+        refuse_undeclared_question(self.capabilities(era), method, params)
 
         def context(defaults: JSONObject | None = None) -> QuestionContext:
             return QuestionContext(
@@ -174,48 +180,22 @@ class Questions:
                 defaults=defaults or {},
             )
 
-        if method == "ping" and era == "legacy":
-            return {}
-        if method == "elicitation/create":
-            if self.elicitation is None:
-                raise MethodNotFound("This client does not support elicitation (not declared)")
+        if method == "elicitation/create" and self.elicitation is not None:
             mode = params.get("mode", "form")
-            if mode not in ("form", "url") or not has_capability(caps, ("elicitation", mode)):
-                raise InvalidParams(
-                    f"This client does not support elicitation in {mode!r} mode (declared: "
-                    f"{', '.join(sorted(caps['elicitation']))})"
-                )
             defaults = form_defaults(params.get("requestedSchema")) if mode == "form" else {}
             result = _builtins(
                 await self.elicitation(self._decode(method, params), context(defaults))
             )
             return _finish_elicitation(result, defaults, mode)
-        if method == "sampling/createMessage":
-            if self.sampling is None:
-                raise MethodNotFound("This client does not support sampling (not declared)")
-            if (params.get("tools") is not None or params.get("toolChoice") is not None) and not (
-                self.sampling_tools
-            ):
-                raise InvalidParams(
-                    "sampling with tools needs the client capability sampling.tools, which this "
-                    "client did not declare"
-                )
+        if method == "sampling/createMessage" and self.sampling is not None:
             problem = sampling_messages_problem(params.get("messages"))
             if problem is not None:
                 raise InvalidParams(problem)
-            include = params.get("includeContext")
-            if include not in (None, "none") and not self.sampling_context:
-                raise InvalidParams(
-                    f"includeContext={include!r} needs the client capability sampling.context, "
-                    "which this client did not declare"
-                )
             sampled = _builtins(await self.sampling(self._decode(method, params), context()))
             if not isinstance(sampled, dict):
                 raise TypeError("a sampling handler must return a CreateMessageResult or dict")
             return sampled
-        if method == "roots/list":
-            if self.roots is None:
-                raise MethodNotFound("This client does not provide roots (not declared)")
+        if method == "roots/list" and self.roots is not None:
             return {"roots": await self.list_roots()}
         raise MethodNotFound(f"Method not found: {method}")
 

@@ -8,7 +8,13 @@ declared when every level is present (an object, or a truthy leaf such as ``list
   :class:`~mcpkit.protocol.errors.MissingRequiredClientCapability` (-32021) whose
   ``data.requiredCapabilities`` is the minimal nested object the client would have to declare.
 * The **client** checks the server's capabilities before sending a request; a missing one is our
-  own mistake: :class:`~mcpkit.protocol.errors.MissingServerCapability`.
+  own mistake: :class:`~mcpkit.protocol.errors.MissingServerCapability`. In 2026-07-28 the
+  ``tasks/*`` methods belong to the Tasks extension, not to a ``tasks`` capability, so they are
+  not gated here in that era.
+* The **client** answers a server's request for something it never declared with the error
+  the spec names (:func:`refuse_undeclared_question`): -32601 for a capability it lacks
+  (sampling, elicitation, roots), -32602 for an elicitation mode or a sampling feature
+  (``tools``, ``context``) it did not declare.
 
 Two spec rules live here because they are easy to get wrong: an ``elicitation: {}`` declaration
 means form mode only, and sampling with ``tools``/``toolChoice`` or ``includeContext`` other than
@@ -20,7 +26,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from mcpkit.protocol.errors import MissingRequiredClientCapability, MissingServerCapability
+from mcpkit.protocol.errors import (
+    InvalidParams,
+    MethodNotFound,
+    MissingRequiredClientCapability,
+    MissingServerCapability,
+)
+from mcpkit.types.versions import Era
 
 __all__ = [
     "CLIENT_CAPABILITY_FOR_METHOD",
@@ -29,6 +41,7 @@ __all__ = [
     "agree_listen_filter",
     "elicitation_modes",
     "has_capability",
+    "refuse_undeclared_question",
     "require_client_capability",
     "require_elicitation_mode",
     "require_sampling",
@@ -132,15 +145,70 @@ def require_sampling(declared: Mapping[str, Any] | None, params: Mapping[str, An
         )
 
 
-def server_supports(declared: Mapping[str, Any] | None, method: str) -> bool:
+def refuse_undeclared_question(
+    declared: Mapping[str, Any] | None, method: str, params: Mapping[str, Any] | None
+) -> None:
+    """Client side: raise the error to answer a server's ``method`` request with when it needs
+    a capability the client did not declare (``declared``: what the client sent).
+
+    An undeclared capability is -32601 (the spec's "capability not advertised"); an elicitation
+    mode the client did not declare, or sampling with ``tools``/``toolChoice`` or an
+    ``includeContext`` other than ``"none"`` without ``sampling.tools`` / ``sampling.context``,
+    is -32602. Methods with no client capability pass.
+    """
+    path = CLIENT_CAPABILITY_FOR_METHOD.get(method)
+    if path is None:
+        return
+    name = ".".join(path)
+    if not has_capability(declared, path):
+        raise MethodNotFound(
+            f"{method}: this client did not declare the {name!r} capability, so it does not "
+            "answer this request"
+        )
+    params = params or {}
+    if method == "elicitation/create":
+        mode = params.get("mode", "form")
+        modes = elicitation_modes(declared)
+        if mode not in modes:
+            raise InvalidParams(
+                f"this client does not support elicitation in {mode!r} mode (it declared: "
+                f"{', '.join(sorted(modes))})"
+            )
+    elif method == "sampling/createMessage":
+        if (params.get("tools") is not None or params.get("toolChoice") is not None) and not (
+            has_capability(declared, ("sampling", "tools"))
+        ):
+            raise InvalidParams(
+                "sampling with tools needs the client capability sampling.tools, which this "
+                "client did not declare"
+            )
+        include = params.get("includeContext")
+        if include not in (None, "none") and not has_capability(declared, ("sampling", "context")):
+            raise InvalidParams(
+                f"includeContext={include!r} needs the client capability sampling.context, "
+                "which this client did not declare"
+            )
+
+
+def _server_path(method: str, era: Era) -> Path | None:
+    if era == "modern" and method.startswith("tasks/"):
+        return None  # the Tasks extension, declared under capabilities.extensions
+    return SERVER_CAPABILITY_FOR_METHOD.get(method)
+
+
+def server_supports(
+    declared: Mapping[str, Any] | None, method: str, *, era: Era = "legacy"
+) -> bool:
     """Whether the server's capabilities allow a client to send ``method``."""
-    path = SERVER_CAPABILITY_FOR_METHOD.get(method)
+    path = _server_path(method, era)
     return path is None or has_capability(declared, path)
 
 
-def require_server_capability(declared: Mapping[str, Any] | None, method: str) -> None:
+def require_server_capability(
+    declared: Mapping[str, Any] | None, method: str, *, era: Era = "legacy"
+) -> None:
     """Raise :class:`MissingServerCapability` before the client sends a gated ``method``."""
-    path = SERVER_CAPABILITY_FOR_METHOD.get(method)
+    path = _server_path(method, era)
     if path is not None and not has_capability(declared, path):
         raise MissingServerCapability(method, path)
 

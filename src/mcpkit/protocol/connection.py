@@ -44,6 +44,7 @@ from mcpkit.protocol.cancellation import (
 )
 from mcpkit.protocol.capabilities import (
     CLIENT_CAPABILITY_FOR_METHOD,
+    refuse_undeclared_question,
     require_client_capability,
     require_elicitation_mode,
     require_sampling,
@@ -51,9 +52,12 @@ from mcpkit.protocol.capabilities import (
 )
 from mcpkit.protocol.errors import (
     InvalidParams,
+    InvalidRequest,
     JSONRPCError,
     LocalProtocolError,
+    MCPError,
     MessageDecodeError,
+    UsageError,
 )
 from mcpkit.protocol.inflight import (
     MAX_IN_FLIGHT,
@@ -76,7 +80,7 @@ from mcpkit.types.jsonrpc import (
     RequestId,
     Response,
 )
-from mcpkit.types.versions import LEGACY_VERSIONS, Era, era_of, is_modern
+from mcpkit.types.versions import LEGACY_VERSIONS, Era, era_of, is_legacy, is_modern
 
 __all__ = [
     "CancelReceived",
@@ -94,6 +98,8 @@ __all__ = [
 ]
 
 CANCELLED: Final = "notifications/cancelled"
+INITIALIZED: Final = "notifications/initialized"
+PING: Final = "ping"
 PROGRESS: Final = "notifications/progress"
 
 O = TypeVar("O")  # noqa: E741  # what the runtime attaches to our requests (a future)
@@ -528,8 +534,22 @@ class ServerConnection(Connection[O, I]):
 
 
 class ClientConnection(Connection[O, I]):
-    """A client's side of one handshake-era conversation: the lifecycle, and the server's
-    capabilities gating what we may ask."""
+    """A client's side of one conversation: stdio, memory, a legacy HTTP session, or the
+    stateless 2026-07-28 exchanges over HTTP.
+
+    It owns the era's verdict once the client's negotiation policy
+    (:mod:`mcpkit.client.negotiate`) reached one, and everything that follows from it:
+
+    * legacy: ``initialize`` passed through :meth:`send` and its result received drive the
+      handshake lifecycle (:class:`~mcpkit.protocol.lifecycle.ClientLifecycle`), which holds
+      the negotiated revision and the server's capabilities; until the result only ``ping``
+      may be sent, and until ``notifications/initialized`` no other request;
+    * 2026-07-28: a ``server/discover`` verdict is recorded with :meth:`adopt_discover` (that
+      era has no lifecycle; each request carries its own revision);
+    * the server's capabilities gate what we ask (:class:`MissingServerCapability` before
+      anything is sent), and ours gate what the server may ask us (-32601 / -32602, see
+      :func:`~mcpkit.protocol.capabilities.refuse_undeclared_question`).
+    """
 
     def __init__(
         self,
@@ -542,42 +562,108 @@ class ClientConnection(Connection[O, I]):
         self.lifecycle = ClientLifecycle(
             tuple(v for v in supported_versions if era_of(v) == "legacy")
         )
+        self._modern_version: str | None = None
+        self._modern_capabilities: JSONObject = {}
+        self.handshake_error: MCPError | None = None
+        """Why the ``initialize`` result was refused (a revision we do not speak), if it was."""
 
     @property
     def protocol_version(self) -> str | None:
-        return self.lifecycle.protocol_version
+        return self._modern_version or self.lifecycle.protocol_version
 
     def set_protocol_version(self, version: str | None) -> None:
         self.lifecycle.protocol_version = version
 
     @property
+    def modern(self) -> bool:
+        """True once a 2026-07-28 verdict was recorded (:meth:`adopt_discover`)."""
+        return self._modern_version is not None
+
+    @property
     def server_capabilities(self) -> JSONObject:
+        if self._modern_version is not None:
+            return self._modern_capabilities
         return self.lifecycle.server_capabilities
+
+    @property
+    def client_capabilities(self) -> JSONObject:
+        """What we declared in ``initialize`` (legacy; 2026 requests each declare their own)."""
+        return self.lifecycle.client_capabilities
 
     @property
     def operating(self) -> bool:
         return self.lifecycle.state is ClientState.OPERATING
 
+    def adopt_discover(self, version: str, capabilities: JSONObject) -> None:
+        """Record a 2026-07-28 verdict: the revision chosen from a ``server/discover`` result
+        and the capabilities it lists (again after a later ``server/discover``)."""
+        if is_legacy(version):
+            raise UsageError(f"{version} is a handshake-era revision: initialize negotiates it")
+        if self.lifecycle.state is not ClientState.NEW:
+            raise LocalProtocolError(
+                "this connection already went through the initialize handshake"
+            )
+        self._modern_version = version
+        self._modern_capabilities = dict(capabilities)
+
+    def initialize_outcome(self) -> str:
+        """The revision the ``initialize`` handshake agreed on, once its result was received;
+        raises why there is none (the server offered a revision we do not speak)."""
+        if self.handshake_error is not None:
+            raise self.handshake_error
+        version = self.lifecycle.protocol_version
+        if version is None or self.lifecycle.state not in (
+            ClientState.INITIALIZED,
+            ClientState.OPERATING,
+        ):
+            raise LocalProtocolError("no initialize result has been received on this connection")
+        return version
+
     def _admit(self, request: Request) -> None:
         super()._admit(request)
-        self.lifecycle.receive(request)
+        if self._modern_version is not None:
+            return  # a 2026 server sends no requests; the client layer answers that
+        if self.lifecycle.state is ClientState.CLOSED:
+            raise InvalidRequest("this connection's handshake failed; no requests are served")
+        self.lifecycle.receive(request)  # only ping before the handshake completes
+        refuse_undeclared_question(
+            self.lifecycle.client_capabilities, request.method, request.params
+        )
 
     def _answered(self, entry: OutboundRequest[O], response: Response | ErrorResponse) -> None:
-        self.lifecycle.receive(response)  # reads the initialize result (or resets on its error)
+        initialize_id = self.lifecycle.initialize_id
+        if initialize_id is None or response.id != initialize_id:
+            return  # the hot path: only the initialize answer concerns the lifecycle
+        try:
+            self.lifecycle.receive(response)  # reads the result (or resets on its error)
+        except MCPError as exc:  # a revision we do not speak: the lifecycle is closed
+            self.handshake_error = exc
 
     def receive_notification(self, note: Notification) -> Event:
-        if not self.lifecycle.receive(note):
+        if note.method == INITIALIZED:
             return Ignored(note, f"{note.method} is never sent to a client")
         return super().receive_notification(note)
 
     def _may_request(self, method: str, params: JSONObject | None) -> None:
         super()._may_request(method, params)
-        if self.lifecycle.state is ClientState.OPERATING:
-            require_server_capability(self.server_capabilities, method)
+        if self._modern_version is not None:
+            require_server_capability(self._modern_capabilities, method, era="modern")
+            return
+        state = self.lifecycle.state
+        if state is ClientState.OPERATING:
+            require_server_capability(self.lifecycle.server_capabilities, method)
+        elif state is ClientState.INITIALIZE_SENT and method != PING:
+            raise LocalProtocolError(
+                f"cannot send {method} before the initialize result (only ping may be sent "
+                "meanwhile)"
+            )
+        elif state is ClientState.INITIALIZED and method != PING:
+            raise LocalProtocolError(f"send notifications/initialized before {method}")
 
     def _check_send(self, message: Message, protocol_version: str | None) -> None:
         super()._check_send(message, protocol_version)
-        if not self.closed and (protocol_version is None or not is_modern(protocol_version)):
+        # a message naming a revision after the handshake era (a probe, a 2026 request) has none
+        if not self.closed and (protocol_version is None or is_legacy(protocol_version)):
             self.lifecycle.send(message)
 
     def close(self) -> list[InboundRequest[I]]:

@@ -209,12 +209,14 @@ class ServerLifecycle:
 
 class ClientLifecycle:
     """The client side. After the ``initialize`` result, ``protocol_version``,
-    ``server_capabilities``, ``server_info`` and ``instructions`` hold what the server said."""
+    ``server_capabilities``, ``server_info`` and ``instructions`` hold what the server said;
+    once ``initialize`` is sent, ``client_capabilities`` holds what we declared in it."""
 
     def __init__(self, supported_versions: Sequence[str] = LEGACY_VERSIONS) -> None:
         self.supported_versions = tuple(supported_versions)
         self.state = ClientState.NEW
         self.protocol_version: str | None = None
+        self.client_capabilities: dict[str, Any] = {}
         self.server_capabilities: dict[str, Any] = {}
         self.server_info: dict[str, Any] = {}
         self.instructions: str | None = None
@@ -239,6 +241,8 @@ class ClientLifecycle:
                 if state is not ClientState.NEW:
                     raise LocalProtocolError("initialize was already sent on this session")
                 self._initialize_id = message.id
+                declared = (message.params or {}).get("capabilities")
+                self.client_capabilities = declared if isinstance(declared, dict) else {}
                 self.state = ClientState.INITIALIZE_SENT
             elif method == PING or state is ClientState.OPERATING:
                 return
