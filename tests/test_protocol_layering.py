@@ -320,5 +320,62 @@ def test_building_messages_is_not_a_decision(fine: str) -> None:
     assert not list(violations(fine)), fine
 
 
+GATING_CALLS: Final = frozenset(
+    {
+        "accept_legacy_offer",
+        "negotiate_legacy",
+        "require_server_capability",
+        "require_client_capability",
+        "require_sampling",
+        "require_elicitation_mode",
+        "refuse_undeclared_question",
+    }
+)
+"""The handshake's version checks and capability gating: the connection objects apply them."""
+GATING_CALL_HOMES: Final = {
+    # a 2026 input request travels inside a result, not through a connection: the side that
+    # builds it (the server's Context) and the side that answers it (the client's Questions)
+    # apply the same protocol function the connections use
+    "client/questions.py": frozenset({"refuse_undeclared_question"}),
+    "server/context.py": frozenset(
+        {"require_elicitation_mode", "require_sampling", "require_client_capability"}
+    ),
+}
+
+
+def gating_calls(source: str) -> Iterator[tuple[int, str]]:
+    """Each (line, name) in ``source`` that checks a handshake or a capability by hand."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if name in GATING_CALLS:
+                yield node.lineno, name
+
+
+def test_handshake_and_capability_checks_are_left_to_the_connection() -> None:
+    """The negotiated revision and capability gating of both roles live in ``ServerConnection``
+    / ``ClientConnection``: no other module calls the checks they are made of."""
+    found = [
+        f"{path.relative_to(SRC).as_posix()}:{line}: calls {name}()"
+        for path in modules()
+        for line, name in gating_calls(path.read_text(encoding="utf-8"))
+        if name not in GATING_CALL_HOMES.get(path.relative_to(SRC).as_posix(), frozenset())
+    ]
+    assert not found, "handshake/capability checks outside the connection:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "copy",
+    [
+        "require_server_capability(self.server_capabilities, 'prompts/get')\n",
+        "version = accept_legacy_offer(result.get('protocolVersion'), versions)\n",
+        "capabilities.require_sampling(declared, params)\n",
+    ],
+)
+def test_a_reintroduced_gate_is_caught(copy: str) -> None:
+    assert list(gating_calls(copy)), copy
+
+
 if __name__ == "__main__":
     print("\n".join(stale_allowances() if "--stale" in sys.argv else scan()))
