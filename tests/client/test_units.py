@@ -22,6 +22,7 @@ from mcpkit.client.mrtr import run_input_rounds
 from mcpkit.client.negotiate import NegotiationConfig, negotiate
 from mcpkit.client.questions import Questions, form_defaults
 from mcpkit.client.schemas import SchemaCache, SchemaProblem, compile_schema
+from mcpkit.protocol.connection import ClientConnection
 from mcpkit.protocol.errors import (
     InvalidParams,
     JSONRPCError,
@@ -32,7 +33,6 @@ from mcpkit.protocol.errors import (
     UnsupportedProtocolVersion,
     UsageError,
 )
-from mcpkit.protocol.connection import ClientConnection
 from mcpkit.protocol.meta import request_meta
 from mcpkit.types.jsonrpc import ErrorResponse, JSONObject, Notification, Response
 

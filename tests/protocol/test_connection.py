@@ -639,7 +639,11 @@ class TestClientConnection:
             (Request(5, "sampling/createMessage", {"messages": []}), {}, METHOD_NOT_FOUND),
             (Request(5, "roots/list"), {"sampling": {}}, METHOD_NOT_FOUND),
             (Request(5, "elicitation/create", {"message": "m"}), {"roots": {}}, METHOD_NOT_FOUND),
-            (Request(5, "elicitation/create", {"mode": "url"}), {"elicitation": {}}, INVALID_PARAMS),
+            (
+                Request(5, "elicitation/create", {"mode": "url"}),
+                {"elicitation": {}},
+                INVALID_PARAMS,
+            ),
             (
                 Request(5, "sampling/createMessage", {"messages": [], "tools": []}),
                 {"sampling": {}},
