@@ -608,6 +608,9 @@ class TestClientConnection:
             conn.start_request("prompts/get", {"name": "p"}, "f")
         conn.adopt_discover("2026-07-28", {"tools": {}, "prompts": {}})  # a later discover
         conn.start_request("prompts/get", {"name": "p"}, "f")
+        conn.adopt_discover("2026-07-28", {"prompts": {}})  # tools withdrawn: checked again
+        with pytest.raises(MissingServerCapability):
+            conn.start_request("tools/call", {"name": "x"}, "f")
 
     def test_no_discover_verdict_after_the_handshake(self) -> None:
         conn = self.handshake()

@@ -566,6 +566,8 @@ class ClientConnection(Connection[O, I]):
         self._modern_capabilities: JSONObject = {}
         self.handshake_error: MCPError | None = None
         """Why the ``initialize`` result was refused (a revision we do not speak), if it was."""
+        self._allowed: set[str] = set()
+        """Methods the server's current capabilities were found to allow (the hot path)."""
 
     @property
     def protocol_version(self) -> str | None:
@@ -605,6 +607,7 @@ class ClientConnection(Connection[O, I]):
             )
         self._modern_version = version
         self._modern_capabilities = dict(capabilities)
+        self._allowed.clear()
 
     def initialize_outcome(self) -> str:
         """The revision the ``initialize`` handshake agreed on, once its result was received;
@@ -645,13 +648,17 @@ class ClientConnection(Connection[O, I]):
         return super().receive_notification(note)
 
     def _may_request(self, method: str, params: JSONObject | None) -> None:
+        if method in self._allowed and not self.closed:
+            return  # the hot path: checked once per method while the capabilities hold
         super()._may_request(method, params)
         if self._modern_version is not None:
             require_server_capability(self._modern_capabilities, method, era="modern")
+            self._allowed.add(method)
             return
         state = self.lifecycle.state
         if state is ClientState.OPERATING:
             require_server_capability(self.lifecycle.server_capabilities, method)
+            self._allowed.add(method)
         elif state is ClientState.INITIALIZE_SENT and method != PING:
             raise LocalProtocolError(
                 f"cannot send {method} before the initialize result (only ping may be sent "
@@ -659,6 +666,14 @@ class ClientConnection(Connection[O, I]):
             )
         elif state is ClientState.INITIALIZED and method != PING:
             raise LocalProtocolError(f"send notifications/initialized before {method}")
+
+    def send(
+        self, message: Message, protocol_version: str | None = None, method: str | None = None
+    ) -> Message:
+        version = protocol_version or self.protocol_version
+        if self.lifecycle.state is not ClientState.OPERATING:  # operating: everything may go
+            self._check_send(message, version)
+        return prepare_outbound(message, version, method)
 
     def _check_send(self, message: Message, protocol_version: str | None) -> None:
         super()._check_send(message, protocol_version)
