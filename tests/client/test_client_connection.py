@@ -234,3 +234,37 @@ async def test_a_question_the_client_did_not_declare_gets_the_spec_s_error(
         answer = await peer.ask(7, method, params)
         assert isinstance(answer, ErrorResponse) and answer.error.code == code
         assert says in answer.error.message  # the connection's answer: no handler was asked
+
+
+async def test_a_2026_server_may_send_the_client_no_request() -> None:
+    """In 2026-07-28 a server's questions travel inside results; a request from it is answered
+    -32601 by the connection, whatever the client declared."""
+    ours, theirs = memory_pair()
+    peer = Peer(theirs)
+
+    async def never(params: Any, context: Any) -> dict[str, Any]:
+        raise AssertionError("the handler must not be asked")
+
+    client = Client(PeerConnector(ours), mode="2026-07-28", sampling_handler=never)  # type: ignore[arg-type]
+    connecting = asyncio.ensure_future(client.connect())
+    try:
+        probe = await peer.receive()
+        assert isinstance(probe, Request) and probe.method == "server/discover", probe
+        discovered = {
+            "resultType": "complete",
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}},
+            "ttlMs": 0,
+            "cacheScope": "private",
+        }
+        await peer.send(Response(probe.id, discovered))
+        await asyncio.wait_for(connecting, WAIT)
+        assert client.era == "modern"
+        assert client._channel is not None and client._channel.connection.modern
+        answer = await peer.ask(11, "sampling/createMessage", {"messages": [], "maxTokens": 5})
+        assert isinstance(answer, ErrorResponse) and answer.error.code == METHOD_NOT_FOUND
+        assert "2026-07-28" in answer.error.message
+    finally:
+        connecting.cancel()
+        await client.aclose()
+        await theirs.aclose()

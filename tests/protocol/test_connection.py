@@ -612,6 +612,13 @@ class TestClientConnection:
         with pytest.raises(MissingServerCapability):
             conn.start_request("tools/call", {"name": "x"}, "f")
 
+    def test_a_2026_server_may_send_no_request(self) -> None:
+        conn: ClientConnection[str, str] = ClientConnection()
+        conn.adopt_discover("2026-07-28", {"tools": {}})
+        for method in ("roots/list", "ping"):
+            event = conn.receive(Request(3, method), "x")
+            assert isinstance(event, Rejected) and event.error.code == METHOD_NOT_FOUND
+
     def test_no_discover_verdict_after_the_handshake(self) -> None:
         conn = self.handshake()
         with pytest.raises(LocalProtocolError):

@@ -60,7 +60,6 @@ from mcpkit.protocol.errors import (
     ConnectionClosed,
     InvalidParams,
     JSONRPCError,
-    MethodNotFound,
     ResourceNotFound,
     UsageError,
 )
@@ -514,19 +513,13 @@ class Client(ClientFeatures):
     # -- what the server sends -----------------------------------------------------------------
 
     async def _on_request(self, ctx: RequestContext) -> JSONObject:
-        """A server→client request (legacy sessions; a 2026 server must not send any)."""
+        """A server→client request of a legacy session, once the client's ``ClientConnection``
+        let it through (a 2026 server may send none; undeclared questions were refused)."""
         method = ctx.request.method
         params = ctx.request.params or {}
         negotiated = self._negotiated
         if method == "ping":
             return {}
-        if negotiated is not None and negotiated.era == "modern":
-            logger.warning(
-                "%s: a 2026-07-28 server sent a %s request, which servers must not do",
-                self.name,
-                method,
-            )
-            raise MethodNotFound(f"{method}: servers must not send requests in protocol 2026-07-28")
         return await self._questions.answer(
             method,
             params,

@@ -57,6 +57,7 @@ from mcpkit.protocol.errors import (
     LocalProtocolError,
     MCPError,
     MessageDecodeError,
+    MethodNotFound,
     UsageError,
 )
 from mcpkit.protocol.inflight import (
@@ -548,7 +549,8 @@ class ClientConnection(Connection[O, I]):
       era has no lifecycle; each request carries its own revision);
     * the server's capabilities gate what we ask (:class:`MissingServerCapability` before
       anything is sent), and ours gate what the server may ask us (-32601 / -32602, see
-      :func:`~mcpkit.protocol.capabilities.refuse_undeclared_question`).
+      :func:`~mcpkit.protocol.capabilities.refuse_undeclared_question`); a 2026-07-28 server
+      may ask nothing at all (its questions travel inside results): -32601.
     """
 
     def __init__(
@@ -625,7 +627,9 @@ class ClientConnection(Connection[O, I]):
     def _admit(self, request: Request) -> None:
         super()._admit(request)
         if self._modern_version is not None:
-            return  # a 2026 server sends no requests; the client layer answers that
+            raise MethodNotFound(
+                f"{request.method}: a server sends no requests in protocol {self._modern_version}"
+            )
         if self.lifecycle.state is ClientState.CLOSED:
             raise InvalidRequest("this connection's handshake failed; no requests are served")
         self.lifecycle.receive(request)  # only ping before the handshake completes
