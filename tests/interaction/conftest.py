@@ -1,7 +1,8 @@
 """The cross-transport fixture: ``kit_connect`` opens a client connected to the kit's feature
 server over every transport in both eras (``memory``, ``stdio``, ``http-json``, ``http-sse``
-by ``legacy``, ``2026-07-28``). HTTP servers run once per test module; stdio starts one process
-per test (a stdio connection is its process)."""
+by ``legacy``, ``2026-07-28``); ``stream_connect`` and ``ask_connect`` over the pairs that can
+carry messages during a request and questions to the client. HTTP servers run once per test
+module; stdio starts one process per test (a stdio connection is its process)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from kit.transports import (
     ERAS,
     HTTP_TRANSPORTS,
+    QUESTION_ROUTES,
     STREAMING_TRANSPORTS,
     TRANSPORTS,
     open_client,
@@ -66,5 +68,17 @@ def stream_connect(
     """Like ``kit_connect``, over the transports that deliver messages *during* a request
     (progress, log messages, questions, change notifications): all but ``http-json``, where
     a POST gets one JSON answer and nothing else (the spec's JSON response mode)."""
+    transport, era = request.param
+    return _connector(transport, era, http_urls)
+
+
+@pytest.fixture(params=QUESTION_ROUTES, ids=lambda p: f"{p[0]}-{p[1]}")
+def ask_connect(
+    request: pytest.FixtureRequest, http_urls: Callable[[str], str]
+) -> Callable[..., contextlib.AbstractAsyncContextManager[Any]]:
+    """Like ``kit_connect``, over the pairs where a tool can ask the client (elicitation,
+    sampling, roots): the streaming transports in both eras, and ``http-json`` in 2026-07-28,
+    whose questions travel as ``input_required`` results (a legacy server asks inside the open
+    request, which a single JSON answer cannot carry)."""
     transport, era = request.param
     return _connector(transport, era, http_urls)

@@ -29,6 +29,7 @@ from mcpkit.testing import ERAS
 __all__ = [
     "ERAS",
     "HTTP_TRANSPORTS",
+    "QUESTION_ROUTES",
     "SERVER_SCRIPT",
     "STREAMING_TRANSPORTS",
     "TRANSPORTS",
@@ -41,6 +42,15 @@ HTTP_TRANSPORTS: Final = ("http-json", "http-sse")
 STREAMING_TRANSPORTS: Final = ("memory", "stdio", "http-sse")
 """Transports that carry server messages while a request runs (``http-json`` answers a POST
 with one JSON body: no progress, log messages or questions on the way)."""
+QUESTION_ROUTES: Final = tuple(
+    (transport, era)
+    for transport in TRANSPORTS
+    for era in ERAS
+    if transport in STREAMING_TRANSPORTS or era == "2026-07-28"
+)
+"""(transport, era) pairs where a tool can ask the client (elicitation, sampling, roots): a
+legacy server asks inside the open request, which needs a stream; a 2026 server answers
+``input_required`` and the client calls again, which plain JSON answers carry too."""
 SERVER_SCRIPT: Final = Path(__file__).with_name("feature_server.py")
 START_TIMEOUT_S: Final = 60.0
 """A cold interpreter importing mcpkit and uvicorn on a busy 2-core machine."""
@@ -107,9 +117,15 @@ async def open_client(
     target: Any
     if transport == "memory":
         server = build_server()
-        async with server.running(), Client(
-            server, mode=era, timeout=CLIENT_TIMEOUT_S, **options  # type: ignore[arg-type]
-        ) as client:
+        async with (
+            server.running(),
+            Client(
+                server,
+                mode=era,
+                timeout=CLIENT_TIMEOUT_S,
+                **options,  # type: ignore[arg-type]
+            ) as client,
+        ):
             yield client
         return
     if transport == "stdio":

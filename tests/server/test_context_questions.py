@@ -1,5 +1,10 @@
-"""One tool body asks the client questions in both eras: server→client requests (legacy) and
-InputRequiredResult round trips with a sealed requestState (2026-07-28)."""
+"""The wire side of a tool asking the client: InputRequiredResult round trips with a sealed
+requestState (2026-07-28), capability gating, URL elicitation ids, log levels in ``_meta``.
+
+The same questions asked through mcpkit's client (legacy server→client requests and 2026
+rounds, in order, with typed answers) run over every transport in
+tests/interaction/test_kit_questions.py; log levels through a client in
+tests/interaction/test_every_transport.py."""
 
 from __future__ import annotations
 
@@ -58,14 +63,6 @@ async def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
     if method == "roots/list":
         return {"roots": [{"uri": "file:///work", "name": "work"}]}
     raise AssertionError(method)
-
-
-async def test_legacy_session_sends_server_to_client_requests() -> None:
-    async with connect(build(), answer) as peer:
-        await peer.initialize(ALL_CAPS)
-        result = await peer.legacy("tools/call", {"name": "interview"})
-    assert result["content"][0]["text"] == "accept:Ada|autumn moon|file:///work"
-    assert peer.requests_seen == ["elicitation/create", "sampling/createMessage", "roots/list"]
 
 
 async def run_mrtr(peer: RawPeer, name: str, capabilities: dict[str, Any]) -> dict[str, Any]:
@@ -166,15 +163,6 @@ async def test_legacy_url_elicitation_carries_an_id() -> None:
         result = await peer.legacy("tools/call", {"name": "visit"})
     assert result["content"][0]["text"] == "accept"
     assert seen["mode"] == "url" and seen["elicitationId"]
-
-
-async def test_logging_honours_set_level_in_legacy() -> None:
-    async with connect(build()) as peer:
-        await peer.initialize()
-        await peer.legacy("logging/setLevel", {"level": "info"})
-        await peer.legacy("tools/call", {"name": "chatty"})
-        logs = await peer.wait_for("notifications/message", 2)
-    assert [entry["level"] for entry in logs] == ["info", "warning"]
 
 
 async def test_logging_in_2026_only_when_the_request_asks() -> None:

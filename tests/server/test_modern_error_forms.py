@@ -3,7 +3,8 @@
 -32002 (resource not found) and -32042 (URL elicitation required) are legacy codes; raised from
 a tool, a resource or a template in a 2026 request they take their 2026 forms: -32602 with
 ``data.uri``, and an input-required round asking for each URL elicitation. Legacy sessions keep
-the legacy codes.
+the legacy codes. (What mcpkit's client makes of both forms, and the nested-form refusal, run
+over every transport in tests/interaction/test_kit_tools.py and test_kit_questions.py.)
 """
 
 from __future__ import annotations
@@ -113,37 +114,6 @@ async def test_outside_mrtr_methods_it_is_a_clear_invalid_request() -> None:
     assert "input-required round" in raised.value.message
 
 
-def _nested_form_server() -> Server:
-    server = Server("nested-form")
-
-    @server.tool
-    async def ask_address(ctx: Context) -> str:
-        answer = await ctx.elicit(
-            "Where to?",
-            {"type": "object", "properties": {"address": {"type": "object", "properties": {}}}},
-        )
-        return str(answer.content)
-
-    return server
-
-
-@pytest.mark.parametrize("era", ["legacy", "modern"])
-async def test_a_nested_form_schema_is_refused_before_it_is_sent(era: str) -> None:
-    """The tool author gets the reason as the tool's error; the client is never asked."""
-    form_caps = {"elicitation": {"form": {}}}
-    async with connect(_nested_form_server()) as peer:
-        if era == "legacy":
-            await peer.initialize(form_caps)
-            result = await peer.legacy("tools/call", {"name": "ask_address", "arguments": {}})
-        else:
-            result = await peer.modern(
-                "tools/call", {"name": "ask_address", "arguments": {}}, capabilities=form_caps
-            )
-        assert peer.requests_seen == []
-    assert result["isError"] is True
-    assert "field 'address': forms are flat" in result["content"][0]["text"]
-
-
 async def test_no_request_but_ping_goes_out_before_notifications_initialized() -> None:
     """A tool called in the window between the initialize result and the client's
     notifications/initialized cannot ask the client anything yet: its author is told why."""
@@ -180,15 +150,3 @@ async def test_no_request_but_ping_goes_out_before_notifications_initialized() -
         later = await peer.legacy("tools/call", {"name": "confirm", "arguments": {}})
         assert peer.requests_seen == ["elicitation/create"]
     assert later["content"][0]["text"] == "accept"
-
-
-@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_mcpkit_client_sees_the_same_typed_error_in_both_eras(mode: str) -> None:
-    from mcpkit.client import Client
-
-    async with Client(_server(), mode=mode) as client:  # type: ignore[arg-type]
-        with pytest.raises(ResourceNotFound) as from_tool:
-            await client.call_tool("lookup", {"uri": "x://y"})
-        with pytest.raises(ResourceNotFound):
-            await client.read_resource("docs://missing")
-    assert from_tool.value.data == {"uri": "x://y"}
