@@ -82,3 +82,12 @@ def ask_connect(
     request, which a single JSON answer cannot carry)."""
     transport, era = request.param
     return _connector(transport, era, http_urls)
+
+
+@pytest.fixture(params=TRANSPORTS)
+def auto_connect(
+    request: pytest.FixtureRequest, http_urls: Callable[[str], str]
+) -> Callable[..., contextlib.AbstractAsyncContextManager[Any]]:
+    """Like ``kit_connect`` with the client's default ``mode="auto"`` (it probes, then picks the
+    era), over every transport."""
+    return _connector(request.param, "auto", http_urls)

@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 from mcpkit.client import QuestionContext
-from mcpkit.protocol.errors import InvalidParams
+from mcpkit.protocol.errors import InvalidParams, InvalidRequest, MissingRequiredClientCapability
 
 Connect = Callable[..., Any]
 
@@ -81,6 +81,41 @@ async def test_one_tool_asks_everything_in_order(ask_connect: Connect) -> None:
     assert _text(result) == "accept:Ada|autumn moon|file:///work", result
     assert order == ["elicitation", "sampling", "roots"]
     assert schemas[0]["properties"]["name"] == {"type": "string", "default": "anon"}
+
+
+async def test_accepting_the_defaults_sends_them_back(ask_connect: Connect) -> None:
+    """A handler may accept what the form proposes (``context.defaults``, from the schema)."""
+
+    async def elicit(params: Any, context: QuestionContext) -> dict[str, Any]:
+        return {"action": "accept", "content": dict(context.defaults)}
+
+    async with ask_connect(
+        elicitation_handler=elicit, sampling_handler=sampling("dew", "m"), roots=ROOTS
+    ) as client:
+        result = await client.call_tool("interview", {})
+    assert _text(result) == "accept:anon|dew|file:///work"
+
+
+async def test_a_client_without_handlers_is_told_which_capability_is_missing(
+    kit_connect: Connect,
+) -> None:
+    """Nothing is asked of a client that did not declare the capability: a legacy server
+    refuses the call with -32600 naming it, a 2026 server with -32021 and
+    ``data.requiredCapabilities`` (every transport: the refusal is the call's answer)."""
+    async with kit_connect() as client:
+        if client.era == "modern":
+            with pytest.raises(MissingRequiredClientCapability) as modern:
+                await client.call_tool("ask", {"question": "Who?"})
+            assert modern.value.code == -32021
+            assert modern.value.required_capabilities == {"elicitation": {"form": {}}}
+            refused: Exception = modern.value
+        else:
+            with pytest.raises(InvalidRequest) as legacy:
+                await client.call_tool("ask", {"question": "Who?"})
+            assert legacy.value.code == -32600
+            refused = legacy.value
+        assert "needs the client capability 'elicitation.form'" in str(refused)
+        assert _text(await client.call_tool("echo", {"text": "on"})) == "on"
 
 
 async def test_accepted_content_is_an_instance_of_the_schema_type(ask_connect: Connect) -> None:

@@ -43,6 +43,15 @@ async def test_the_server_says_who_it_is(kit_connect: Connect) -> None:
         assert client.server_capabilities["tools"] == {"listChanged": True}
 
 
+async def test_auto_mode_picks_the_newest_era(auto_connect: Connect) -> None:
+    async with auto_connect() as client:
+        assert (client.era, client.protocol_version) == ("modern", "2026-07-28")
+        result = await client.call_tool("add", {"a": 2, "b": 40})
+        assert result.structured_content == {"result": 42}
+        with pytest.raises(InvalidParams, match="Unknown tool: missing_tool"):
+            await client.call_tool("missing_tool", {})
+
+
 async def test_the_tool_schema_comes_from_the_signature(kit_connect: Connect) -> None:
     async with kit_connect() as client:
         tools = {t.name: msgspec.to_builtins(t) for t in await client.list_tools()}

@@ -2,7 +2,8 @@
 
 :func:`check_core_rules` takes a client connected to :mod:`kit.feature_server` (any transport,
 either era) and fails with an assertion naming the rule it broke. A new transport passes the kit
-by connecting a client and calling it (``tests/interaction/test_conformance_kit.py`` does so
+by connecting a client and calling it (``test_conformance_kit`` in
+``tests/interaction/test_every_transport.py`` does so
 for memory, stdio and HTTP in JSON and SSE mode).
 """
 

@@ -132,13 +132,6 @@ async def test_expired_request_state_is_rejected() -> None:
             )
 
 
-async def test_missing_client_capability_is_32021_in_2026() -> None:
-    async with connect(build()) as peer:
-        with pytest.raises(MissingRequiredClientCapability) as info:
-            await peer.modern("tools/call", {"name": "interview"}, capabilities={})
-    assert info.value.required_capabilities == {"elicitation": {"form": {}}}
-
-
 async def test_url_mode_needs_the_url_capability() -> None:
     async with connect(build()) as peer:
         with pytest.raises(MissingRequiredClientCapability):
