@@ -194,3 +194,54 @@ async def test_malformed_sampling_tool_loops_never_reach_the_client(ask_connect:
     assert good == "model said: m1"
     assert len(asked) == 1
     assert [tool.name for tool in asked[0].tools] == ["get_weather"]
+
+
+async def test_url_elicitation_reaches_the_handler(ask_connect: Connect) -> None:
+    """URL mode (``url_elicitation=True``): a legacy request carries an ``elicitationId``, a
+    2026 input request none (it is a 2025-11-25 field)."""
+    asked: list[Any] = []
+    async with ask_connect(
+        elicitation_handler=answering({}, asked=asked), url_elicitation=True
+    ) as client:
+        result = await client.call_tool("visit", {})
+        era = client.era
+    assert _text(result) == "accept"
+    (params,) = asked
+    assert (params.mode, params.message, params.url) == (
+        "url",
+        "Authorize the wallet",
+        "https://example.com/auth",
+    )
+    if era == "modern":
+        assert params.elicitation_id is None
+    else:
+        assert params.elicitation_id
+
+
+async def test_url_mode_needs_the_url_capability(kit_connect: Connect) -> None:
+    """A form-only client is never asked to visit a URL: -32021 naming ``elicitation.url`` in
+    2026, -32600 in a legacy session."""
+    asked: list[Any] = []
+    async with kit_connect(elicitation_handler=answering({}, asked=asked)) as client:
+        with pytest.raises((MissingRequiredClientCapability, InvalidRequest)) as refused:
+            await client.call_tool("visit", {})
+        era = client.era
+    if era == "modern":
+        assert isinstance(refused.value, MissingRequiredClientCapability)
+        assert refused.value.required_capabilities == {"elicitation": {"url": {}}}
+    else:
+        assert isinstance(refused.value, InvalidRequest)
+        assert refused.value.code == -32600
+    assert "'elicitation.url'" in str(refused.value)
+    assert asked == []
+
+
+async def test_changed_roots_are_seen_on_the_next_question(ask_connect: Connect) -> None:
+    """``client.set_roots`` (legacy: ``notifications/roots/list_changed``; 2026: the next
+    round carries them): the server's next ``list_roots`` sees the new list."""
+    async with ask_connect(roots=ROOTS) as client:
+        before = await client.call_tool("roots_now", {})
+        await client.set_roots([{"uri": "file:///elsewhere"}, {"uri": "file:///more"}])
+        after = await client.call_tool("roots_now", {})
+    assert before.structured_content == {"result": ["file:///work"]}
+    assert after.structured_content == {"result": ["file:///elsewhere", "file:///more"]}

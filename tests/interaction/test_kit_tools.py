@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from kit.feature_server import INSTRUCTIONS, SERVER_NAME, SERVER_VERSION
+from kit.feature_server import INSTRUCTIONS, PAGE_SIZE, SERVER_NAME, SERVER_VERSION
 from mcpkit.protocol.errors import InvalidParams, ResourceNotFound
 from mcpkit.types.notifications import ToolListChangedNotification
 
@@ -78,6 +78,29 @@ async def test_structured_output_of_numbers_and_dataclasses(kit_connect: Connect
     ]
     assert not added.is_error
     assert found.structured_content == {"result": [{"name": "shoe one", "price": 899.0}]}
+
+
+async def test_tools_list_pages_with_opaque_cursors(kit_connect: Connect) -> None:
+    """Page by page (the raw request, as a client that pages itself): every page but the last
+    is full, the pages hold every tool once, and a made-up cursor is -32602."""
+    async with kit_connect() as client:
+        pages: list[list[str]] = []
+        cursor: str | None = None
+        while True:
+            page = await client._request("tools/list", {"cursor": cursor} if cursor else {})
+            pages.append([tool["name"] for tool in page["tools"]])
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                break
+        everything = [tool.name for tool in await client.list_tools()]
+        with pytest.raises(InvalidParams, match="cursor") as refused:
+            await client._request("tools/list", {"cursor": "not-a-cursor"})
+    assert refused.value.code == -32602
+    assert [len(page) for page in pages[:-1]] == [PAGE_SIZE] * (len(pages) - 1)
+    assert 1 <= len(pages[-1]) <= PAGE_SIZE
+    assert [name for page in pages for name in page] == everything
+    assert len(everything) == len(set(everything)) > 2 * PAGE_SIZE
+    assert everything[:3] == ["echo", "add", "forecast"]  # in the order they were registered
 
 
 async def test_bad_arguments_are_tool_errors_naming_the_field(kit_connect: Connect) -> None:

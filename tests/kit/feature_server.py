@@ -273,6 +273,17 @@ def _questions(server: Server) -> None:
         )
 
     @server.tool
+    async def visit(ctx: Context) -> str:
+        """URL mode: ask the user to visit a page out of band."""
+        answer = await ctx.elicit_url("Authorize the wallet", "https://example.com/auth")
+        return answer.action
+
+    @server.tool
+    async def roots_now(ctx: Context) -> list[str]:
+        """The client's roots, asked afresh."""
+        return [root["uri"] for root in await ctx.list_roots()]
+
+    @server.tool
     async def book(kind: str, ctx: Context) -> str:
         """Elicit with a typed schema; answer with what the answer was converted to."""
         schema = _booking_type(kind)

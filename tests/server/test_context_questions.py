@@ -1,8 +1,9 @@
 """The wire side of a tool asking the client: InputRequiredResult round trips with a sealed
-requestState (2026-07-28), capability gating, URL elicitation ids, log levels in ``_meta``.
+requestState (2026-07-28) that cannot be forged, replayed or kept past its expiry, and log
+levels in ``_meta``.
 
 The same questions asked through mcpkit's client (legacy server→client requests and 2026
-rounds, in order, with typed answers) run over every transport in
+rounds, in order, typed answers, URL mode, capability refusals) run over every transport in
 tests/interaction/test_kit_questions.py; log levels through a client in
 tests/interaction/test_every_transport.py."""
 
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 from _server_harness import RawPeer, connect
 
-from mcpkit.protocol.errors import InvalidParams, MissingRequiredClientCapability
+from mcpkit.protocol.errors import InvalidParams
 from mcpkit.server import Context, Server
 from mcpkit.types import TextContent
 
@@ -130,32 +131,6 @@ async def test_expired_request_state_is_rejected() -> None:
                 {"name": "interview", "requestState": first["requestState"]},
                 capabilities=ALL_CAPS,
             )
-
-
-async def test_url_mode_needs_the_url_capability() -> None:
-    async with connect(build()) as peer:
-        with pytest.raises(MissingRequiredClientCapability):
-            await peer.modern("tools/call", {"name": "visit"}, capabilities={"elicitation": {}})
-        first = await peer.modern(
-            "tools/call", {"name": "visit"}, capabilities={"elicitation": {"url": {}}}
-        )
-    (request,) = first["inputRequests"].values()
-    assert request["params"]["mode"] == "url"
-    assert "elicitationId" not in request["params"]  # 2025 only
-
-
-async def test_legacy_url_elicitation_carries_an_id() -> None:
-    seen: dict[str, Any] = {}
-
-    async def accept(method: str, params: dict[str, Any]) -> dict[str, Any]:
-        seen.update(params)
-        return {"action": "accept"}
-
-    async with connect(build(), accept) as peer:
-        await peer.initialize({"elicitation": {"url": {}}})
-        result = await peer.legacy("tools/call", {"name": "visit"})
-    assert result["content"][0]["text"] == "accept"
-    assert seen["mode"] == "url" and seen["elicitationId"]
 
 
 async def test_logging_in_2026_only_when_the_request_asks() -> None:
