@@ -41,8 +41,8 @@ async def test_resources_and_templates_are_listed_and_read(kit_connect: Connect)
     assert [msgspec.to_builtins(c) for c in text.contents] == [
         {"uri": "test://static-text", "mimeType": "text/plain", "text": "This is static."}
     ]
-    assert base64.b64decode(binary.contents[0].blob) == b"\x89PNG\r\n\x1a\n"  # type: ignore[union-attr]
-    assert item.contents[0].text == '{"id":"42"}'  # type: ignore[union-attr]
+    assert base64.b64decode(binary.contents[0].blob) == b"\x89PNG\r\n\x1a\n"
+    assert item.contents[0].text == '{"id":"42"}'
     assert [c.uri for c in many.contents] == ["test://many/a", "test://many/b"]
 
 
@@ -72,7 +72,7 @@ async def test_file_resources_refuse_traversal(kit_connect: Connect) -> None:
             with pytest.raises(InvalidParams) as refused:
                 await client.read_resource(sneaky)
             assert refused.value.code == -32602, sneaky
-    assert guide.contents[0].text == "# API guide\n"  # type: ignore[union-attr]
+    assert guide.contents[0].text == "# API guide\n"
     assert guide.contents[0].mime_type == "text/markdown"
 
 
@@ -105,9 +105,9 @@ async def test_prompts_with_arguments_and_content(kit_connect: Connect) -> None:
         {"name": "language", "description": "the programming language", "required": True},
         {"name": "code", "description": "the code to review", "required": True},
     ]
-    assert got.messages[0].content.text == "Review this python code:\nx=1"  # type: ignore[union-attr]
+    assert got.messages[0].content.text == "Review this python code:\nx=1"
     assert got.messages[1].role == "assistant"
-    assert got.messages[1].content.text == "I will look for bugs."  # type: ignore[union-attr]
+    assert got.messages[1].content.text == "I will look for bugs."
     assert msgspec.to_builtins(image.messages[0].content) == {
         "type": "image",
         "data": base64.b64encode(b"\x89PNG").decode(),

@@ -117,10 +117,10 @@ def build_server() -> Server:
     async def record(info: RequestView, call_next: Any) -> dict[str, Any]:
         arguments = info.params.get("arguments")
         if info.method == "tools/call" and isinstance(arguments, dict) and "label" in arguments:
-            MIDDLEWARE_SAW[str(arguments["label"])] = (
-                info.method, info.protocol_version, str(info.era)
-            )  # fmt: skip
-        return await call_next()
+            seen = (info.method, info.protocol_version, str(info.era))
+            MIDDLEWARE_SAW[str(arguments["label"])] = seen
+        result: dict[str, Any] = await call_next()
+        return result
 
     server.add_middleware(record)
     return server
@@ -329,7 +329,7 @@ def _questions(server: Server) -> None:
             "stray_result": _tool_result("other"),
             "mixed": [_tool_result("u1"), {"type": "text", "text": "and?"}],
         }[shape]
-        messages = [
+        messages: list[dict[str, Any]] = [
             {"role": "user", "content": {"type": "text", "text": "hi"}},
             TOOL_USE,
             {"role": "user", "content": last},

@@ -115,16 +115,12 @@ async def open_client(
     :class:`~mcpkit.client.Client` (question handlers, roots, a logging handler ...).
     """
     target: Any
+    mode: Any = era  # "legacy", "2026-07-28" or "auto"
     if transport == "memory":
         server = build_server()
         async with (
             server.running(),
-            Client(
-                server,
-                mode=era,
-                timeout=CLIENT_TIMEOUT_S,
-                **options,  # type: ignore[arg-type]
-            ) as client,
+            Client(server, mode=mode, timeout=CLIENT_TIMEOUT_S, **options) as client,
         ):
             yield client
         return
@@ -135,5 +131,5 @@ async def open_client(
         target = url
     else:
         raise ValueError(f"unknown transport {transport!r}")
-    async with Client(target, mode=era, timeout=CLIENT_TIMEOUT_S, **options) as client:  # type: ignore[arg-type]
+    async with Client(target, mode=mode, timeout=CLIENT_TIMEOUT_S, **options) as client:
         yield client
