@@ -132,7 +132,7 @@ async def test_progress_events_are_delivered_in_order(stream_connect: Connect) -
             "count", {"steps": 3}, progress_callback=lambda p, t, m: seen.append((p, t, m))
         )
     assert result.content[0].text == "counted 3"
-    assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+    assert seen == [(0, 3, "step 0"), (1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
 
 
 async def test_cancelling_a_call_cancels_it_on_the_server(stream_connect: Connect) -> None:

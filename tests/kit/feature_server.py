@@ -205,8 +205,8 @@ def _streaming_tools(server: Server) -> None:
 
     @server.tool
     async def count(ctx: Context, steps: int) -> str:
-        """Report `steps` progress events, then answer."""
-        for step in range(1, steps + 1):
+        """Report progress 0 (a valid first value) to `steps`, then answer."""
+        for step in range(steps + 1):
             await ctx.report_progress(step, steps, f"step {step}")
         return f"counted {steps}"
 
