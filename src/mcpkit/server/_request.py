@@ -65,7 +65,9 @@ class LegacyConnection:
         self.lifecycle = lifecycle if lifecycle is not None else ServerLifecycle(supported_versions)
         self.engine_admits = lifecycle is not None
         """True when a :class:`~mcpkit.protocol.connection.ServerConnection` owns ``lifecycle``
-        and already fed it every message (stdio, memory): the dispatcher must not again."""
+        and already fed it every message (stdio, memory, every legacy HTTP session): the
+        dispatcher must not again. False only for a stateless legacy HTTP request (no session,
+        so no engine) and direct use, where the dispatcher feeds the lifecycle itself."""
         self.log_level: str | None = None
         self.subscriptions: set[str] = set()
         self.notify: Outbound | None = None

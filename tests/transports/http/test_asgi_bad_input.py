@@ -273,9 +273,8 @@ async def test_a_storm_of_bad_and_vanishing_clients_leaks_no_session_or_task() -
         assert sessions is not None
         for peer in kept:
             state = await sessions.find(peer.session_id or "")
-            assert (
-                state is not None and not state.inflight and not state.pending and not state.pipes
-            )
+            assert state is not None
+            assert not state.engine.inbound and not state.engine.outbound and not state.pipes
         for peer in kept:
             assert (await http.delete("/mcp", headers=peer.headers())).status_code == 200
         assert app.session_count == 1  # the warm-up session

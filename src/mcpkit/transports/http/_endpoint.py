@@ -24,7 +24,6 @@ from typing import Any, Final
 import msgspec
 
 from mcpkit.protocol.batch import accepts_batches
-from mcpkit.protocol.cancellation import cancelled_request_id
 from mcpkit.protocol.codec import decode_json, message_from_obj
 from mcpkit.protocol.errors import (
     HeaderMismatch,
@@ -51,8 +50,9 @@ from mcpkit.protocol.http_routing import (
     check_media,
     route_request,
 )
+from mcpkit.protocol.inflight import InboundRequest
 from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
-from mcpkit.protocol.observe import notify_outbound
+from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.transports.http._batch import serve_batch
 from mcpkit.transports.http._body import BodyError, read_body
 from mcpkit.transports.http._exchange import (
@@ -70,6 +70,7 @@ from mcpkit.transports.http._legacy_sessions import (
     LegacySessions,
     LegacySessionState,
     PeerSessionLimitReached,
+    RequestHandle,
 )
 from mcpkit.transports.http._peers import peer_key
 from mcpkit.transports.http._pipe import EventPipe, Item
@@ -172,8 +173,8 @@ class Endpoint:
     async def _reject(
         response: HttpResponse, rejection: HttpRejection, request_id: RequestId | None = None
     ) -> None:
-        message = rejection.response(request_id)
-        notify_outbound(message, None, None)
+        # no session (or none found yet): no revision to shape for, observers still see it
+        message: Any = prepare_outbound(rejection.response(request_id), None, None)
         await response.error(rejection.status, message, encode_headers(rejection.headers))
 
     @staticmethod
@@ -183,9 +184,15 @@ class Endpoint:
         error: JSONRPCError,
         request_id: RequestId | None = None,
         headers: tuple[tuple[bytes, bytes], ...] = (),
+        session: LegacySessionState | None = None,
     ) -> None:
-        message = ErrorResponse(request_id, error.to_error_object())
-        notify_outbound(message, None, None)  # observers (wire logs, schema checks) see it too
+        """Answer with a JSON-RPC error: through the session's send point when the request
+        belongs to one (shaped for its revision, the lifecycle told), else observed as is."""
+        message: Any = ErrorResponse(request_id, error.to_error_object())
+        if session is not None:
+            message = session.send(message, None, None)
+        else:
+            message = prepare_outbound(message, None, None)
         await response.error(status, message, headers)
 
     # -- POST ----------------------------------------------------------------------------------
@@ -291,8 +298,8 @@ class Endpoint:
             items,
             state,
             server=self._server,
+            sessions=self.sessions,
             notify=self.notify,
-            forward=self.sessions.forward,
             spawn=self._spawn,
             auth=auth,
             response=response,
@@ -383,6 +390,7 @@ class Endpoint:
             await self._error(response, 400, InvalidRequest("initialize must be a request"))
             return
         state: LegacySessionState | None = None
+        entry: InboundRequest[RequestHandle] | None = None
         if self.sessions is None:
             connection = self._server.new_connection(None)
         else:
@@ -401,13 +409,24 @@ class Endpoint:
                 return
             connection = state.connection
             connection.notify = GetStreamOutbound(state)
+            try:  # the session's engine negotiates the revision (its lifecycle)
+                entry = state.admit(message)
+            except JSONRPCError as exc:
+                await self._error(response, 200, exc, message.id, session=state)
+                await self.sessions.discard(state)
+                return
         outbound = RequestOutbound(EventPipe("initialize"), None, None, json_only=True)
         server = self._server
 
         def run() -> Awaitable[Any]:
             return server.handle_request(message, outbound, connection=connection, auth=auth)
 
-        reply = await answer(run, message, None, "legacy")
+        send = state.send if state is not None else prepare_outbound
+        try:
+            reply = await answer(run, message, None, "legacy", send=send)
+        finally:
+            if state is not None and entry is not None:
+                state.done(entry)
         headers: tuple[tuple[bytes, bytes], ...] = ()
         if state is not None:
             if reply.ok:
@@ -480,39 +499,27 @@ class Endpoint:
                         f"send {MCP_PROTOCOL_VERSION_HEADER}: {version} (got {sent[:40]!r})"
                     ),
                     request_id,
+                    session=state,
                 )
                 return
         if isinstance(message, Response | ErrorResponse):
-            if state is not None and not state.resolve(message):
-                if self.sessions is not None and self.sessions.shared:
-                    await self.sessions.forward("answer", state.id, message)  # another worker's
-                else:
-                    logger.debug("dropped an answer to unknown server request %r", message.id)
+            if state is not None:
+                assert self.sessions is not None
+                await self.sessions.receive_answer(state, message)
             await response.empty(202)
             return
         if isinstance(message, Notification):
-            if state is not None and message.method == "notifications/cancelled":
-                target = cancelled_request_id(message.params)
-                if not state.cancel(target) and self.sessions is not None:
-                    await self.sessions.forward("cancel", state.id, target)
-            else:
-                await self.notify(message, connection)
-                if state is not None and self.sessions is not None:
-                    await self.sessions.sync(state)
+            await self._notification(message, state, connection)
             await response.empty(202)
             return
         assert isinstance(message, Request)
-        if state is not None and message.id in state.inflight:
-            await self._error(
-                response,
-                200,
-                InvalidRequest(
-                    f"Invalid Request: a request with id {message.id!r} is already in flight in "
-                    "this session; use a new id"
-                ),
-                message.id,
-            )
-            return
+        if state is not None:
+            try:  # the session's engine: a reused in-flight id, too many in flight
+                state.admit(message)
+            except JSONRPCError as exc:
+                # a valid request refused in a legacy session: HTTP 200, the body says why
+                await self._error(response, 200, exc, message.id, session=state)
+                return
         store = self._config.event_store if state is not None else None
         pipe = EventPipe(
             state.new_stream_id() if state is not None else "stateless",
@@ -520,6 +527,19 @@ class Endpoint:
             store=store,
         )
         await self._exchange(message, pipe, state, connection, version, auth, receive, response)
+
+    async def _notification(
+        self, note: Notification, state: LegacySessionState | None, connection: Any
+    ) -> None:
+        """A client notification: a session's engine takes it first (cancels, the lifecycle);
+        what it passes on reaches the server, and a shared store learns the session's change."""
+        if state is None:
+            await self.notify(note, connection)
+            return
+        assert self.sessions is not None
+        if await self.sessions.receive_notification(state, note):
+            await self.notify(note, connection)
+            await self.sessions.sync(state)
 
     async def notify(self, note: Notification, connection: Any) -> None:
         """Hand a client notification to the server; a failure is logged, never fatal."""

@@ -42,7 +42,14 @@ from mcpkit.transports.http._legacy_sessions import LegacySessionState
 from mcpkit.transports.http._pipe import EventPipe, Item, PipeState
 from mcpkit.transports.http._sse_response import Headers, HttpResponse, Receive, watch_disconnect
 from mcpkit.transports.http.session_store import StateUnavailable
-from mcpkit.types.jsonrpc import ErrorResponse, JSONObject, Notification, Request, Response
+from mcpkit.types.jsonrpc import (
+    ErrorResponse,
+    JSONObject,
+    Message,
+    Notification,
+    Request,
+    Response,
+)
 from mcpkit.types.versions import Era
 
 __all__ = [
@@ -106,8 +113,16 @@ class RequestOutbound:
         if self._json_only:
             logger.debug("JSON-only response: dropping %s", method)
             return
-        message = prepare_outbound(Notification(method, params), self.protocol_version, method)
+        message = self.prepare(Notification(method, params), self.protocol_version, method)
         await self._pipe.emit(encode_message(message))
+
+    def prepare(
+        self, message: Message, protocol_version: str | None, method: str | None
+    ) -> Message:
+        """The send point of this request's messages: its session's engine, if it has one."""
+        if self._session is not None:
+            return self._session.send(message, protocol_version, method)
+        return prepare_outbound(message, protocol_version, method)
 
     async def send_request(
         self, method: str, params: JSONObject | None = None, *, timeout: float | None = None
@@ -140,8 +155,7 @@ class GetStreamOutbound:
         pipe = self._session.get_pipe
         if pipe is None or not pipe.deliverable:
             return  # the client opened no GET stream: it asked not to be told
-        version = self._session.protocol_version
-        message = prepare_outbound(Notification(method, params), version, method)
+        message = self._session.send(Notification(method, params), None, method)
         await pipe.emit(encode_message(message))
 
     async def send_request(
@@ -151,6 +165,8 @@ class GetStreamOutbound:
 
 
 Run = Callable[[], Awaitable[JSONObject]]
+Send = Callable[[Message, "str | None", "str | None"], Message]
+"""A send point: ``(message, protocol_version, method)`` → the message to encode."""
 Spawn = Callable[[Awaitable[None]], asyncio.Task[None]]
 
 
@@ -163,8 +179,11 @@ class Answer(NamedTuple):
     """A result (not an error)."""
 
 
-async def answer(run: Run, request: Request, version: str | None, era: Era) -> Answer:
-    """Run a request to its JSON-RPC response (see :class:`Answer`).
+async def answer(
+    run: Run, request: Request, version: str | None, era: Era, *, send: Send = prepare_outbound
+) -> Answer:
+    """Run a request to its JSON-RPC response (see :class:`Answer`), which leaves through
+    ``send`` (a legacy session's engine; for the rest, shaping and the observers).
 
     A handler's ``JSONRPCError`` becomes that error (with the era's status), anything else an
     internal error that is logged; a result that cannot be encoded is an internal error too.
@@ -192,7 +211,7 @@ async def answer(run: Run, request: Request, version: str | None, era: Era) -> A
             request.id,
             InternalError(f"Internal error while handling {request.method}").to_error_object(),
         )
-    sent = prepare_outbound(message, version, request.method)
+    sent = send(message, version, request.method)
     try:
         return Answer(encode_message(sent), status, isinstance(sent, Response))
     except (TypeError, ValueError, msgspec.EncodeError) as exc:
@@ -208,7 +227,7 @@ async def _handle(
 ) -> None:
     """The handler task: run the request and hand its response to the pipe."""
     try:
-        reply = await answer(run, request, outbound.protocol_version, era)
+        reply = await answer(run, request, outbound.protocol_version, era, send=outbound.prepare)
     except asyncio.CancelledError:
         pipe.abandon()  # no response for a cancelled request
         raise
@@ -239,17 +258,7 @@ async def serve_exchange(
         return
     task = spawn(_handle(run, request, pipe, outbound, era))
     if session is not None:
-        session.inflight[request.id] = task
-        if pipe.resumable:
-            session.pipes[pipe.stream_id] = pipe
-
-        def forget(_: object) -> None:
-            if session.inflight.get(request.id) is task:
-                del session.inflight[request.id]
-            if session.pipes.get(pipe.stream_id) is pipe:
-                del session.pipes[pipe.stream_id]
-
-        task.add_done_callback(forget)
+        session.started(request.id, task, pipe)  # the session's engine tracks it until done
     watch = _Watch(receive, spawn, pipe)
     try:
         started = await _pending(pipe, watch, options, json_only)

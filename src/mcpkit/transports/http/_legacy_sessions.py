@@ -1,16 +1,24 @@
 """What the server keeps per legacy HTTP session, and the sessions' lifecycle (reaping, DELETE).
 
-A session is the server's half of one ``initialize`` conversation over many HTTP requests. It is
-deliberately task-free when idle (the budget is a few KiB per idle session): the connection
-state from the server framework, the standalone ``GET`` stream's pipe (created on first use), and
-three small tables that are empty most of the time:
+A session is the server's half of one ``initialize`` conversation over many HTTP requests. Its
+protocol state is one :class:`~mcpkit.protocol.connection.ServerConnection`, the same engine a
+stdio or memory session runs on: every message the client POSTs to the session (requests,
+answers to our requests, notifications, batches) is fed to it, and every message the server
+writes to the client passes its one send point (:meth:`LegacySessionState.send`). So the
+handshake lifecycle, duplicate ids, cancellation both ways, late or bogus answers, the rule that
+only ping and logging go out before ``notifications/initialized``, and the revision's wire
+shape are decided there, not here. This module keeps only what needs an event loop:
 
-* ``inflight`` — the handler tasks of the client's requests, so ``notifications/cancelled`` and
-  session end can cancel them;
-* ``pending`` — our server→client requests (sampling, elicitation, roots) awaiting the client's
-  answer, which arrives as a separate POST;
+* each request's :class:`RequestHandle` (its handler task, and why the session stopped it),
+  attached to the engine's in-flight entry so ``notifications/cancelled`` and the session's end
+  reach it;
+* a future per server→client request (sampling, elicitation, roots), attached to the engine's
+  entry for that request and resolved when the client POSTs the answer;
 * ``pipes`` — POST streams that may still be resumed with ``Last-Event-ID`` while their handler
-  runs.
+  runs — and the standalone ``GET`` stream's pipe (created on first use).
+
+Idle, a session holds no task and its tables are empty (the budget is a few KiB per idle
+session).
 
 :class:`LegacySessions` wraps the pluggable :class:`~mcpkit.transports.http.session_store.
 SessionStore`: it creates sessions, looks them up, ends them (DELETE, idle reaping, shutdown) and
@@ -20,7 +28,6 @@ releases everything attached (tasks cancelled, pending requests failed, events d
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import secrets
@@ -28,15 +35,31 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
+from mcpkit.protocol.cancellation import cancel_params, cancelled_request_id
 from mcpkit.protocol.codec import encode_message
+from mcpkit.protocol.connection import (
+    CancelReceived,
+    Event,
+    Ignored,
+    NotificationReceived,
+    ServerConnection,
+)
 from mcpkit.protocol.errors import ConnectionClosed, JSONRPCError, RequestTimeout
-from mcpkit.protocol.shape import prepare_outbound
+from mcpkit.protocol.inflight import InboundRequest, OutboundRequests
 from mcpkit.transports.http._peers import UNKNOWN_PEER, PeerTable
 from mcpkit.transports.http._pipe import EventPipe, PipeState
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http.event_store import EventStore
 from mcpkit.transports.http.session_store import SessionLimitReached, SessionRecord, SessionStore
-from mcpkit.types.jsonrpc import ErrorResponse, JSONObject, Request, RequestId, Response
+from mcpkit.types.jsonrpc import (
+    ErrorResponse,
+    JSONObject,
+    Message,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+)
 
 __all__ = [
     "GET_STREAM_ID",
@@ -45,6 +68,7 @@ __all__ = [
     "LegacySessionState",
     "LegacySessions",
     "PeerSessionLimitReached",
+    "RequestHandle",
 ]
 
 logger = logging.getLogger("mcpkit.http")
@@ -58,6 +82,8 @@ LOCAL_COPY_IDLE_SECONDS: Final = 300.0
 from its memory (not from the store): each worker keeps only the sessions it is serving."""
 MAX_PENDING_SERVER_REQUESTS: Final = 256
 """Server→client requests one session may have awaiting an answer."""
+MAX_SESSION_REQUESTS: Final = 4096
+"""The client's requests one session may have in flight at once; more are refused (-32603)."""
 MAX_SESSIONS_PER_PEER: Final = 2_500
 """Sessions one peer (IPv4 address or IPv6 ``/64``) may hold in this process: a quarter of the
 default table, so one client cannot fill it. At the cap the peer's own least recently used idle
@@ -66,26 +92,74 @@ session is ended to make room (clients that never send DELETE keep working)."""
 
 Relay = Callable[[str, str, Any], Awaitable[None]]
 """``(kind, session id, payload)``: hand something to the other workers of a deployment."""
+CANCELLED: Final = "notifications/cancelled"
+Answer = asyncio.Future[Response | ErrorResponse]
+"""What waits for the client's answer to one of our requests."""
 
 
 class PeerSessionLimitReached(SessionLimitReached):
     """One peer holds its maximum of sessions and all of them are busy (answer 429)."""
 
 
+class RequestHandle:
+    """What the session holds of one request it serves: the task running its handler, and why
+    the session stopped it (``None`` while nobody did). Stopping goes through :meth:`cancel`, so
+    whoever serves the request can tell the session's cancellation (the client's
+    ``notifications/cancelled``, the session's end) from the HTTP server cancelling it."""
+
+    __slots__ = ("reason", "task")
+
+    def __init__(self) -> None:
+        self.task: asyncio.Task[Any] | None = None
+        self.reason: str | None = None
+
+    def cancel(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+
+SessionEngine = ServerConnection[Answer, RequestHandle]
+"""A session's protocol state: futures ride on our requests, handles on the client's."""
+
+
+def new_engine(supported_versions: Any, *, shared: bool = False) -> SessionEngine:
+    """The protocol state of one session, sized for it (the tables stay empty while idle)."""
+    engine: SessionEngine = ServerConnection(
+        tuple(supported_versions),
+        max_outbound=MAX_PENDING_SERVER_REQUESTS,
+        max_inbound=MAX_SESSION_REQUESTS,
+    )
+    if shared:
+        # Other workers serve this session too: our request ids must not collide with theirs
+        # (ids stay below 2**53 for JavaScript clients).
+        engine.outbound = OutboundRequests(
+            MAX_PENDING_SERVER_REQUESTS, first_id=secrets.randbelow(2**52) + 1
+        )
+    return engine
+
+
 class LegacySessionState:
-    """The server's per-session state (see the module docstring)."""
+    """The server's per-session state (see the module docstring).
+
+    ``engine`` is the session's protocol state; ``connection`` the server framework's per-session
+    state, which shares the engine's lifecycle (so the dispatcher never feeds it again).
+    """
 
     __slots__ = (
-        "_ids",
         "_stream_tag",
         "_streams",
         "closed",
         "connection",
+        "engine",
         "get_pipe",
         "id",
-        "inflight",
         "peer",
-        "pending",
         "pipes",
         "saved",
         "seen",
@@ -95,6 +169,7 @@ class LegacySessionState:
     def __init__(
         self,
         session_id: str,
+        engine: SessionEngine,
         connection: Any,
         store: EventStore | None,
         peer: str = UNKNOWN_PEER,
@@ -103,37 +178,32 @@ class LegacySessionState:
     ) -> None:
         self.id = session_id
         self.peer = peer
+        self.engine = engine
         self.connection = connection
         self.store = store
         self.get_pipe: EventPipe | None = None
-        self.inflight: dict[RequestId, asyncio.Task[None]] = {}
-        self.pending: dict[RequestId, asyncio.Future[Response | ErrorResponse]] = {}
         self.pipes: dict[str, EventPipe] = {}
         self.closed = False
         self.saved: Any = None
+        """The connection snapshot last written to a shared session store."""
         self.seen = 0.0
         """When this process last served the session (shared stores: idle copies are dropped)."""
-        """The connection snapshot last written to a shared session store."""
-        self._ids = itertools.count(1)
         self._streams = itertools.count(1)
         self._stream_tag = ""
         if shared:
-            # Other workers serve this session too: our stream and request ids must not collide
-            # with theirs (ids stay below 2**53 for JavaScript clients), and messages for the
-            # client go to the shared GET stream whoever holds its connection.
-            self._ids = itertools.count(secrets.randbelow(2**52) + 1)
+            # Our stream ids must not collide with other workers', and messages for the client
+            # go to the shared GET stream whoever holds its connection.
             self._stream_tag = secrets.token_hex(4) + "-"
             self.ensure_get_pipe()
 
     @property
     def protocol_version(self) -> str | None:
-        version = getattr(self.connection, "protocol_version", None)
-        return version if isinstance(version, str) else None
+        return self.engine.protocol_version
 
     @property
     def busy(self) -> bool:
         """Whether the session is in use right now (a handler runs or its GET stream is open)."""
-        if any(not task.done() for task in self.inflight.values()):
+        if any(entry.value.running for entry in self.engine.inbound):
             return True
         return self.get_pipe is not None and self.get_pipe.state is PipeState.SSE
 
@@ -148,6 +218,74 @@ class LegacySessionState:
             )
         return self.get_pipe
 
+    # -- the send point ----------------------------------------------------------------------
+
+    def send(
+        self, message: Message, protocol_version: str | None = None, method: str | None = None
+    ) -> Message:
+        """Every message the server writes to this session's client passes here: the engine
+        checks it against the lifecycle, shapes it for the negotiated revision and lets the
+        outbound observers see it; the result is what to encode."""
+        return self.engine.send(message, protocol_version, method)
+
+    # -- the client's requests ---------------------------------------------------------------
+
+    def admit(self, request: Request) -> InboundRequest[RequestHandle]:
+        """Let the engine judge one of the client's requests and start tracking it; raises the
+        JSON-RPC error to answer it with (a reused in-flight id -32600, a second ``initialize``,
+        too many in flight -32603)."""
+        return self.engine.receive_request(request, RequestHandle())
+
+    def started(
+        self, request_id: RequestId, task: asyncio.Task[Any] | None, pipe: EventPipe | None
+    ) -> None:
+        """The admitted request ``request_id`` now runs in ``task`` (``None``: in the calling
+        task); a resumable ``pipe`` is kept for ``Last-Event-ID`` while it runs. Both are
+        forgotten when the task ends (or, running inline, at :meth:`done`)."""
+        entry = self.engine.inbound.get(request_id)
+        if entry is None:
+            return
+        handle = entry.value
+        handle.task = task if task is not None else asyncio.current_task()
+        if pipe is not None and pipe.resumable:
+            self.pipes[pipe.stream_id] = pipe
+        if task is not None:
+
+            def forget(_: object) -> None:
+                self.done(entry, pipe)
+
+            task.add_done_callback(forget)
+            if handle.reason is not None:  # cancelled before its task existed
+                task.cancel()
+
+    def done(self, entry: InboundRequest[RequestHandle], pipe: EventPipe | None = None) -> None:
+        """The request is over (answered, cancelled or abandoned): the engine forgets it."""
+        if self.engine.inbound.get(entry.id) is entry:
+            self.engine.request_done(entry.id)
+        if pipe is not None and self.pipes.get(pipe.stream_id) is pipe:
+            del self.pipes[pipe.stream_id]
+
+    # -- notifications from the client -------------------------------------------------------
+
+    def receive_notification(self, note: Notification) -> Event:
+        """Feed a client notification to the engine and act on what it says: a cancel stops the
+        named request's handler (no answer is due). The event tells the caller the rest:
+        :class:`NotificationReceived` for the server (``notifications/initialized``, …),
+        :class:`Ignored` for a message to drop (a cancel naming nothing in flight here)."""
+        event = self.engine.receive_notification(note)
+        if isinstance(event, CancelReceived):
+            handle: RequestHandle = event.entry.value
+            handle.cancel(event.reason)
+        elif isinstance(event, Ignored):
+            level = logging.WARNING if event.malformed else logging.DEBUG
+            logger.log(level, "session %s…: ignored %s: %s", self.id[:8], note.method, event.reason)
+        return event
+
+    def cancel(self, request_id: RequestId) -> bool:
+        """A cancel another worker relayed: stop that request's handler if it runs here."""
+        note = Notification(CANCELLED, cancel_params(request_id, "cancelled by the client"))
+        return isinstance(self.receive_notification(note), CancelReceived)
+
     # -- server → client requests ------------------------------------------------------------
 
     async def request(
@@ -157,7 +295,13 @@ class LegacySessionState:
         params: JSONObject | None,
         timeout: float | None,
     ) -> JSONObject:
-        """Send a request to the client on ``pipe`` (or the GET stream) and await its answer."""
+        """Send a request to the client on ``pipe`` (or the GET stream) and await its answer.
+
+        The engine gives it its id and refuses what may not be sent now (anything but ping
+        before ``notifications/initialized``, a capability the client did not declare, too many
+        awaiting answers). When we stop waiting (deadline, the caller cancelled), the client is
+        told with ``notifications/cancelled`` and a late answer is dropped.
+        """
         target = pipe if pipe is not None and pipe.deliverable else self.get_pipe
         if self.closed:
             raise ConnectionClosed(f"session {self.id[:8]}… has ended")
@@ -166,51 +310,51 @@ class LegacySessionState:
                 f"cannot send {method} to the client: its request stream is gone and it has no "
                 "GET stream open (enable an event store for resumable streams)"
             )
-        if len(self.pending) >= MAX_PENDING_SERVER_REQUESTS:
-            raise ConnectionClosed(
-                f"session {self.id[:8]}… already awaits {MAX_PENDING_SERVER_REQUESTS} answers "
-                "from the client"
-            )
-        request_id: RequestId = next(self._ids)
-        future: asyncio.Future[Response | ErrorResponse] = (
-            asyncio.get_running_loop().create_future()
-        )
-        self.pending[request_id] = future
+        future: Answer = asyncio.get_running_loop().create_future()
+        engine = self.engine
+        request = engine.start_request(method, params, future)
+        request_id: int = request.id  # type: ignore[assignment]  # ours are integers
         try:
-            message = prepare_outbound(
-                Request(request_id, method, params), self.protocol_version, method
-            )
-            await target.emit(encode_message(message))
+            await target.emit(encode_message(self.send(request, None, method)))
             try:
                 async with asyncio.timeout(timeout):
                     answer = await future
             except TimeoutError:
+                await self._cancel_remote(target, request_id, "request timed out")
                 raise RequestTimeout(method, timeout or 0.0) from None
+            except asyncio.CancelledError:
+                await asyncio.shield(self._cancel_remote(target, request_id, "cancelled"))
+                raise
         finally:
-            self.pending.pop(request_id, None)
+            engine.end_request(request_id)
         if isinstance(answer, ErrorResponse):
             raise JSONRPCError.from_error_object(answer.error)
         return answer.result
 
+    async def _cancel_remote(self, target: EventPipe, request_id: int, reason: str) -> None:
+        """Tell the client we gave up on one of our requests (never ``initialize``-like ones:
+        the engine returns nothing to send then)."""
+        note = self.engine.cancel_request(request_id, reason)
+        if note is None or self.closed or not target.deliverable:
+            return
+        try:
+            await target.emit(encode_message(self.send(note, None, note.method)))
+        except Exception as exc:  # the stream went away meanwhile: nothing else to do
+            logger.debug("session %s…: could not send a cancel: %r", self.id[:8], exc)
+
     def resolve(self, answer: Response | ErrorResponse) -> bool:
-        """The client answered one of our requests; ``False`` if we were not waiting for it."""
-        future = self.pending.get(answer.id) if answer.id is not None else None
-        if future is None or future.done():
+        """The client answered one of our requests; ``False`` if we were not waiting for it
+        (late after a timeout or cancel, bogus, or another worker's)."""
+        if answer.id is None:
             return False
-        future.set_result(answer)
+        entry = self.engine.receive_response(answer)
+        if entry is None:
+            return False
+        if not entry.value.done():
+            entry.value.set_result(answer)
         return True
 
-    # -- cancellation and the end ------------------------------------------------------------
-
-    def cancel(self, request_id: object) -> bool:
-        """``notifications/cancelled`` from the client: stop that request's handler."""
-        if not isinstance(request_id, int | str) or isinstance(request_id, bool):
-            return False
-        task = self.inflight.get(request_id)
-        if task is None or task.done():
-            return False
-        task.cancel()
-        return True
+    # -- the end -----------------------------------------------------------------------------
 
     async def close(self, *, only_here: bool = False) -> None:
         """End the session: cancel handlers, fail pending requests, end streams, drop events.
@@ -222,12 +366,14 @@ class LegacySessionState:
         if self.closed:
             return
         self.closed = True
-        tasks = [t for t in self.inflight.values() if not t.done()]
-        for task in tasks:
-            task.cancel()
-        for future in self.pending.values():
-            if not future.done():
-                future.set_exception(ConnectionClosed(f"session {self.id[:8]}… ended"))
+        engine = self.engine
+        for pending in engine.fail_all():
+            if not pending.value.done():
+                pending.value.set_exception(ConnectionClosed(f"session {self.id[:8]}… ended"))
+        served = engine.close()  # closes the lifecycle too: nothing more is processed
+        tasks = [entry.value.task for entry in served if entry.value.running]
+        for entry in served:
+            entry.value.cancel("the session ended")
         if self.get_pipe is not None:
             if only_here:
                 self.get_pipe.abandon()  # the shared GET stream goes on (other workers write it)
@@ -235,12 +381,10 @@ class LegacySessionState:
                 await self.get_pipe.finish(None)
         for pipe in list(self.pipes.values()):
             pipe.wake()
-        if tasks:
-            await asyncio.wait(tasks)
-        lifecycle = getattr(self.connection, "lifecycle", None)
-        with contextlib.suppress(Exception):
-            if lifecycle is not None:
-                lifecycle.close()
+        current = asyncio.current_task()
+        waiting = [task for task in tasks if task is not None and task is not current]
+        if waiting:
+            await asyncio.wait(waiting)
         if self.store is not None and not only_here:
             try:
                 await self.store.delete_session(self.id)
@@ -307,19 +451,22 @@ class LegacySessions:
             session = await create(protocol_version=protocol_version, now=self.clock(), peer=peer)
         else:
             session = await self._store.create(protocol_version=protocol_version, now=self.clock())
-        state = LegacySessionState(
-            session.id,
-            self._server.new_connection(session.id),
-            self._event_store,
-            peer,
-            shared=self.shared,
-        )
+        state = self._new_state(session.id, peer)
         state.seen = self.clock()
         session.state = state
         self._local[session.id] = state
         if not self.shared:
             self._peers.add(peer, session.id)
         return state
+
+    def _new_state(self, session_id: str, peer: str) -> LegacySessionState:
+        """A session's state: its engine, and the server's per-session state sharing the
+        engine's lifecycle (``engine_admits``: the dispatcher leaves it to the engine)."""
+        engine = new_engine(self._server.supported_versions, shared=self.shared)
+        connection = self._server.new_connection(session_id, lifecycle=engine.lifecycle)
+        return LegacySessionState(
+            session_id, engine, connection, self._event_store, peer, shared=self.shared
+        )
 
     async def _evict_one_of(self, peer: str) -> None:
         for session_id in self._peers.oldest(peer):
@@ -367,8 +514,7 @@ class LegacySessions:
         """Serve a session another worker created, from the shared store's snapshot."""
         if session.snapshot is None:
             return None  # its initialize has not been answered yet
-        connection = self._server.new_connection(session.id)
-        state = LegacySessionState(session.id, connection, self._event_store, shared=True)
+        state = self._new_state(session.id, UNKNOWN_PEER)
         self._refresh(state, session.snapshot)
         if self.on_rebuild is not None:
             self.on_rebuild(state)
@@ -395,6 +541,31 @@ class LegacySessions:
             await save(state.id, snapshot, state.saved)
             state.saved = snapshot
 
+    async def receive_answer(
+        self, state: LegacySessionState, answer: Response | ErrorResponse
+    ) -> None:
+        """The client POSTed an answer to a server→client request: resolve ours, hand another
+        worker's on, drop the rest (late or bogus; a response is never answered)."""
+        if state.resolve(answer):
+            return
+        if self.shared:
+            await self.forward("answer", state.id, answer)  # another worker may wait for it
+        else:
+            logger.debug("dropped an answer to unknown server request %r", answer.id)
+
+    async def receive_notification(self, state: LegacySessionState, note: Notification) -> bool:
+        """The client POSTed a notification: the session's engine takes it (a cancel stops its
+        handler here, or goes to the worker running it). ``True`` when the server should see
+        it too; the caller then calls :meth:`sync` (``initialized`` changes the session)."""
+        event = state.receive_notification(note)
+        if isinstance(event, NotificationReceived):
+            return True
+        if isinstance(event, Ignored) and note.method == CANCELLED and self.shared:
+            target = cancelled_request_id(note.params)
+            if target is not None:
+                await self.forward("cancel", state.id, target)  # its handler may run elsewhere
+        return False
+
     async def forward(self, kind: str, session_id: str, payload: Any) -> None:
         """Hand an answer (``answer``) or a cancellation (``cancel``) this process could not
         use to the other workers; the one waiting for it acts on it."""
@@ -408,7 +579,7 @@ class LegacySessions:
             return
         if kind == "answer" and isinstance(payload, Response | ErrorResponse):
             state.resolve(payload)
-        elif kind == "cancel":
+        elif kind == "cancel" and isinstance(payload, int | str) and not isinstance(payload, bool):
             state.cancel(payload)
         elif kind == "end":
             self._forget(session_id)
@@ -458,7 +629,8 @@ class LegacySessions:
         on in the store (and on other workers); a later request rebuilds the copy."""
         limit = self.clock() - LOCAL_COPY_IDLE_SECONDS
         for session_id, state in list(self._local.items()):
-            if state.seen < limit and not state.busy and not state.pending and not state.pipes:
+            idle = not state.busy and not state.engine.outbound and not state.pipes
+            if state.seen < limit and idle:
                 self._forget(session_id)
                 await state.close(only_here=True)
 

@@ -20,9 +20,11 @@ class HttpServable(Protocol):
 
     * ``supported_versions`` — every protocol version the server speaks (decides the eras the
       endpoint serves: no legacy version means GET/DELETE get 405 and no sessions exist);
-    * ``new_connection(session_id)`` — per-session legacy state; the app sets its ``notify``
-      attribute to an :class:`~mcpkit._runtime.outbound.Outbound` for unsolicited
-      notifications (the GET stream);
+    * ``new_connection(session_id, lifecycle=...)`` — per-session legacy state; a session
+      passes the ``lifecycle`` of its :class:`~mcpkit.protocol.connection.ServerConnection`,
+      which the state must share (the engine feeds it every message; the server must not again).
+      The app sets its ``notify`` attribute to an :class:`~mcpkit._runtime.outbound.Outbound`
+      for unsolicited notifications (the GET stream);
     * ``handle_request`` / ``handle_notification`` — serve one message (a request raises
       ``JSONRPCError`` to answer with an error; a notification may be sync or async);
     * ``running()`` — the server's lifespan, entered once for the app's life;
@@ -37,7 +39,7 @@ class HttpServable(Protocol):
     @property
     def supported_versions(self) -> Sequence[str]: ...
 
-    def new_connection(self, session_id: str | None = None) -> Any: ...
+    def new_connection(self, session_id: str | None = None, *, lifecycle: Any = None) -> Any: ...
 
     async def handle_request(
         self,

@@ -18,8 +18,7 @@ from urllib.parse import parse_qs
 
 import msgspec
 
-from mcpkit.protocol.cancellation import cancelled_request_id
-from mcpkit.protocol.codec import decode_json, message_from_obj
+from mcpkit.protocol.codec import decode_json, encode_message, message_from_obj
 from mcpkit.protocol.errors import (
     InternalError,
     InvalidRequest,
@@ -135,16 +134,21 @@ class LegacySseEndpoint:
             await response.error(400, ErrorResponse(exc.request_id, exc.error.to_error_object()))
             return
         if isinstance(message, Response | ErrorResponse):
-            state.resolve(message)
+            await sessions.receive_answer(state, message)
         elif isinstance(message, Notification):
-            if message.method == "notifications/cancelled":
-                state.cancel(cancelled_request_id(message.params))
-            else:
+            if await sessions.receive_notification(state, message):
                 await self._endpoint.notify(message, state.connection)
         else:
-            task = self._spawn(self._serve(state, message, scope.get(AUTH_SCOPE_KEY)))
-            state.inflight[message.id] = task
-            task.add_done_callback(lambda _: state.inflight.pop(message.id, None))
+            try:  # the session's engine: the lifecycle, a reused in-flight id
+                state.admit(message)
+            except JSONRPCError as exc:
+                refusal = state.send(ErrorResponse(message.id, exc.to_error_object()), None, None)
+                stream = state.get_pipe
+                if stream is not None:  # answers go on the one stream
+                    await stream.emit(encode_message(refusal))
+            else:
+                task = self._spawn(self._serve(state, message, scope.get(AUTH_SCOPE_KEY)))
+                state.started(message.id, task, None)
         await response.empty(202)
 
     async def _serve(self, state: LegacySessionState, request: Request, auth: Any) -> None:
@@ -156,7 +160,8 @@ class LegacySseEndpoint:
         def run() -> Awaitable[Any]:
             return server.handle_request(request, outbound, connection=state.connection, auth=auth)
 
-        reply = await answer(run, request, state.protocol_version or LEGACY_SSE_VERSION, "legacy")
+        version = state.protocol_version or LEGACY_SSE_VERSION
+        reply = await answer(run, request, version, "legacy", send=state.send)
         await pipe.emit(reply.data)  # the answer travels on the one stream, like the rest
 
 
