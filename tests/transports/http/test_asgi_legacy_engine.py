@@ -245,3 +245,59 @@ async def test_no_question_goes_to_the_client_before_notifications_initialized()
         result = early.json()["result"]
         assert result["isError"] is True
         assert "before the client sent notifications/initialized" in result["content"][0]["text"]
+
+
+async def _hold_then_leave(app: McpHttpApp, peer: LegacyPeer, started: asyncio.Event) -> None:
+    """POST a ``hold`` call, then hang up once it runs (and a task watches the connection)."""
+    post = asyncio.create_task(peer.post(call_body(9, "hold")))
+    await bound(started.wait())
+
+    async def watched() -> None:  # a handler task, or an inline request's writer task
+        while app.task_count < 1:  # noqa: ASYNC110  (no event to wait on)
+            await asyncio.sleep(0.01)
+
+    await bound(watched())
+    post.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await post
+
+
+async def test_a_disconnect_does_not_stop_a_session_request() -> None:
+    """A client hanging up is not a cancellation in a legacy session (whether the handler runs
+    in a task of its own or in the HTTP request's): the handler runs on, and the session's
+    engine forgets the request once it is answered."""
+    for options in ({"json_response": True}, {"sse_after": 30.0}):
+        server, started, release = _server()
+        app = _app(server, **options)
+        async with running(app) as url, httpx.AsyncClient(base_url=url) as http:
+            peer = LegacyPeer(http)
+            await peer.initialize()
+            async with httpx.AsyncClient(base_url=url) as leaving:
+                gone = LegacyPeer(leaving)
+                gone.session_id, gone.version = peer.session_id, peer.version
+                await _hold_then_leave(app, gone, started)
+            sessions = app.endpoint.sessions
+            assert sessions is not None
+            state = await sessions.find(peer.session_id or "")
+            assert state is not None and state.busy, options  # still running after the hang-up
+            release.set()
+            await bound(app.wait_idle())
+            assert not state.engine.inbound, options
+            again = await peer.post(call_body(9, "add", a=4, b=5))  # the id is free again
+            assert again.json()["result"]["content"][0]["text"] == "9", options
+
+
+async def test_ending_a_session_stops_its_running_request_without_an_answer() -> None:
+    server, started, _ = _server()
+    app = _app(server, sse_after=30.0)
+    async with running(app) as url, httpx.AsyncClient(base_url=url) as http:
+        peer = LegacyPeer(http)
+        await peer.initialize()
+        post = asyncio.create_task(peer.post(call_body(5, "hold")))
+        await bound(started.wait())
+        assert (await http.delete("/mcp", headers=peer.headers())).status_code == 200
+        answer = await bound(post)
+        assert answer.status_code == 200
+        assert answer.headers["content-type"].startswith("text/event-stream")
+        assert b"jsonrpc" not in answer.content  # stopped: no JSON-RPC answer at all
+        await bound(app.wait_idle())

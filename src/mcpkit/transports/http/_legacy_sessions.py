@@ -84,6 +84,8 @@ MAX_PENDING_SERVER_REQUESTS: Final = 256
 """Server→client requests one session may have awaiting an answer."""
 MAX_SESSION_REQUESTS: Final = 4096
 """The client's requests one session may have in flight at once; more are refused (-32603)."""
+CLOSE_GRACE_SECONDS: Final = 5.0
+"""How long a session's end waits for its cancelled requests to unwind."""
 MAX_SESSIONS_PER_PEER: Final = 2_500
 """Sessions one peer (IPv4 address or IPv6 ``/64``) may hold in this process: a quarter of the
 default table, so one client cannot fill it. At the cap the peer's own least recently used idle
@@ -238,13 +240,13 @@ class LegacySessionState:
 
     def started(
         self, request_id: RequestId, task: asyncio.Task[Any] | None, pipe: EventPipe | None
-    ) -> None:
-        """The admitted request ``request_id`` now runs in ``task`` (``None``: in the calling
-        task); a resumable ``pipe`` is kept for ``Last-Event-ID`` while it runs. Both are
-        forgotten when the task ends (or, running inline, at :meth:`done`)."""
+    ) -> InboundRequest[RequestHandle] | None:
+        """The admitted request ``request_id`` now runs in ``task`` (``None``: inline, in the
+        calling task); a resumable ``pipe`` is kept for ``Last-Event-ID`` while it runs. Both are
+        forgotten when the task ends (running inline: at :meth:`done`, which the caller owes)."""
         entry = self.engine.inbound.get(request_id)
         if entry is None:
-            return
+            return None
         handle = entry.value
         handle.task = task if task is not None else asyncio.current_task()
         if pipe is not None and pipe.resumable:
@@ -257,6 +259,7 @@ class LegacySessionState:
             task.add_done_callback(forget)
             if handle.reason is not None:  # cancelled before its task existed
                 task.cancel()
+        return entry
 
     def done(self, entry: InboundRequest[RequestHandle], pipe: EventPipe | None = None) -> None:
         """The request is over (answered, cancelled or abandoned): the engine forgets it."""
@@ -384,7 +387,8 @@ class LegacySessionState:
         current = asyncio.current_task()
         waiting = [task for task in tasks if task is not None and task is not current]
         if waiting:
-            await asyncio.wait(waiting)
+            # an inline request's task is its HTTP request's: it still ends its response
+            await asyncio.wait(waiting, timeout=CLOSE_GRACE_SECONDS)
         if self.store is not None and not only_here:
             try:
                 await self.store.delete_session(self.id)
