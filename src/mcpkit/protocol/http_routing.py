@@ -149,7 +149,13 @@ def new_session_id() -> str:
 
 def is_valid_session_id(value: str) -> bool:
     """Whether ``value`` could be a session id: 1..128 characters of visible ASCII (0x21-0x7E)."""
-    return 0 < len(value) <= MAX_SESSION_ID_LENGTH and all("!" <= ch <= "~" for ch in value)
+    # ASCII, no control character (isprintable) and no space: exactly 0x21-0x7E
+    return (
+        0 < len(value) <= MAX_SESSION_ID_LENGTH
+        and value.isascii()
+        and value.isprintable()
+        and " " not in value
+    )
 
 
 def status_for_error(code: int, era: Era) -> int:
@@ -181,9 +187,29 @@ def status_for_error(code: int, era: Era) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+_ACCEPTS_CACHE: Final[dict[tuple[str, str], bool]] = {}
+"""Answers of :func:`_accepts` for recent ``Accept`` values: a client sends the same one on
+every request, and parsing it costs more than the rest of the media checks."""
+_ACCEPTS_CACHE_SIZE: Final = 256
+_ACCEPTS_CACHED_LENGTH: Final = 256
+"""Longer values are parsed every time (the cache stays small whatever clients send)."""
+
+
 def _accepts(accept: str, wanted: str) -> bool:
     """Whether an ``Accept`` value admits ``wanted``: the most specific matching range decides,
     and ``q=0`` on it refuses (RFC 9110 §12.5.1)."""
+    if len(accept) > _ACCEPTS_CACHED_LENGTH:
+        return _parse_accepts(accept, wanted)
+    key = (accept, wanted)
+    known = _ACCEPTS_CACHE.get(key)
+    if known is None:
+        if len(_ACCEPTS_CACHE) >= _ACCEPTS_CACHE_SIZE:
+            _ACCEPTS_CACHE.clear()
+        known = _ACCEPTS_CACHE[key] = _parse_accepts(accept, wanted)
+    return known
+
+
+def _parse_accepts(accept: str, wanted: str) -> bool:
     major = wanted.split("/", 1)[0]
     best: tuple[int, bool] | None = None  # (specificity, acceptable)
     for item in accept.split(","):

@@ -73,6 +73,9 @@ def encode_event(
     A JSON message (compact, so one line) is written with a single join, so a 10 MB payload is
     copied once.
     """
+    simple = event is None and id is None and retry is None
+    if simple and isinstance(data, bytes) and b"\n" not in data and b"\r" not in data:
+        return b"data: " + data + b"\n\n" if data else b"data:\n\n"  # one line: a JSON message
     parts: list[bytes] = []
     if event is not None:
         _check_field("event", event)

@@ -21,6 +21,7 @@ from _asgi_harness import (
 )
 from _asgi_servers import Probe, build_server
 
+from mcpkit.protocol.http_security import HostPolicy
 from mcpkit.transports.http import McpHttpApp
 
 LEGACY_HEADERS = {**ACCEPT_BOTH, "mcp-protocol-version": "2025-11-25"}
@@ -138,6 +139,19 @@ async def test_host_and_origin_are_checked_with_a_helpful_body(
             "/mcp", json=initialize_body(), headers={**ACCEPT_BOTH, "host": "mcp.example.com"}
         )
         assert named.status_code == 200
+
+
+async def test_a_host_accepted_before_is_refused_once_the_policy_changes() -> None:
+    """The app remembers the Host/Origin pairs its policy accepted; a new policy starts over."""
+    app = _app()
+    async with running(app) as url, httpx.AsyncClient(base_url=url) as http:
+        port = url.rsplit(":", 1)[1]
+        headers = {**ACCEPT_BOTH, "host": f"localhost:{port}", "origin": f"http://localhost:{port}"}
+        for _ in range(2):  # the second request takes the remembered answer
+            assert (await http.post("/mcp", json=initialize_body(), headers=headers)).is_success
+        app.host_policy = HostPolicy(allowed_hosts=("mcp.example.com",))
+        refused = await http.post("/mcp", json=initialize_body(), headers=headers)
+        assert refused.status_code == 421
 
 
 async def test_other_paths_and_methods() -> None:

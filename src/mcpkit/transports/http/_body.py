@@ -64,28 +64,36 @@ async def read_body(
     head = b""
     seen = 0
     try:
-        async with asyncio.timeout(timeout):
-            while True:
-                message = await receive()
-                if message.get("type") == "http.disconnect":
-                    raise BodyError(None, "the client went away while sending the body")
-                chunk = message.get("body", b"")
-                if chunk:
-                    seen += len(chunk)
-                    if seen <= limit and (announced is None or announced <= limit):
-                        body += chunk
-                    else:  # too large: keep only the head, drain the rest (bounded)
-                        if not head:
-                            head = bytes((body + chunk)[:HEAD_BYTES])
-                            body = bytearray()
-                        if announced is None or seen > announced:
-                            # no length to drain to (chunked): answer now, as the client may
-                            # never stop; the connection is closed after the 413
+        # The deadline is set only once a receive() waits: an ASGI server has usually read a small
+        # body with the headers, and then a timer (a heap entry, three getpid calls on 3.11) is
+        # pure cost. The callback runs on the loop's next turn, so the bound holds either way.
+        async with asyncio.timeout_at(None) as deadline:
+            loop = asyncio.get_running_loop()
+            arm = loop.call_soon(deadline.reschedule, loop.time() + timeout)
+            try:
+                while True:
+                    message = await receive()
+                    if message.get("type") == "http.disconnect":
+                        raise BodyError(None, "the client went away while sending the body")
+                    chunk = message.get("body", b"")
+                    if chunk:
+                        seen += len(chunk)
+                        if seen <= limit and (announced is None or announced <= limit):
+                            body += chunk
+                        else:  # too large: keep only the head, drain the rest (bounded)
+                            if not head:
+                                head = bytes((body + chunk)[:HEAD_BYTES])
+                                body = bytearray()
+                            if announced is None or seen > announced:
+                                # no length to drain to (chunked): answer now, as the client may
+                                # never stop; the connection is closed after the 413
+                                raise BodyError(413, _too_large(limit), head)
+                    if not message.get("more_body", False):
+                        if head or (announced is not None and announced > limit):
                             raise BodyError(413, _too_large(limit), head)
-                if not message.get("more_body", False):
-                    if head or (announced is not None and announced > limit):
-                        raise BodyError(413, _too_large(limit), head)
-                    return bytes(body)
+                        return bytes(body)
+            finally:
+                arm.cancel()
     except TimeoutError:
         if head:
             raise BodyError(413, _too_large(limit), head) from None

@@ -1,7 +1,7 @@
 """Serving one JSON-RPC request over one POST, and draining SSE streams to HTTP responses.
 
-The handler runs in its own task and emits into the request's :class:`EventPipe`; the coroutine
-that owns the HTTP response decides the shape of the answer and writes it:
+The handler emits into the request's :class:`EventPipe`; the coroutine that owns the HTTP
+response (the *writer*) decides the shape of the answer and writes it:
 
 1. **Pending**: wait until the handler finishes, emits something, asks to close the stream, or
    runs longer than ``sse_after``. A handler that finishes silently gets a plain JSON answer.
@@ -9,19 +9,22 @@ that owns the HTTP response decides the shape of the answer and writes it:
    resumable), then everything emitted, with comment keep-alives when quiet, until the final
    response. With ``X-Accel-Buffering: no`` so proxies do not hold the events back.
 
-Where the handler runs depends on who could need it elsewhere. A request with no legacy session
-(every 2026-07-28 request, stateless legacy) whose answer need not become SSE at once runs its
-handler **inline**, in the HTTP request's own task: most handlers answer without waiting, and
-then there is no handler task, no timer left running and no extra loop iteration. The response
-machinery above is started in a task only when it is needed — the handler emits a message, or
-outlives :data:`WATCH_AFTER_SECONDS` (or ``sse_after``, if shorter) — and from then on it watches
-for the client hanging up and cancels the request's task on a disconnect. Legacy session
-requests keep a handler task of their own: the session tracks it (``notifications/cancelled``,
-duplicate ids, session end) and a disconnect must not stop it.
+Every request runs its handler **inline**, in the HTTP request's own task: most handlers answer
+without waiting, and then there is no handler task, no timer and no extra loop iteration; the
+answer is written directly — JSON, or with ``sse_after=0`` one SSE body whose events are all known
+(with a ``Content-Length``: two writes instead of a chunked stream's three). The writer is
+started in a task only when it is needed — the handler emits a message, asks to close the
+stream, or outlives :data:`WATCH_AFTER_SECONDS` (or ``sse_after``, if shorter) — and from then on
+it watches for the client hanging up. A legacy session's request is registered in the session
+as running in this task (:class:`_SessionRequest`): ``notifications/cancelled`` and the session's
+end stop it through the session's ``RequestHandle``, which records that the session asked, so
+the request can tell that from the HTTP server cancelling its task.
 
 When the client goes away the eras differ: a 2026-07-28 request is **cancelled** (closing the
-stream is the cancel signal), a legacy one keeps running (a disconnect is not a cancellation) and
-its messages go to the event store for a resume, or nowhere.
+stream is the cancel signal; stateless legacy too, as nobody could receive the answer), a legacy
+session's keeps running (a disconnect is not a cancellation) and its messages go to the event
+store for a resume, or nowhere. An ASGI server that cancels the request's task (some do on a
+disconnect, others at shutdown) stops the handler in both eras: it runs in that task.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from mcpkit.protocol.codec import encode_message
 from mcpkit.protocol.errors import ConnectionClosed, InternalError, JSONRPCError
 from mcpkit.protocol.http_routing import status_for_error
 from mcpkit.protocol.shape import prepare_outbound
+from mcpkit.protocol.sse import encode_event
 from mcpkit.transports.http._legacy_sessions import LegacySessionState
 from mcpkit.transports.http._pipe import EventPipe, Item, PipeState
 from mcpkit.transports.http._sse_response import Headers, HttpResponse, Receive, watch_disconnect
@@ -48,6 +52,7 @@ from mcpkit.types.jsonrpc import (
     Message,
     Notification,
     Request,
+    RequestId,
     Response,
 )
 from mcpkit.types.versions import Era
@@ -222,18 +227,6 @@ async def answer(
         )
 
 
-async def _handle(
-    run: Run, request: Request, pipe: EventPipe, outbound: RequestOutbound, era: Era
-) -> None:
-    """The handler task: run the request and hand its response to the pipe."""
-    try:
-        reply = await answer(run, request, outbound.protocol_version, era, send=outbound.prepare)
-    except asyncio.CancelledError:
-        pipe.abandon()  # no response for a cancelled request
-        raise
-    await pipe.finish(reply.data, reply.status)
-
-
 async def serve_exchange(
     response: HttpResponse,
     receive: Receive,
@@ -249,39 +242,129 @@ async def serve_exchange(
     json_only: bool = False,
     headers: Headers = (),
 ) -> None:
-    """Serve ``request`` on this POST (see the module docstring)."""
-    if session is None and (json_only or options.sse_after > 0):
-        await _serve_inline(
-            response, receive, run=run, request=request, pipe=pipe, outbound=outbound, era=era,
-            spawn=spawn, options=options, json_only=json_only, headers=headers,
-        )  # fmt: skip
-        return
-    task = spawn(_handle(run, request, pipe, outbound, era))
+    """Serve ``request`` on this POST: run its handler in this task, answer directly unless a
+    writer had to be started (see the module docstring)."""
+    # One look-up of the task (each asyncio.get_running_loop()/current_task() on 3.11 makes a
+    # getpid system call); the loop and every object below take it from here.
+    task = asyncio.current_task()
+    assert task is not None
+    loop = task.get_loop()
+    since = loop.time()
+    tracked: _SessionRequest | None = None
     if session is not None:
-        session.started(request.id, task, pipe)  # the session's engine tracks it until done
-    watch = _Watch(receive, spawn, pipe)
+        tracked = _SessionRequest(session, request.id, pipe)
+        if tracked.cancelled_by_session:
+            task.cancel()  # cancelled before it started: it ends below with no answer
+    writer = _InlineWriter(
+        response, receive, pipe, outbound, spawn, options, json_only, headers, since, task, tracked
+    )
+    wake_at = since + WATCH_AFTER_SECONDS
+    if not json_only:
+        wake_at = min(wake_at, since + options.sse_after)
+        pipe.on_emit = writer.start
+    # The timer is set only if the handler yields to the loop: most answer without waiting, and
+    # a plain callback is cheaper to drop than a timer (a heap entry, ordered in Python).
+    arm = loop.call_soon(writer.arm, wake_at)
     try:
-        started = await _pending(pipe, watch, options, json_only)
-        if started:
-            watch.start()
-            await _stream_answer(response, pipe, watch.disconnected, options, headers)
-        elif pipe.state is PipeState.JSON:
-            await response.json_bytes(pipe.final_status, pipe.final or b"", headers)
-        if not pipe.ended and (
-            pipe.state is not PipeState.SSE or response.broken or watch.disconnected.is_set()
-        ):
-            pipe.detach(pipe.generation)
-            await _client_gone(task, outbound, era, session)
+        try:
+            reply = await answer(
+                run, request, outbound.protocol_version, era, send=outbound.prepare
+            )
+        finally:
+            arm.cancel()
+            writer.disarm()
+            pipe.on_emit = None
+        if writer.task is None:
+            if tracked is not None:
+                tracked.finished()
+            if json_only or options.sse_after > 0:
+                await response.json_bytes(reply.status, reply.data, headers)
+            else:  # always SSE (sse_after=0), and the whole stream is known: one body
+                await _sse_complete(response, pipe, reply, options, headers)
+            return
+        if writer.cancelled_handler:
+            return  # the client left; the writer stopped waiting for an answer nobody reads
+        await pipe.finish(reply.data, reply.status)
+        if tracked is not None:
+            tracked.finished()  # as a handler task ended once its answer was in the pipe
+        await writer.task
     except asyncio.CancelledError:
-        # The HTTP server gave up on this request (shutdown, or its own disconnect handling):
-        # the same as the client leaving, except there is no time to wait for the handler.
+        if tracked is not None:
+            tracked.finished()
+        pipe.abandon()  # no response for a cancelled request
+        by_session = tracked is not None and tracked.cancelled_by_session
+        if (writer.cancelled_handler or by_session) and task.uncancel() == 0:
+            if writer.cancelled_handler:
+                return  # the client left and the writer cancelled us: the request is over
+            # notifications/cancelled or the session's end: the request gets no answer, which
+            # over HTTP is an SSE stream that ends without an event (see _pending)
+            writer.start()
+            assert writer.task is not None
+            await writer.task
+            return
+        # The HTTP server gave up on this request (shutdown, or its own disconnect handling).
         pipe.detach(pipe.generation)
-        if era == "modern" or session is None:
-            outbound.cancel_reason = "the server is closing the connection"
-            task.cancel()
+        if writer.task is not None:
+            writer.task.cancel()
         raise
     finally:
-        watch.stop()
+        if tracked is not None:
+            tracked.finished()
+
+
+async def _sse_complete(
+    response: HttpResponse, pipe: EventPipe, reply: Answer, options: StreamOptions, headers: Headers
+) -> None:
+    """Answer with an event stream whose every event is known now: one write, not a stream."""
+    if pipe.resumable:  # the events get their ids (and are stored) as on a live stream
+        await pipe.finish(reply.data, reply.status)
+        prime, items = await pipe.start_sse()
+    else:
+        pipe.abandon()  # over: nothing more can be emitted into it
+        prime, items = None, [(None, reply.data)]
+    events = [] if prime is None else [encode_event(b"", id=prime, retry=options.retry_ms)]
+    events += [encode_event(data, id=event_id) for event_id, data in items]
+    await response.sse_complete(b"".join(events), headers)
+
+
+class _SessionRequest:
+    """A legacy session's request whose handler runs in the HTTP request's task.
+
+    The session tracks it from here to :meth:`finished` (its engine's in-flight entry, whose
+    :class:`~mcpkit.transports.http._legacy_sessions.RequestHandle` names this task), and stops
+    it only through that handle (``notifications/cancelled``, the session's end), which records
+    the reason first: so the request can tell the session cancelling it from the HTTP server
+    doing so. A writer that lost its client waits here until the handler is over.
+    """
+
+    __slots__ = ("_entry", "_over", "_pipe", "_session", "_waiter")
+
+    def __init__(self, session: LegacySessionState, request_id: RequestId, pipe: EventPipe) -> None:
+        self._session = session
+        self._pipe = pipe
+        self._entry = session.started(request_id, None, pipe)
+        self._over = False
+        self._waiter: asyncio.Event | None = None
+
+    @property
+    def cancelled_by_session(self) -> bool:
+        return self._entry is not None and self._entry.value.reason is not None
+
+    def finished(self) -> None:
+        """The handler is done (answered, failed or cancelled): the session forgets it."""
+        if self._over:
+            return
+        self._over = True
+        if self._entry is not None:
+            self._session.done(self._entry, self._pipe)
+        if self._waiter is not None:
+            self._waiter.set()
+
+    async def wait(self) -> None:
+        if not self._over:
+            if self._waiter is None:
+                self._waiter = asyncio.Event()
+            await self._waiter.wait()
 
 
 class _Watch:
@@ -371,8 +454,10 @@ class _InlineWriter:
         "_pipe",
         "_receive",
         "_response",
+        "_session_request",
         "_since",
         "_spawn",
+        "_timer",
         "cancelled_handler",
         "task",
     )
@@ -388,6 +473,8 @@ class _InlineWriter:
         json_only: bool,
         headers: Headers,
         since: float,
+        handler: asyncio.Task[Any],
+        session_request: _SessionRequest | None = None,
     ) -> None:
         self._response = response
         self._receive = receive
@@ -398,10 +485,26 @@ class _InlineWriter:
         self._json_only = json_only
         self._headers = headers
         self._since = since
-        self._handler = asyncio.current_task()
+        self._session_request = session_request
+        """Set for a legacy session's request: a disconnect does not cancel it."""
+        self._handler = handler
         self.cancelled_handler = False
         """Set when this writer cancelled the handler because the client left."""
         self.task: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    def arm(self, wake_at: float) -> None:
+        """The handler yielded to the loop: start the writer at ``wake_at`` (now, if past)."""
+        loop = self._handler.get_loop()
+        if loop.time() >= wake_at:
+            self.start()
+        elif self.task is None:
+            self._timer = loop.call_at(wake_at, self.start)
+
+    def disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def start(self) -> None:
         if self.task is None:
@@ -424,6 +527,12 @@ class _InlineWriter:
                 pipe.state is not PipeState.SSE or response.broken or watch.disconnected.is_set()
             ):
                 pipe.detach(pipe.generation)
+                if self._session_request is not None:
+                    # Legacy session: a disconnect is not a cancellation. The handler runs on
+                    # (the session cancels it if it ends), its messages go to the event store
+                    # or nowhere; this task stays until then, so the app still counts it.
+                    await self._session_request.wait()
+                    return
                 # Closing the stream cancels the request (2026-07-28); stateless legacy: nobody
                 # could ever receive the answer, so the work is abandoned too.
                 self._cancel_handler("the client closed the stream")
@@ -447,56 +556,6 @@ class _InlineWriter:
         app's idle tracking counts this writer, so it covers the handler's last steps too."""
         if self._handler is not None and not self._handler.done():
             await asyncio.wait([self._handler], timeout=CANCEL_GRACE_SECONDS)
-
-
-async def _serve_inline(
-    response: HttpResponse,
-    receive: Receive,
-    *,
-    run: Run,
-    request: Request,
-    pipe: EventPipe,
-    outbound: RequestOutbound,
-    era: Era,
-    spawn: Spawn,
-    options: StreamOptions,
-    json_only: bool,
-    headers: Headers,
-) -> None:
-    """Run the handler in this task; answer JSON directly unless a writer had to be started."""
-    loop = asyncio.get_running_loop()
-    since = loop.time()
-    writer = _InlineWriter(
-        response, receive, pipe, outbound, spawn, options, json_only, headers, since
-    )
-    wake_at = since + WATCH_AFTER_SECONDS
-    if not json_only:
-        wake_at = min(wake_at, since + options.sse_after)
-        pipe.on_emit = writer.start
-    timer = loop.call_at(wake_at, writer.start)
-    try:
-        try:
-            reply = await answer(run, request, outbound.protocol_version, era)
-        finally:
-            timer.cancel()
-            pipe.on_emit = None
-        if writer.task is None:
-            await response.json_bytes(reply.status, reply.data, headers)
-            return
-        if writer.cancelled_handler:
-            return  # the client left; the writer stopped waiting for an answer nobody reads
-        await pipe.finish(reply.data, reply.status)
-        await writer.task
-    except asyncio.CancelledError:
-        pipe.abandon()  # no response for a cancelled request
-        task = asyncio.current_task()
-        if writer.cancelled_handler and task is not None and task.uncancel() == 0:
-            return  # the client left and the writer cancelled us: the request is over
-        # The HTTP server gave up on this request (shutdown, or its own disconnect handling).
-        pipe.detach(pipe.generation)
-        if writer.task is not None:
-            writer.task.cancel()
-        raise
 
 
 async def _stream_answer(
@@ -571,25 +630,6 @@ async def pump(
             await response.end()  # superseded: the queued items are the new writer's
             return
         pending = pipe.take()
-
-
-async def _client_gone(
-    task: asyncio.Task[None],
-    outbound: RequestOutbound,
-    era: Era,
-    session: LegacySessionState | None,
-) -> None:
-    """The client closed the POST before the answer was complete."""
-    if task.done():
-        return
-    if era == "modern" or session is None:
-        # 2026-07-28: closing the stream cancels the request. Stateless legacy: nobody could
-        # ever receive the answer, so the work is abandoned too.
-        outbound.cancel_reason = "the client closed the stream"
-        task.cancel()
-        await asyncio.wait([task], timeout=CANCEL_GRACE_SECONDS)
-    # Legacy sessions: a disconnect is not a cancellation; the task runs on (tracked by the
-    # session, cancelled if the session ends) and its messages go to the event store, if any.
 
 
 async def serve_stream(

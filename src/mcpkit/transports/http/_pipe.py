@@ -99,12 +99,15 @@ class EventPipe:
         self.generation = 0
         """Bumped when a new writer attaches; an older writer sees it and steps aside."""
         self.on_emit: Callable[[], None] | None = None
-        """Called when a message is queued while PENDING: a handler running in the request's
-        own task has no writer yet, and this is how it gets one (see ``_exchange``)."""
+        """Called when a message is queued while PENDING, or the stream is asked to close: a
+        handler running in the request's own task has no writer yet, and this is how it gets
+        one (see ``_exchange``)."""
         self._items: deque[Item] = deque()
-        self._wake = asyncio.Event()
-        self._room = asyncio.Event()
-        self._lock = asyncio.Lock()
+        # Made on first use: most requests are answered without anyone waiting on the pipe, and
+        # a set() with no waiter means nothing here (every wait clears its event first).
+        self._wake: asyncio.Event | None = None
+        self._room: asyncio.Event | None = None
+        self._lock: asyncio.Lock | None = None
 
     @property
     def resumable(self) -> bool:
@@ -119,20 +122,26 @@ class EventPipe:
 
     def wake(self) -> None:
         """Wake the writer (new items, an end, a close request, or a disconnect)."""
-        self._wake.set()
-        self._room.set()
+        if self._wake is not None:
+            self._wake.set()
+        if self._room is not None:
+            self._room.set()
 
     async def wait(self) -> None:
         """For the writer: wait until :meth:`wake` is called (clears the signal first)."""
         if not self._items and not self.ended and not self.close_requested:
-            self._wake.clear()
+            if self._wake is None:
+                self._wake = asyncio.Event()
+            else:
+                self._wake.clear()
             await self._wake.wait()
 
     def take(self) -> list[Item]:
         """For the writer: everything queued, oldest first."""
         items = list(self._items)
         self._items.clear()
-        self._room.set()
+        if self._room is not None:
+            self._room.set()
         return items
 
     @property
@@ -149,20 +158,25 @@ class EventPipe:
             PipeState.PENDING,
             PipeState.SSE,
         ):
-            self._room.clear()
+            if self._room is None:
+                self._room = asyncio.Event()
+            else:
+                self._room.clear()
             await self._room.wait()
         state = self.state
         if state is PipeState.PENDING:
             self._items.append((None, data))
-            self._wake.set()
+            if self._wake is not None:
+                self._wake.set()
             if self.on_emit is not None:
                 self.on_emit()
         elif state is PipeState.SSE or (state is PipeState.DETACHED and self.store is not None):
-            async with self._lock:
+            async with self.lock:
                 event_id = await self._append(data)
                 if self.state is PipeState.SSE:
                     self._items.append((event_id, data))
-                    self._wake.set()
+                    if self._wake is not None:
+                        self._wake.set()
 
     async def finish(self, data: bytes | None, status: int = 200) -> None:
         """The request is over: ``data`` is its final response (``None``: no response at all,
@@ -175,7 +189,7 @@ class EventPipe:
             self.final = data
             self.final_status = status
         elif state is PipeState.SSE or (state is PipeState.DETACHED and self.store is not None):
-            async with self._lock:
+            async with self.lock:
                 if data is not None:
                     event_id = await self._append(data)
                     if self.state is PipeState.SSE:
@@ -200,7 +214,7 @@ class EventPipe:
         """
         if self.store is None or self.session_id is None or self._finishing:
             return False
-        async with self._lock:
+        async with self.lock:
             if self.state is PipeState.PENDING:
                 self.close_prime = await self.store.prime(self.session_id, self.stream_id)
                 for _, data in self.take():
@@ -211,6 +225,8 @@ class EventPipe:
             self.close_requested = True
             self.close_retry = retry_ms
         self.wake()
+        if self.on_emit is not None:
+            self.on_emit()  # the close is written by the writer: a request running inline needs one
         return True
 
     # -- writer side ---------------------------------------------------------------------------
@@ -218,7 +234,7 @@ class EventPipe:
     async def start_sse(self) -> tuple[str | None, list[Item]]:
         """PENDING → SSE. Returns the priming event id (``None`` if not resumable) and the items
         emitted so far, now numbered (the final response last, if it is already known)."""
-        async with self._lock:
+        async with self.lock:
             self.state = PipeState.SSE
             self.generation += 1
             prime = None
@@ -269,7 +285,8 @@ class EventPipe:
             self.state = PipeState.GONE
             leftover = []  # never numbered: nobody can resume them
         self.close_requested = False
-        self._room.set()
+        if self._room is not None:
+            self._room.set()
         return leftover
 
     async def attach(self, replay: list[Item] | None = None) -> tuple[int, list[Item]]:
@@ -279,12 +296,15 @@ class EventPipe:
         self.state = PipeState.SSE
         self.generation += 1
         self.close_requested = False
-        self._wake.set()  # an older writer wakes up, sees it is superseded and steps aside
+        if self._wake is not None:
+            self._wake.set()  # an older writer wakes up, sees it is superseded and steps aside
         return self.generation, [*(replay or []), *self.take()]
 
     @property
     def lock(self) -> asyncio.Lock:
         """Held while appending; a resume replays and attaches under it (no gap, no duplicate)."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
         return self._lock
 
     async def _append(self, data: bytes) -> str | None:

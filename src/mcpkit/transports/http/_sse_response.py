@@ -109,6 +109,13 @@ class HttpResponse:
         self.sse = True
         return await self._start(200, [*SSE_HEADERS, *headers])
 
+    async def sse_complete(self, events: bytes, headers: Headers = ()) -> None:
+        """A whole event stream at once, when every event is known before the first byte: one
+        body with a ``Content-Length`` (two writes) instead of a chunked stream (three or more).
+        The client reads the same events and sees the stream end."""
+        self.sse = True
+        await self.body(200, events, [*SSE_HEADERS, *headers])
+
     async def event(
         self,
         data: bytes,

@@ -57,6 +57,10 @@ __all__ = ["LIFESPAN_HINT", "HttpOptions", "McpHttpApp"]
 
 logger = logging.getLogger("mcpkit.http")
 
+MAX_REMEMBERED: Final = 256
+"""Accepted ``Host``/``Origin`` pairs remembered (the table is emptied when full)."""
+MAX_REMEMBERED_HOST_BYTES: Final = 512
+"""Longer pairs are checked every time, so the table stays small whatever clients send."""
 SHUTDOWN_GRACE_SECONDS: Final = 5.0
 """On shutdown, in-flight requests get this long to finish before they are cancelled."""
 LIFESPAN_HINT: Final = (
@@ -182,6 +186,9 @@ class McpHttpApp:
             os.environ, options.allowed_hosts, options.allowed_origins
         )
         self._tasks: set[asyncio.Task[None]] = set()
+        self._allowed: set[tuple[bytes | None, bytes | None]] = set()
+        """``Host``/``Origin`` pairs ``host_policy`` accepted (see :meth:`_host_allowed`)."""
+        self._allowed_policy: HostPolicy | None = None
         self._idle: asyncio.Event | None = None
         self.owned_closers: list[Callable[[], Awaitable[None]]] = []
         """Closed by :meth:`aclose`: resources the app was handed to own (a SQLite store)."""
@@ -387,14 +394,16 @@ class McpHttpApp:
             )
             await response.error(400, ErrorResponse(None, duplicated.to_error_object()))
             return
-        rejection = self.host_policy.check(
-            host.decode("latin-1") if host is not None else None,
-            origin.decode("latin-1") if origin is not None else None,
-        )
-        if rejection is not None:
-            logger.warning("refused a request: %s", rejection.error.message)
-            await response.error(rejection.status, rejection.response())
-            return
+        if not self._host_allowed(host, origin):
+            rejection = self.host_policy.check(
+                host.decode("latin-1") if host is not None else None,
+                origin.decode("latin-1") if origin is not None else None,
+            )
+            if rejection is not None:
+                logger.warning("refused a request: %s", rejection.error.message)
+                await response.error(rejection.status, rejection.response())
+                return
+            self._remember_allowed(host, origin)
         if self._cards is not None and self._cards.handles(path):
             await self._cards(path, scope, response)  # static metadata: no lifespan needed
             return
@@ -436,6 +445,19 @@ class McpHttpApp:
             await response.error(
                 503, ErrorResponse(None, error.to_error_object()), ((b"retry-after", b"1"),)
             )
+
+    def _host_allowed(self, host: bytes | None, origin: bytes | None) -> bool:
+        """Whether this ``Host``/``Origin`` pair passed the current policy before: a client
+        sends the same pair on every request, so the policy's parsing runs once per pair."""
+        return self._allowed_policy is self.host_policy and (host, origin) in self._allowed
+
+    def _remember_allowed(self, host: bytes | None, origin: bytes | None) -> None:
+        if len(host or b"") + len(origin or b"") > MAX_REMEMBERED_HOST_BYTES:
+            return
+        if self._allowed_policy is not self.host_policy or len(self._allowed) >= MAX_REMEMBERED:
+            self._allowed.clear()
+            self._allowed_policy = self.host_policy
+        self._allowed.add((host, origin))
 
     def _lifespan_missing(self) -> None:
         if not self._warned:
