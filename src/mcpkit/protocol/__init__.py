@@ -4,166 +4,243 @@ Nothing here does I/O, owns a task or reads a clock (time comes in as ``now`` ar
 every rule is tested with plain synchronous tests and reused by every transport and runtime.
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from mcpkit.protocol.batch import BATCH_REVISIONS, BatchAnswers, accepts_batches, check_batch
-from mcpkit.protocol.cancellation import (
-    cancel_outbound,
-    cancel_params,
-    cancelled_request_id,
-    receive_cancel,
-    subscription_ended,
-)
-from mcpkit.protocol.capabilities import (
-    CLIENT_CAPABILITY_FOR_METHOD,
-    LISTEN_FILTER_CAPABILITY,
-    SERVER_CAPABILITY_FOR_METHOD,
-    agree_listen_filter,
-    elicitation_modes,
-    has_capability,
-    refuse_undeclared_question,
-    require_client_capability,
-    require_elicitation_mode,
-    require_sampling,
-    require_server_capability,
-    server_supports,
-)
-from mcpkit.protocol.codec import (
-    decode_json,
-    decode_message,
-    encode_batch,
-    encode_json,
-    encode_message,
-    message_from_obj,
-)
-from mcpkit.protocol.connection import (
-    CancelReceived,
-    ClientConnection,
-    Connection,
-    Event,
-    Ignored,
-    NotificationReceived,
-    ProgressReceived,
-    Rejected,
-    RequestReceived,
-    ResponseReceived,
-    ServerConnection,
-    SubscriptionEnded,
-)
-from mcpkit.protocol.elicitation_schema import STRING_FORMATS, check_form_schema
-from mcpkit.protocol.errors import (
-    HEADER_MISMATCH,
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
-    PARSE_ERROR,
-    RESOURCE_NOT_FOUND,
-    UNSUPPORTED_PROTOCOL_VERSION,
-    URL_ELICITATION_REQUIRED,
-    USER_REJECTED,
-    AuthorizationError,
-    ConnectionBroken,
-    ConnectionClosed,
-    HeaderMismatch,
-    InternalError,
-    InvalidParams,
-    InvalidRequest,
-    JSONRPCError,
-    LocalProtocolError,
-    MCPError,
-    MessageDecodeError,
-    MethodNotFound,
-    MissingRequiredClientCapability,
-    MissingServerCapability,
-    ParseError,
-    RemoteProtocolError,
-    RequestCancelled,
-    RequestTimeout,
-    ResourceNotFound,
-    SSEProtocolError,
-    TooManyInFlight,
-    TransportError,
-    UnsupportedProtocolVersion,
-    URLElicitationRequired,
-    UsageError,
-)
-from mcpkit.protocol.framing import (
-    HEAD_BYTES,
-    MAX_LINE_BYTES,
-    FrameTooLarge,
-    LineFramer,
-    frame,
-    peek_envelope,
-)
-from mcpkit.protocol.inflight import (
-    MAX_IN_FLIGHT,
-    MAX_INBOUND_IN_FLIGHT,
-    InboundRequest,
-    InboundRequests,
-    OutboundRequest,
-    OutboundRequests,
-)
-from mcpkit.protocol.lifecycle import ClientLifecycle, ClientState, ServerLifecycle, ServerState
-from mcpkit.protocol.meta import (
-    CLIENT_CAPABILITIES_KEY,
-    CLIENT_INFO_KEY,
-    LOG_LEVEL_KEY,
-    LOG_LEVELS,
-    PROTOCOL_VERSION_KEY,
-    RequestMeta,
-    declared_version,
-    is_modern_request,
-    log_allowed,
-    log_level_enabled,
-    parse_request_meta,
-    progress_token_of,
-    request_era,
-    request_meta,
-)
-from mcpkit.protocol.observe import (
-    OutboundObserver,
-    add_outbound_observer,
-    notify_outbound,
-    remove_outbound_observer,
-)
-from mcpkit.protocol.progress import (
-    MAX_PROGRESS_TOKENS,
-    ProgressSender,
-    ProgressTracker,
-    ProgressUpdate,
-)
-from mcpkit.protocol.sampling_rules import sampling_messages_problem
-from mcpkit.protocol.schema_dialects import (
-    DEFAULT_DIALECT,
-    CompiledSchema,
-    SchemaProblem,
-    compile_schema,
-    external_refs,
-    json_path,
-)
-from mcpkit.protocol.shape import (
-    convert_content,
-    prepare_outbound,
-    request_unsupported,
-    shape_for,
-    shape_result,
-)
-from mcpkit.protocol.sse import (
-    MAX_SSE_EVENT_BYTES,
-    SSEDecoder,
-    SSEEvent,
-    encode_comment,
-    encode_event,
-)
-from mcpkit.protocol.versions import (
-    accept_legacy_offer,
-    check_modern_version,
-    choose_client_version,
-    negotiate_legacy,
-    unsupported_version_error,
-)
+if TYPE_CHECKING:
+    from mcpkit.protocol.batch import (
+        BATCH_REVISIONS,
+        BatchAnswers,
+        accepts_batches,
+        check_batch,
+    )
+    from mcpkit.protocol.cancellation import (
+        cancel_outbound,
+        cancel_params,
+        cancelled_request_id,
+        receive_cancel,
+        subscription_ended,
+    )
+    from mcpkit.protocol.capabilities import (
+        CLIENT_CAPABILITY_FOR_METHOD,
+        LISTEN_FILTER_CAPABILITY,
+        SERVER_CAPABILITY_FOR_METHOD,
+        agree_listen_filter,
+        elicitation_modes,
+        has_capability,
+        refuse_undeclared_question,
+        require_client_capability,
+        require_elicitation_mode,
+        require_sampling,
+        require_server_capability,
+        server_supports,
+    )
+    from mcpkit.protocol.codec import (
+        decode_json,
+        decode_message,
+        encode_batch,
+        encode_json,
+        encode_message,
+        message_from_obj,
+    )
+    from mcpkit.protocol.connection import (
+        CancelReceived,
+        ClientConnection,
+        Connection,
+        Event,
+        Ignored,
+        NotificationReceived,
+        ProgressReceived,
+        Rejected,
+        RequestReceived,
+        ResponseReceived,
+        ServerConnection,
+        SubscriptionEnded,
+    )
+    from mcpkit.protocol.elicitation_schema import (
+        STRING_FORMATS,
+        check_form_schema,
+    )
+    from mcpkit.protocol.errors import (
+        HEADER_MISMATCH,
+        INTERNAL_ERROR,
+        INVALID_PARAMS,
+        INVALID_REQUEST,
+        METHOD_NOT_FOUND,
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        PARSE_ERROR,
+        RESOURCE_NOT_FOUND,
+        UNSUPPORTED_PROTOCOL_VERSION,
+        URL_ELICITATION_REQUIRED,
+        USER_REJECTED,
+        AuthorizationError,
+        ConnectionBroken,
+        ConnectionClosed,
+        HeaderMismatch,
+        InternalError,
+        InvalidParams,
+        InvalidRequest,
+        JSONRPCError,
+        LocalProtocolError,
+        MCPError,
+        MessageDecodeError,
+        MethodNotFound,
+        MissingRequiredClientCapability,
+        MissingServerCapability,
+        ParseError,
+        RemoteProtocolError,
+        RequestCancelled,
+        RequestTimeout,
+        ResourceNotFound,
+        SSEProtocolError,
+        TooManyInFlight,
+        TransportError,
+        UnsupportedProtocolVersion,
+        URLElicitationRequired,
+        UsageError,
+    )
+    from mcpkit.protocol.framing import (
+        HEAD_BYTES,
+        MAX_LINE_BYTES,
+        FrameTooLarge,
+        LineFramer,
+        frame,
+        peek_envelope,
+    )
+    from mcpkit.protocol.http_headers import (
+        BASE64_PREFIX,
+        BASE64_SUFFIX,
+        MAX_SAFE_INTEGER,
+        MCP_METHOD_HEADER,
+        MCP_NAME_HEADER,
+        MCP_PARAM_PREFIX,
+        MCP_PROTOCOL_VERSION_HEADER,
+        X_MCP_HEADER,
+        HeaderProblem,
+        InvalidHeaderValue,
+        ParamHeader,
+        ParamHeaders,
+        compile_header_params,
+        decode_header_value,
+        encode_header_value,
+        header_params,
+        lint_x_mcp_header,
+        name_source,
+        normalize_headers,
+        request_headers,
+        tool_header_problem,
+        validate_request_headers,
+    )
+    from mcpkit.protocol.http_routing import (
+        LAST_EVENT_ID_HEADER,
+        MAX_SESSION_ID_LENGTH,
+        MCP_SESSION_ID_HEADER,
+        SESSION_ID_BYTES,
+        SSE_RESPONSE_HEADERS,
+        HttpRejection,
+        Route,
+        RouteKind,
+        check_media,
+        is_valid_session_id,
+        new_session_id,
+        route_request,
+        status_for_error,
+    )
+    from mcpkit.protocol.http_security import (
+        ALLOWED_HOSTS_ENV,
+        ALLOWED_ORIGINS_ENV,
+        DEFAULT_ALLOWED_HOSTS,
+        HOST_REJECTED_STATUS,
+        ORIGIN_REJECTED_STATUS,
+        HostPolicy,
+    )
+    from mcpkit.protocol.inflight import (
+        MAX_IN_FLIGHT,
+        MAX_INBOUND_IN_FLIGHT,
+        InboundRequest,
+        InboundRequests,
+        OutboundRequest,
+        OutboundRequests,
+    )
+    from mcpkit.protocol.lifecycle import (
+        ClientLifecycle,
+        ClientState,
+        ServerLifecycle,
+        ServerState,
+    )
+    from mcpkit.protocol.meta import (
+        CLIENT_CAPABILITIES_KEY,
+        CLIENT_INFO_KEY,
+        LOG_LEVEL_KEY,
+        LOG_LEVELS,
+        PROTOCOL_VERSION_KEY,
+        RequestMeta,
+        declared_version,
+        is_modern_request,
+        log_allowed,
+        log_level_enabled,
+        parse_request_meta,
+        progress_token_of,
+        request_era,
+        request_meta,
+    )
+    from mcpkit.protocol.observe import (
+        OutboundObserver,
+        add_outbound_observer,
+        notify_outbound,
+        remove_outbound_observer,
+    )
+    from mcpkit.protocol.progress import (
+        MAX_PROGRESS_TOKENS,
+        ProgressSender,
+        ProgressTracker,
+        ProgressUpdate,
+    )
+    from mcpkit.protocol.sampling_rules import (
+        sampling_messages_problem,
+    )
+    from mcpkit.protocol.schema_dialects import (
+        DEFAULT_DIALECT,
+        CompiledSchema,
+        SchemaProblem,
+        compile_schema,
+        external_refs,
+        json_path,
+    )
+    from mcpkit.protocol.server_card import (
+        AI_CATALOG_PATH,
+        CAPABILITIES_META_KEY,
+        CARD_SUFFIX,
+        CATALOG_PATH,
+        SERVER_CARD_MEDIA_TYPE,
+        SERVER_CARD_SCHEMA,
+        build_catalog,
+        build_server_card,
+        card_mismatches,
+        card_name,
+        card_problems,
+        catalog_entry,
+    )
+    from mcpkit.protocol.shape import (
+        convert_content,
+        prepare_outbound,
+        request_unsupported,
+        shape_for,
+        shape_result,
+    )
+    from mcpkit.protocol.sse import (
+        MAX_SSE_EVENT_BYTES,
+        SSEDecoder,
+        SSEEvent,
+        encode_comment,
+        encode_event,
+    )
+    from mcpkit.protocol.versions import (
+        accept_legacy_offer,
+        check_modern_version,
+        choose_client_version,
+        negotiate_legacy,
+        unsupported_version_error,
+    )
 
 __all__ = [
     "STRING_FORMATS",
@@ -321,8 +398,6 @@ __all__ = [
     "unsupported_version_error",
 ]
 
-# Streamable HTTP rules (headers, dual-era routing, Host/Origin checks) load on first use, so a
-# stdio program never pays their import time.
 __all__ += [
     # http_headers
     "BASE64_PREFIX",
@@ -382,81 +457,262 @@ __all__ += [
     "card_problems",
     "catalog_entry",
 ]
-_LAZY_MODULES = ("http_headers", "http_routing", "http_security", "server_card")
+
+# Every name loads on first use (PEP 562), with its whole module: ``import mcpkit.protocol``, which
+# any ``mcpkit.protocol.x`` import runs first, costs nothing, and a stdio server loads only the
+# rule modules it uses (no SSE, HTTP, elicitation schema or sampling rules).
+_SOURCES: Final[dict[str, tuple[str, ...]]] = {
+    "batch": (
+        "BATCH_REVISIONS",
+        "BatchAnswers",
+        "accepts_batches",
+        "check_batch",
+    ),
+    "cancellation": (
+        "cancel_outbound",
+        "cancel_params",
+        "cancelled_request_id",
+        "receive_cancel",
+        "subscription_ended",
+    ),
+    "capabilities": (
+        "CLIENT_CAPABILITY_FOR_METHOD",
+        "LISTEN_FILTER_CAPABILITY",
+        "SERVER_CAPABILITY_FOR_METHOD",
+        "agree_listen_filter",
+        "elicitation_modes",
+        "has_capability",
+        "refuse_undeclared_question",
+        "require_client_capability",
+        "require_elicitation_mode",
+        "require_sampling",
+        "require_server_capability",
+        "server_supports",
+    ),
+    "codec": (
+        "decode_json",
+        "decode_message",
+        "encode_batch",
+        "encode_json",
+        "encode_message",
+        "message_from_obj",
+    ),
+    "connection": (
+        "CancelReceived",
+        "ClientConnection",
+        "Connection",
+        "Event",
+        "Ignored",
+        "NotificationReceived",
+        "ProgressReceived",
+        "Rejected",
+        "RequestReceived",
+        "ResponseReceived",
+        "ServerConnection",
+        "SubscriptionEnded",
+    ),
+    "elicitation_schema": (
+        "STRING_FORMATS",
+        "check_form_schema",
+    ),
+    "errors": (
+        "HEADER_MISMATCH",
+        "INTERNAL_ERROR",
+        "INVALID_PARAMS",
+        "INVALID_REQUEST",
+        "METHOD_NOT_FOUND",
+        "MISSING_REQUIRED_CLIENT_CAPABILITY",
+        "PARSE_ERROR",
+        "RESOURCE_NOT_FOUND",
+        "UNSUPPORTED_PROTOCOL_VERSION",
+        "URL_ELICITATION_REQUIRED",
+        "USER_REJECTED",
+        "AuthorizationError",
+        "ConnectionBroken",
+        "ConnectionClosed",
+        "HeaderMismatch",
+        "InternalError",
+        "InvalidParams",
+        "InvalidRequest",
+        "JSONRPCError",
+        "LocalProtocolError",
+        "MCPError",
+        "MessageDecodeError",
+        "MethodNotFound",
+        "MissingRequiredClientCapability",
+        "MissingServerCapability",
+        "ParseError",
+        "RemoteProtocolError",
+        "RequestCancelled",
+        "RequestTimeout",
+        "ResourceNotFound",
+        "SSEProtocolError",
+        "TooManyInFlight",
+        "TransportError",
+        "UnsupportedProtocolVersion",
+        "URLElicitationRequired",
+        "UsageError",
+    ),
+    "framing": (
+        "HEAD_BYTES",
+        "MAX_LINE_BYTES",
+        "FrameTooLarge",
+        "LineFramer",
+        "frame",
+        "peek_envelope",
+    ),
+    "http_headers": (
+        "BASE64_PREFIX",
+        "BASE64_SUFFIX",
+        "MAX_SAFE_INTEGER",
+        "MCP_METHOD_HEADER",
+        "MCP_NAME_HEADER",
+        "MCP_PARAM_PREFIX",
+        "MCP_PROTOCOL_VERSION_HEADER",
+        "X_MCP_HEADER",
+        "HeaderProblem",
+        "InvalidHeaderValue",
+        "ParamHeader",
+        "ParamHeaders",
+        "compile_header_params",
+        "decode_header_value",
+        "encode_header_value",
+        "header_params",
+        "lint_x_mcp_header",
+        "name_source",
+        "normalize_headers",
+        "request_headers",
+        "tool_header_problem",
+        "validate_request_headers",
+    ),
+    "http_routing": (
+        "LAST_EVENT_ID_HEADER",
+        "MAX_SESSION_ID_LENGTH",
+        "MCP_SESSION_ID_HEADER",
+        "SESSION_ID_BYTES",
+        "SSE_RESPONSE_HEADERS",
+        "HttpRejection",
+        "Route",
+        "RouteKind",
+        "check_media",
+        "is_valid_session_id",
+        "new_session_id",
+        "route_request",
+        "status_for_error",
+    ),
+    "http_security": (
+        "ALLOWED_HOSTS_ENV",
+        "ALLOWED_ORIGINS_ENV",
+        "DEFAULT_ALLOWED_HOSTS",
+        "HOST_REJECTED_STATUS",
+        "ORIGIN_REJECTED_STATUS",
+        "HostPolicy",
+    ),
+    "inflight": (
+        "MAX_IN_FLIGHT",
+        "MAX_INBOUND_IN_FLIGHT",
+        "InboundRequest",
+        "InboundRequests",
+        "OutboundRequest",
+        "OutboundRequests",
+    ),
+    "lifecycle": (
+        "ClientLifecycle",
+        "ClientState",
+        "ServerLifecycle",
+        "ServerState",
+    ),
+    "meta": (
+        "CLIENT_CAPABILITIES_KEY",
+        "CLIENT_INFO_KEY",
+        "LOG_LEVEL_KEY",
+        "LOG_LEVELS",
+        "PROTOCOL_VERSION_KEY",
+        "RequestMeta",
+        "declared_version",
+        "is_modern_request",
+        "log_allowed",
+        "log_level_enabled",
+        "parse_request_meta",
+        "progress_token_of",
+        "request_era",
+        "request_meta",
+    ),
+    "observe": (
+        "OutboundObserver",
+        "add_outbound_observer",
+        "notify_outbound",
+        "remove_outbound_observer",
+    ),
+    "progress": (
+        "MAX_PROGRESS_TOKENS",
+        "ProgressSender",
+        "ProgressTracker",
+        "ProgressUpdate",
+    ),
+    "sampling_rules": ("sampling_messages_problem",),
+    "schema_dialects": (
+        "DEFAULT_DIALECT",
+        "CompiledSchema",
+        "SchemaProblem",
+        "compile_schema",
+        "external_refs",
+        "json_path",
+    ),
+    "server_card": (
+        "AI_CATALOG_PATH",
+        "CAPABILITIES_META_KEY",
+        "CARD_SUFFIX",
+        "CATALOG_PATH",
+        "SERVER_CARD_MEDIA_TYPE",
+        "SERVER_CARD_SCHEMA",
+        "build_catalog",
+        "build_server_card",
+        "card_mismatches",
+        "card_name",
+        "card_problems",
+        "catalog_entry",
+    ),
+    "shape": (
+        "convert_content",
+        "prepare_outbound",
+        "request_unsupported",
+        "shape_for",
+        "shape_result",
+    ),
+    "sse": (
+        "MAX_SSE_EVENT_BYTES",
+        "SSEDecoder",
+        "SSEEvent",
+        "encode_comment",
+        "encode_event",
+    ),
+    "versions": (
+        "accept_legacy_offer",
+        "check_modern_version",
+        "choose_client_version",
+        "negotiate_legacy",
+        "unsupported_version_error",
+    ),
+}
+"""Each submodule and the names it exports here (its whole ``__all__``)."""
+_MODULE_OF: Final = {name: module for module, names in _SOURCES.items() for name in names}
 
 
 def __getattr__(name: str) -> object:
-    if name in __all__:
-        import importlib
+    module_name = _MODULE_OF.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'mcpkit.protocol' has no attribute {name!r}")
+    import importlib
 
-        for module_name in _LAZY_MODULES:
-            module = importlib.import_module(f"mcpkit.protocol.{module_name}")
-            if name in module.__all__:
-                value = getattr(module, name)
-                globals()[name] = value
-                return value
-    raise AttributeError(f"module 'mcpkit.protocol' has no attribute {name!r}")
+    module = importlib.import_module(f"mcpkit.protocol.{module_name}")
+    # Bind every name of the module at once: importing a submodule binds it here by its own name,
+    # so a name that is also a submodule's must not be left for a later lookup to find the module.
+    namespace = globals()
+    for exported in _SOURCES[module_name]:
+        namespace[exported] = getattr(module, exported)
+    return namespace[name]
 
 
-if TYPE_CHECKING:
-    from mcpkit.protocol.http_headers import (
-        BASE64_PREFIX,
-        BASE64_SUFFIX,
-        MAX_SAFE_INTEGER,
-        MCP_METHOD_HEADER,
-        MCP_NAME_HEADER,
-        MCP_PARAM_PREFIX,
-        MCP_PROTOCOL_VERSION_HEADER,
-        X_MCP_HEADER,
-        HeaderProblem,
-        InvalidHeaderValue,
-        ParamHeader,
-        ParamHeaders,
-        compile_header_params,
-        decode_header_value,
-        encode_header_value,
-        header_params,
-        lint_x_mcp_header,
-        name_source,
-        normalize_headers,
-        request_headers,
-        tool_header_problem,
-        validate_request_headers,
-    )
-    from mcpkit.protocol.http_routing import (
-        LAST_EVENT_ID_HEADER,
-        MAX_SESSION_ID_LENGTH,
-        MCP_SESSION_ID_HEADER,
-        SESSION_ID_BYTES,
-        SSE_RESPONSE_HEADERS,
-        HttpRejection,
-        Route,
-        RouteKind,
-        check_media,
-        is_valid_session_id,
-        new_session_id,
-        route_request,
-        status_for_error,
-    )
-    from mcpkit.protocol.http_security import (
-        ALLOWED_HOSTS_ENV,
-        ALLOWED_ORIGINS_ENV,
-        DEFAULT_ALLOWED_HOSTS,
-        HOST_REJECTED_STATUS,
-        ORIGIN_REJECTED_STATUS,
-        HostPolicy,
-    )
-    from mcpkit.protocol.server_card import (
-        AI_CATALOG_PATH,
-        CAPABILITIES_META_KEY,
-        CARD_SUFFIX,
-        CATALOG_PATH,
-        SERVER_CARD_MEDIA_TYPE,
-        SERVER_CARD_SCHEMA,
-        build_catalog,
-        build_server_card,
-        card_mismatches,
-        card_name,
-        card_problems,
-        catalog_entry,
-    )
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

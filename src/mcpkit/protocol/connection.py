@@ -33,8 +33,9 @@ its hot path to skip the event allocation.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
+
+import msgspec
 
 from mcpkit.protocol.batch import accepts_batches, check_batch
 from mcpkit.protocol.cancellation import (
@@ -110,8 +111,7 @@ I = TypeVar("I")  # noqa: E741  # what the runtime attaches to the peer's reques
 # -- events ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class RequestReceived(Generic[I]):
+class RequestReceived(msgspec.Struct, Generic[I], frozen=True):
     """The peer's request passed every check: serve it, then call ``request_done``."""
 
     entry: InboundRequest[I]
@@ -119,8 +119,7 @@ class RequestReceived(Generic[I]):
     era: Era
 
 
-@dataclass(frozen=True, slots=True)
-class Rejected:
+class Rejected(msgspec.Struct, frozen=True):
     """The peer's request may not be served: answer it with ``error`` (``response()``)."""
 
     request: Request
@@ -130,31 +129,27 @@ class Rejected:
         return ErrorResponse(self.request.id, self.error.to_error_object())
 
 
-@dataclass(frozen=True, slots=True)
-class ResponseReceived(Generic[O]):
+class ResponseReceived(msgspec.Struct, Generic[O], frozen=True):
     """The answer to one of our requests (already removed from the in-flight table)."""
 
     entry: OutboundRequest[O]
     response: Response | ErrorResponse
 
 
-@dataclass(frozen=True, slots=True)
-class NotificationReceived:
+class NotificationReceived(msgspec.Struct, frozen=True):
     """A notification for the layers above (no protocol bookkeeping needed)."""
 
     notification: Notification
 
 
-@dataclass(frozen=True, slots=True)
-class CancelReceived(Generic[I]):
+class CancelReceived(msgspec.Struct, Generic[I], frozen=True):
     """The peer cancelled one of its requests that we serve: stop it and send no answer."""
 
     entry: InboundRequest[I]
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class ProgressReceived(Generic[O]):
+class ProgressReceived(msgspec.Struct, Generic[O], frozen=True):
     """Trusted progress on one of our requests in flight."""
 
     entry: OutboundRequest[O]
@@ -162,16 +157,14 @@ class ProgressReceived(Generic[O]):
     notification: Notification
 
 
-@dataclass(frozen=True, slots=True)
-class SubscriptionEnded(Generic[O]):
+class SubscriptionEnded(msgspec.Struct, Generic[O], frozen=True):
     """2026 stdio: the server ended our ``subscriptions/listen`` (no response will come)."""
 
     entry: OutboundRequest[O]
     notification: Notification
 
 
-@dataclass(frozen=True, slots=True)
-class Ignored:
+class Ignored(msgspec.Struct, frozen=True):
     """A message the rules say to drop (a notification is never answered); ``reason`` is for
     the log, and ``malformed`` says the peer broke the protocol (worth a warning) rather than
     lost a race (a cancel or progress arriving after the answer)."""

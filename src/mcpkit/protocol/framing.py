@@ -14,8 +14,8 @@ line can cost. Pass a different bound to :class:`LineFramer` to change it.
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
 from typing import Final
 
 import msgspec
@@ -34,8 +34,7 @@ _NL: Final = 0x0A
 _CR: Final = 0x0D
 
 
-@dataclass(frozen=True, slots=True)
-class FrameTooLarge:
+class FrameTooLarge(msgspec.Struct, frozen=True):
     """A line exceeded the bound and was dropped.
 
     ``size_seen`` is how many bytes of the line had arrived when the framer gave up (at least
@@ -47,7 +46,17 @@ class FrameTooLarge:
 
     size_seen: int
     limit: int
-    head: bytes = field(default=b"", compare=False)
+    head: bytes = b""
+
+    # ``head`` is a sample of the dropped line, not part of what happened: equal events compare
+    # (and hash) equal whatever bytes each one saw first.
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not FrameTooLarge:
+            return NotImplemented
+        return (self.size_seen, self.limit) == (other.size_seen, other.limit)
+
+    def __hash__(self) -> int:
+        return hash((self.size_seen, self.limit))
 
 
 def frame(payload: bytes) -> bytes:
@@ -153,7 +162,10 @@ class LineFramer:
         out.append(FrameTooLarge(size, self.max_line_bytes, head))
 
 
-_ID_VALUE: Final = re.compile(rb'\s*(-?\d+)(?=\s*[,}])|\s*"((?:[^"\\]|\\.){0,256})"')
+@functools.cache
+def _id_value() -> re.Pattern[bytes]:
+    """The ``id`` value after its colon (compiled on first use: most programs never need it)."""
+    return re.compile(rb'\s*(-?\d+)(?=\s*[,}])|\s*"((?:[^"\\]|\\.){0,256})"')
 
 
 def peek_envelope(head: bytes) -> tuple[int | str | None, str | None]:
@@ -185,7 +197,7 @@ def peek_envelope(head: bytes) -> tuple[int | str | None, str | None]:
                     k += 1
                 if k < n and head[k] == 0x3A:  # ':'
                     if key == b"id":
-                        match = _ID_VALUE.match(head, k + 1)
+                        match = _id_value().match(head, k + 1)
                         if match is not None:
                             if match.group(1) is not None:
                                 found_id = int(match.group(1))

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Final, Generic, TypeVar
+
+import msgspec
 
 from mcpkit.protocol.errors import InternalError, InvalidRequest, TooManyInFlight, UsageError
 from mcpkit.types.jsonrpc import RequestId
@@ -41,8 +42,7 @@ MAX_INBOUND_IN_FLIGHT: Final = 10_000
 T = TypeVar("T")
 
 
-@dataclass(slots=True)
-class OutboundRequest(Generic[T]):
+class OutboundRequest(msgspec.Struct, Generic[T]):
     """One of our requests. ``started_at`` is the caller's clock reading (no clock here)."""
 
     id: int
@@ -52,8 +52,7 @@ class OutboundRequest(Generic[T]):
     progress_token: RequestId | None = None
 
 
-@dataclass(slots=True)
-class InboundRequest(Generic[T]):
+class InboundRequest(msgspec.Struct, Generic[T]):
     """One of the peer's requests that we are serving."""
 
     id: RequestId

@@ -12,8 +12,9 @@ start a new trace instead).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Final
+
+import msgspec
 
 from mcpkit.protocol.errors import InvalidParams
 from mcpkit.types import meta as keys
@@ -58,8 +59,7 @@ LOG_LEVELS: Final[tuple[str, ...]] = (
 _SEVERITY: Final = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 
 
-@dataclass(frozen=True, slots=True)
-class RequestMeta:
+class RequestMeta(msgspec.Struct, frozen=True):
     """What a modern request's ``_meta`` declares."""
 
     protocol_version: str
@@ -71,8 +71,12 @@ class RequestMeta:
     traceparent: str | None = None
     tracestate: str | None = None
     baggage: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
-    """The whole ``_meta`` object, for extension keys."""
+    raw: dict[str, Any] = msgspec.field(default_factory=dict)
+    """The whole ``_meta`` object, for extension keys (left out of the repr)."""
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__struct_fields__[:-1])
+        return f"RequestMeta({shown})"
 
 
 def is_modern_request(params: Any) -> bool:

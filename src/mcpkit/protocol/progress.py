@@ -16,8 +16,9 @@ the caller simply finishes it then instead of at the first response.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final
+
+import msgspec
 
 from mcpkit.protocol.errors import InvalidParams, LocalProtocolError, UsageError
 from mcpkit.types.jsonrpc import JSONObject, RequestId
@@ -28,8 +29,7 @@ MAX_PROGRESS_TOKENS: Final = 10_000
 """Active tokens per connection (at most one per in-flight request)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ProgressUpdate:
+class ProgressUpdate(msgspec.Struct, frozen=True):
     """A valid progress notification, tied to the request it reports on."""
 
     token: RequestId

@@ -30,8 +30,10 @@ _TOOL_NAME_CHARS: Final = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 )
 _LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-_META_PREFIX: Final = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
-_META_NAME: Final = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?")
+_META_PREFIX: Final = rf"{_LABEL}(?:\.{_LABEL})*"
+_META_NAME: Final = r"(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?"
+# Patterns are compiled (and cached by ``re``) on first use: a server that never checks a
+# ``_meta`` key does not pay for them at start.
 _RESERVED_SECOND_LABELS: Final = frozenset({"modelcontextprotocol", "mcp"})
 
 
@@ -49,6 +51,8 @@ def validate_tool_name(name: str, *, kind: str = "tool") -> None:
             f"{kind} name {name[:40]!r}... is {len(name)} characters long; "
             f"the limit is {TOOL_NAME_MAX_LENGTH}"
         )
+    if _TOOL_NAME_CHARS.issuperset(name):
+        return
     for index, char in enumerate(name):
         if char not in _TOOL_NAME_CHARS:
             raise UsageError(
@@ -67,12 +71,12 @@ def validate_meta_key(key: str) -> None:
     if not isinstance(key, str):
         raise UsageError(f"_meta key must be a string, not {type(key).__qualname__}")
     prefix, name = _split(key)
-    if prefix is not None and not _META_PREFIX.fullmatch(prefix):
+    if prefix is not None and not re.fullmatch(_META_PREFIX, prefix):
         raise UsageError(
             f"_meta key {key!r}: the prefix {prefix + '/'!r} must be dot-separated labels "
             "(each starting with a letter, ending with a letter or digit), e.g. 'com.example/'"
         )
-    if not _META_NAME.fullmatch(name):
+    if not re.fullmatch(_META_NAME, name):
         raise UsageError(
             f"_meta key {key!r}: the name {name!r} must begin and end with a letter or digit "
             "and contain only letters, digits, '-', '_' and '.'"

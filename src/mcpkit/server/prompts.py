@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 from mcpkit.protocol.errors import InvalidParams
 from mcpkit.server.context import Context
@@ -21,8 +22,7 @@ from mcpkit.types.jsonrpc import JSONObject
 __all__ = ["Message", "RegisteredPrompt"]
 
 
-@dataclass(slots=True)
-class Message:
+class Message(msgspec.Struct):
     """One prompt message; ``content`` is a string (text) or a content-block dict."""
 
     content: str | JSONObject

@@ -11,7 +11,6 @@ import asyncio
 import base64
 import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -26,8 +25,7 @@ if TYPE_CHECKING:  # imported where used: a server without resources never pays 
 __all__ = ["RegisteredResource", "ResourceData", "file_resource_reader", "to_contents"]
 
 
-@dataclass(slots=True)
-class ResourceData:
+class ResourceData(msgspec.Struct):
     """One entry of a read result; give ``text`` or ``blob`` (raw bytes)."""
 
     uri: str | None = None

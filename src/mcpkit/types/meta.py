@@ -87,20 +87,21 @@ _UNPREFIXED_RESERVED: Final = frozenset({PROGRESS_TOKEN, TRACEPARENT, TRACESTATE
 _RESERVED_SECOND_LABELS: Final = frozenset({"modelcontextprotocol", "mcp"})
 
 _LABEL: Final = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-_PREFIX_RE: Final = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
-_NAME_RE: Final = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?")
+_PREFIX_RE: Final = rf"{_LABEL}(?:\.{_LABEL})*"
+_NAME_RE: Final = r"(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?"
+# Compiled (and cached by ``re``) on first use, not at import: most programs never check a key.
 
 
 def meta_key_error(key: str) -> str | None:
     """Why ``key`` is not a valid ``_meta`` key, or ``None`` when it is valid."""
     prefix, slash, name = key.rpartition("/")
-    if slash and not _PREFIX_RE.fullmatch(prefix):
+    if slash and not re.fullmatch(_PREFIX_RE, prefix):
         return (
             f"invalid _meta key {key!r}: the prefix must be dot-separated labels that start with "
             "a letter, end with a letter or digit and contain only letters, digits and '-', "
             "followed by '/'"
         )
-    if not _NAME_RE.fullmatch(name):
+    if not re.fullmatch(_NAME_RE, name):
         return (
             f"invalid _meta key {key!r}: the name must start and end with a letter or digit "
             "and contain only letters, digits, '-', '_' and '.'"

@@ -18,7 +18,6 @@ Typical use::
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
@@ -52,8 +51,7 @@ MethodKind = Literal["request", "notification", "input_request"]
 Sender = Literal["client", "server", "both"]
 
 
-@dataclass(frozen=True, slots=True)
-class Gate:
+class Gate(msgspec.Struct, frozen=True):
     """The capability a method needs: ``path`` (wire names) inside the capabilities of ``side``.
 
     ``side`` is ``"server"`` or ``"client"``, or ``"receiver"`` for methods either side may send
@@ -69,8 +67,7 @@ class Gate:
         return self.since is None or version >= self.since
 
 
-@dataclass(frozen=True, slots=True)
-class MethodSpec:
+class MethodSpec(msgspec.Struct, frozen=True):
     method: str
     era: Era
     kind: MethodKind

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 __all__ = ["ParsedDocstring", "parse_docstring"]
 
@@ -34,12 +35,11 @@ _SPHINX_FIELD = re.compile(r"^:([A-Za-z]+)(?:\s+([^:]*?))?:\s*(.*)$")
 _SPHINX_PARAM_KINDS: Final = frozenset({"param", "parameter", "arg", "argument", "key", "keyword"})
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedDocstring:
+class ParsedDocstring(msgspec.Struct, frozen=True):
     """What a docstring says: its prose ``summary`` and per-parameter descriptions."""
 
     summary: str | None
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 def parse_docstring(doc: str | None) -> ParsedDocstring:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import types
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal, Union, get_args, get_origin
 
 import msgspec
@@ -51,8 +50,7 @@ _MAX_DEPTH: Final = 64
 """Generic nesting deeper than this is rejected (a hint that deep is a bug, not a schema)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ParamMeta:
+class ParamMeta(msgspec.Struct, frozen=True):
     """What ``Annotated`` metadata said about a type: a description and msgspec constraints."""
 
     description: str | None
