@@ -1,8 +1,10 @@
 """Tools: a typed Python function becomes an MCP tool.
 
 Everything a call needs — the input and output schemas, the argument validator, which parameter
-receives the :class:`~mcpkit.server.context.Context` — is computed once, at registration, so a
-call costs one validation pass plus the function itself.
+receives the :class:`~mcpkit.server.context.Context` — is computed once, so a call costs one
+validation pass plus the function itself: at registration, or, for a tool whose signature is
+plain (see :class:`RegisteredTool`), at its first listing or call; whatever can be wrong with a
+tool is refused at registration either way.
 
 What comes back to the client:
 
@@ -20,22 +22,22 @@ import asyncio
 import functools
 import inspect
 import logging
+import types
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import msgspec
 
 from mcpkit.protocol.errors import JSONRPCError, UsageError
-from mcpkit.protocol.schema_dialects import (
-    CompiledSchema,
-    SchemaProblem,
-    compile_schema,
-    external_refs,
-)
-from mcpkit.server._signature import ArgumentError, ToolSignature, analyze_function
+from mcpkit.server._signature import ArgumentError
 from mcpkit.server.context import Context, InputRequired
 from mcpkit.server.names import validate_tool_name
 from mcpkit.types.jsonrpc import JSONObject
+
+if TYPE_CHECKING:
+    from mcpkit.protocol.schema_dialects import CompiledSchema
+    from mcpkit.server._signature import ToolSignature
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -58,8 +60,7 @@ _TASK_SUPPORT_VALUES: Final = ("forbidden", "optional", "required")
 _TASK_START_VALUES: Final = ("immediate", "explicit")
 
 
-@dataclass(frozen=True, slots=True)
-class Header:
+class Header(msgspec.Struct, frozen=True):
     """Mirror a parameter into the ``Mcp-Param-{name}`` HTTP header (2026-07-28).
 
     ``def f(region: Annotated[str, Header("Region")])`` adds ``"x-mcp-header": "Region"`` to the
@@ -94,11 +95,10 @@ class ToolError(Exception):
         super().__init__(message)
 
 
-@dataclass(slots=True)
-class ToolResult:
+class ToolResult(msgspec.Struct):
     """Full control over a tool's result."""
 
-    content: list[JSONObject] = field(default_factory=list)
+    content: list[JSONObject] = msgspec.field(default_factory=list)
     structured_content: Any = None
     is_error: bool = False
     meta: JSONObject | None = None
@@ -130,18 +130,127 @@ def _is_content_block(value: Any) -> bool:
     )
 
 
+_Options = tuple[
+    str | None,  # title
+    str | None,  # description
+    "JSONObject | None",  # annotations
+    "Sequence[JSONObject] | None",  # icons
+    "JSONObject | None",  # meta
+    bool | None,  # structured_output
+    bool,  # ref_free
+]
+"""What a tool's definition is built from besides its function (kept until it is built)."""
+
+_SCALARS: Final = {"str": str, "int": int, "float": float, "bool": bool}
+_CO_PLAIN_EXCLUDED: Final = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+_PLAIN_DEFAULT_TYPES: Final = frozenset({str, int, float, bool, type(None)})
+_MISSING: Final[Any] = object()
+_NO_RETURN: Final = (None, "None")  # a return annotation that needs no lookup
+
+
+def _plain_annotations() -> tuple[dict[str, tuple[tuple[str, Any], ...]], frozenset[Any]]:
+    """The annotations a plain tool may use: as source text (with the names the text looks up
+    and what each must be) and as objects.
+
+    They are the types whose schema :mod:`mcpkit.server._schema.signature` takes from its fixed
+    table (``str``, ``int``, ``float``, ``bool``, their lists and optionals, ``Any``,
+    ``dict[str, Any]``): no schema generator runs for them, so nothing about them can fail later.
+    ``tests/server/test_tools_lazy.py`` checks that every one of them builds.
+    """
+    texts: dict[str, tuple[tuple[str, Any], ...]] = {
+        "Any": (("Any", Any),),
+        "dict[str, Any]": (("dict", dict), ("str", str), ("Any", Any)),
+    }
+    objects: set[Any] = {Any, dict[str, Any]}
+    scalar_type: Any
+    for text, scalar_type in _SCALARS.items():
+        tp: Any = scalar_type
+        scalar = ((text, tp),)
+        texts[text] = scalar
+        texts[f"list[{text}]"] = (("list", list), *scalar)
+        texts[f"{text} | None"] = scalar
+        texts[f"Optional[{text}]"] = (("Optional", typing.Optional), *scalar)
+        optional = typing.Optional[tp]  # noqa: UP045  # what Optional[int] evaluates to
+        objects.update((tp, list[tp], tp | None, optional))
+    return texts, frozenset(objects)
+
+
+_PLAIN_TEXTS, _PLAIN_OBJECTS = _plain_annotations()
+
+
+def _is_plain_function(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn``'s schemas can be built later without any chance of failing.
+
+    True for a plain function (no ``*args``/``**kwargs``, no positional-only parameters, no
+    ``__wrapped__``/``__signature__``) whose parameters and return type are plain annotations
+    (or none) and whose defaults are ``str``/``int``/``float``/``bool``/``None``. A few
+    dictionary lookups per parameter (registering 1,000 tools must stay cheap); anything else
+    is analysed at registration.
+    """
+    if type(fn) is not types.FunctionType:
+        return False
+    extra = fn.__dict__  # what functools.wraps or a __signature__ would have set
+    if extra and ("__wrapped__" in extra or "__signature__" in extra):
+        return False
+    code = fn.__code__
+    if code.co_flags & _CO_PLAIN_EXCLUDED or code.co_posonlyargcount:
+        return False
+    for default in fn.__defaults__ or ():
+        if type(default) not in _PLAIN_DEFAULT_TYPES:
+            return False
+    if fn.__kwdefaults__:
+        for default in fn.__kwdefaults__.values():
+            if type(default) not in _PLAIN_DEFAULT_TYPES:
+                return False
+    # Annotation strings are evaluated in the function's module: the names they use must be
+    # the builtins and typing objects the table means, not something the module rebound.
+    namespace = fn.__globals__
+    builtins = getattr(fn, "__builtins__", None)
+    if not isinstance(builtins, dict):
+        return False
+    for name, annotation in fn.__annotations__.items():  # parameters without one are Any
+        if type(annotation) is str:
+            lookups = _PLAIN_TEXTS.get(annotation)
+            if lookups is not None:
+                for ident, expected in lookups:
+                    value = namespace.get(ident, _MISSING)
+                    if value is _MISSING:
+                        value = builtins.get(ident, _MISSING)
+                    if value is not expected:
+                        return False
+                continue
+        else:
+            try:
+                if annotation in _PLAIN_OBJECTS:
+                    continue
+            except TypeError:  # unhashable
+                return False
+        if name != "return" or annotation not in _NO_RETURN:
+            return False
+    return True
+
+
 class RegisteredTool:
-    """A tool as the server keeps it: its wire description and how to call it."""
+    """A tool as the server keeps it: its wire description and how to call it.
+
+    A tool whose signature is plain (:func:`_is_plain_function`: parameters of the types whose
+    schema is a fixed table, simple defaults, a plain return type) cannot fail to become a
+    schema, so its definition, input and output schemas and validator are built by the first
+    ``tools/list`` or call that needs them: a server with 1,000 such tools starts without
+    building 1,000 schemas. Every other tool (and every hand-written ``input_schema``) is
+    analysed here, so whatever can be wrong with a tool is still raised at registration.
+    """
 
     __slots__ = (
         "_call_async",
         "_context_param",
+        "_definition",
+        "_pending",
         "_schema_validator",
-        "definition",
+        "_signature",
         "fn",
         "name",
         "required_scopes",
-        "signature",
         "task_start",
         "task_support",
         "timeout",
@@ -181,16 +290,68 @@ class RegisteredTool:
         self.timeout = timeout
         self.required_scopes = tuple(required_scopes)
         self._schema_validator: _ArgumentSchema | None = None
+        self._definition: JSONObject | None = None
+        self._signature: ToolSignature | None = None
+        self._context_param: str | None = None
+        self._call_async = False
+        options: _Options = (
+            title,
+            description,
+            annotations,
+            icons,
+            meta,
+            structured_output,
+            ref_free,
+        )
+        if input_schema is None and structured_output is not True and _is_plain_function(fn):
+            self._pending: _Options | None = options  # nothing left that could fail
+            return
+        self._pending = None
+        self._build(options, input_schema)
+
+    def _complete(self) -> None:
+        """Build what registration deferred (a plain tool's first listing or call)."""
+        options = self._pending
+        if options is not None:
+            self._build(options, None)
+            self._pending = None
+
+    @property
+    def definition(self) -> JSONObject:
+        """The ``Tool`` object of ``tools/list`` (built on first use for a plain tool)."""
+        if self._pending is not None:
+            self._complete()
+        assert self._definition is not None
+        return self._definition
+
+    @definition.setter
+    def definition(self, value: JSONObject) -> None:
+        self._definition = value
+
+    @property
+    def signature(self) -> ToolSignature:
+        """What the function's signature says: schemas and the argument validator."""
+        if self._pending is not None:
+            self._complete()
+        assert self._signature is not None
+        return self._signature
+
+    def _build(self, options: _Options, input_schema: JSONObject | None) -> None:
+        from mcpkit.server._signature import analyze_function
+
+        fn = self.fn
+        title, description, annotations, icons, meta, structured_output, ref_free = options
         if input_schema is not None:
             # A hand-written schema (contract-first): validate with JSON Schema, pass the
             # arguments through as keyword arguments; the function may take **arguments.
             self._schema_validator = _compile_schema(self.name, input_schema)
-            self.signature = analyze_function(
+            signature = analyze_function(
                 _without_var_kwargs(fn), ref_free=ref_free, skip_params=_is_context
             )
         else:
-            self.signature = analyze_function(fn, ref_free=ref_free, skip_params=_is_context)
-        self._context_param = self.signature.injected[0] if self.signature.injected else None
+            signature = analyze_function(fn, ref_free=ref_free, skip_params=_is_context)
+        self._signature = signature
+        self._context_param = signature.injected[0] if signature.injected else None
         target = inspect.unwrap(fn)
         self._call_async = inspect.iscoroutinefunction(target)
         doc = inspect.getdoc(fn)
@@ -201,14 +362,14 @@ class RegisteredTool:
         if summary:
             definition["description"] = summary
         if input_schema is None:
-            input_schema = dict(self.signature.input_schema)
-            _apply_headers(self.signature.annotations, input_schema)
+            input_schema = dict(signature.input_schema)
+            _apply_headers(signature.annotations, input_schema)
         problem = _header_problem(input_schema)
         if problem is not None:  # HTTP clients would drop the tool: refuse it here instead
             raise UsageError(f"tool {self.name!r}: invalid x-mcp-header annotation: {problem}")
         definition["inputSchema"] = input_schema
-        output_schema = self.signature.output_schema
-        raw_content = structured_output is None and _returns_raw_content(self.signature)
+        output_schema = signature.output_schema
+        raw_content = structured_output is None and _returns_raw_content(signature)
         if structured_output is False or raw_content:
             output_schema = None
         if output_schema is not None:
@@ -219,7 +380,7 @@ class RegisteredTool:
             definition["icons"] = list(icons)
         if meta:
             definition["_meta"] = meta
-        self.definition = definition
+        self._definition = definition
         if structured_output is True and output_schema is None:
             raise UsageError(
                 f"tool {self.name!r}: structured_output=True needs a return annotation "
@@ -232,6 +393,8 @@ class RegisteredTool:
 
     async def call(self, arguments: JSONObject | None, ctx: Context) -> JSONObject:
         """Run the tool and build its ``CallToolResult``; failures become ``isError`` results."""
+        if self._pending is not None:
+            self._complete()
         if self._schema_validator is not None:
             problems = _schema_problems(self._schema_validator, arguments or {})
             if problems:
@@ -314,6 +477,8 @@ def _compile_schema(name: str, schema: JSONObject) -> CompiledSchema:
     not at the first call; only local ``$ref``\\ s resolve, never a URL (see
     :mod:`mcpkit.protocol.schema_dialects`, which the client uses for ``outputSchema`` too).
     """
+    from mcpkit.protocol.schema_dialects import SchemaProblem, compile_schema, external_refs
+
     if schema.get("type") != "object":
         raise UsageError(f"tool {name!r}: input_schema must have type 'object' at its root")
     remote = external_refs(schema)
