@@ -734,7 +734,7 @@ class Gateway:
                 self._watch(backend, uri)
                 kept.append(uri)
             requested["resourceSubscriptions"] = kept
-        return await self.server._listen(info, ctx)
+        return await self.server._session_handlers.listen(info, ctx)
 
     def _watch(self, backend: str, uri: str) -> None:
         """Follow ``uri`` on ``backend`` (once, for every client) and fan its updates out."""

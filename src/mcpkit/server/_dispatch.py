@@ -22,7 +22,7 @@ from mcpkit.protocol.errors import (
 from mcpkit.protocol.meta import is_modern_request, parse_request_meta
 from mcpkit.protocol.versions import check_modern_version
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
-from mcpkit.server.context import Context, InputRequired
+from mcpkit.server.context import Context, ContextServices, InputRequired
 from mcpkit.server.middleware import Middleware
 from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject, Request
@@ -83,11 +83,14 @@ class Dispatcher:
         server: Server,
         handlers: dict[str, Handler],
         *,
+        services: ContextServices,
         modern_methods: frozenset[str] = MODERN_METHODS,
         legacy_methods: frozenset[str] = LEGACY_METHODS,
     ) -> None:
         self._server = server
         self._handlers = handlers
+        self._services = services
+        """What each request's :class:`Context` reaches beyond the request (made once)."""
         self._modern_methods = modern_methods
         """``MODERN_METHODS`` plus what enabled extensions add (``tasks/*``)."""
         self._legacy_methods = legacy_methods
@@ -111,7 +114,7 @@ class Dispatcher:
         handler = self._handlers.get(request.method)
         if handler is None:
             raise MethodNotFound(f"Method not found: {request.method}")
-        ctx = Context(self._server, info)
+        ctx = Context(info, self._services)
         try:
             if self._server.middleware:
                 result = await self._run_middleware(info, lambda: handler(info, ctx))

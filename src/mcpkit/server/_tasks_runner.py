@@ -34,12 +34,11 @@ from typing import TYPE_CHECKING, Any, Final
 from mcpkit.protocol.errors import InternalError, JSONRPCError
 from mcpkit.server._request import RequestInfo
 from mcpkit.server._tasks_store import TaskRecord, TaskStatus, TaskStore
-from mcpkit.server.context import Context, InputRequired
+from mcpkit.server.context import Context, ContextServices, InputRequired
 from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject
 
 if TYPE_CHECKING:
-    from mcpkit.server._server import Server
     from mcpkit.server.tools import RegisteredTool
 
 logger = logging.getLogger("mcpkit.server.tasks")
@@ -155,17 +154,17 @@ class TaskOutbound:
 
 
 class _Job:
-    __slots__ = ("arguments", "info", "outbound", "server", "task", "task_id", "tool", "wake")
+    __slots__ = ("arguments", "info", "outbound", "services", "task", "task_id", "tool", "wake")
 
     def __init__(
         self,
-        server: Server,
+        services: ContextServices,
         tool: RegisteredTool,
         arguments: JSONObject | None,
         info: RequestInfo,
         outbound: TaskOutbound,
     ) -> None:
-        self.server = server
+        self.services = services
         self.tool = tool
         self.arguments = arguments
         self.info = info
@@ -194,7 +193,7 @@ class TaskRunner:
 
     def spawn(
         self,
-        server: Server,
+        services: ContextServices,
         record: TaskRecord,
         tool: RegisteredTool,
         arguments: JSONObject | None,
@@ -216,7 +215,7 @@ class TaskRunner:
             answers={},
             memo=dict(info.memo),  # ctx.memo values survive the body's re-runs in the job
         )
-        job = _Job(server, tool, arguments, job_info, outbound)
+        job = _Job(services, tool, arguments, job_info, outbound)
         self._jobs[record.task_id] = job
         job.task = asyncio.get_running_loop().create_task(
             self._run(job, record), name=f"mcpkit-task-{record.task_id}"
@@ -310,7 +309,7 @@ class TaskRunner:
                 continue
             info = dataclasses.replace(job.info, answers=dict(record.answers))
             try:
-                result = await job.tool.call(job.arguments, Context(job.server, info))
+                result = await job.tool.call(job.arguments, Context(info, job.services))
             except InputRequired as needed:
                 await self._park(job, needed)
                 continue

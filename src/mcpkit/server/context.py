@@ -18,7 +18,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar, overload
 
 from mcpkit.protocol.capabilities import (
     has_capability,
@@ -46,7 +46,14 @@ if TYPE_CHECKING:
     from mcpkit.server._server import Server
     from mcpkit.types.sampling import CreateMessageResult
 
-__all__ = ["Context", "ElicitAnswer", "Question"]
+__all__ = [
+    "Context",
+    "ContextServices",
+    "ElicitAnswer",
+    "LifespanState",
+    "Question",
+    "ResourceReader",
+]
 
 T = TypeVar("T")
 
@@ -68,14 +75,51 @@ class ElicitAnswer(Generic[T]):
         return self.action == "accept"
 
 
+class ResourceReader(Protocol):
+    """Reads the server's own resources (``ctx.read_resource``): the server's resource
+    registry. Raises :class:`LookupError` when nothing matches ``uri``."""
+
+    async def read_contents(self, uri: str, ctx: Context) -> list[JSONObject]: ...
+
+
+class LifespanState(Protocol):
+    """Where ``ctx.lifespan`` comes from: what the server's lifespan yielded, read when asked
+    (the lifespan starts after the server is built)."""
+
+    @property
+    def state(self) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ContextServices:
+    """What a :class:`Context` reaches beyond its own request, made once per server.
+
+    Each member is a narrow interface, so a Context can be built (in a test, in another
+    framework) from just the parts it needs; a missing one makes the feature that needs it
+    raise :class:`~mcpkit.protocol.errors.UsageError` when used. The request itself, and the
+    channel back to the client (``info.outbound``), come with the :class:`RequestInfo`.
+    """
+
+    resources: ResourceReader | None = None
+    lifespan: LifespanState | None = None
+    tasks: Any = None
+    """The :class:`~mcpkit.server.tasks.TaskManager` when tasks are enabled (for
+    :func:`~mcpkit.server.tasks.set_status_message`)."""
+    server: Any = None
+    """The whole :class:`~mcpkit.server.Server`, for :attr:`Context.server` only."""
+
+
+_NO_SERVICES: Final = ContextServices()
+
+
 class Context:
     """Per-request access to progress, logging, cancellation, resources and client questions."""
 
-    __slots__ = ("_info", "_progress", "_question_counter", "_server")
+    __slots__ = ("_info", "_progress", "_question_counter", "_services")
 
-    def __init__(self, server: Server, info: RequestInfo) -> None:
-        self._server = server
+    def __init__(self, info: RequestInfo, services: ContextServices = _NO_SERVICES) -> None:
         self._info = info
+        self._services = services
         self._question_counter = 0
         self._progress: ProgressSender | None = None
         """The progress rules for this request's token (created on the first report)."""
@@ -114,11 +158,18 @@ class Context:
     @property
     def lifespan(self) -> Any:
         """What the server's lifespan yielded (``None`` without a lifespan)."""
-        return self._server.lifespan_state
+        source = self._services.lifespan
+        return source.state if source is not None else None
 
     @property
     def server(self) -> Server:
-        return self._server
+        """The whole :class:`~mcpkit.server.Server` serving this request: an escape hatch for
+        what the context does not offer (mcpkit's own code never needs it). Raises
+        :class:`~mcpkit.protocol.errors.UsageError` for a context built without a server."""
+        server = self._services.server
+        if server is None:
+            raise UsageError("this Context was built without a Server (see ContextServices)")
+        return server  # type: ignore[no-any-return]
 
     # -- progress and logging ------------------------------------------------------------------
 
@@ -182,8 +233,19 @@ class Context:
     # -- resources -----------------------------------------------------------------------------
 
     async def read_resource(self, uri: str) -> list[JSONObject]:
-        """Read one of this server's own resources (the ``contents`` list)."""
-        return await self._server._read_resource_contents(uri, self)
+        """Read one of this server's own resources (the ``contents`` list).
+
+        An unknown URI is the error the client would get for it (-32002 in a legacy session,
+        -32602 in 2026-07-28), so a resource that reads another passes it on unchanged."""
+        reader = self._services.resources
+        if reader is None:
+            raise UsageError("this Context has no resource reader (see ContextServices)")
+        try:
+            return await reader.read_contents(uri, self)
+        except LookupError:
+            from mcpkit.server._dispatch import resource_not_found
+
+            raise resource_not_found(self._info, uri) from None
 
     # -- partial results across 2026 rounds -----------------------------------------------------
 

@@ -323,7 +323,7 @@ class TaskManager:
         record = self._new_record(info, self.ttl_ms, answers, status_message)
         await self.store.create(record)  # durable before the reply: tasks/get will find it
         assert self._server is not None
-        self._runner.spawn(self._server, record, tool, arguments, info)
+        self._runner.spawn(self._server._context_services, record, tool, arguments, info)
         result = record.task_fields()
         result["resultType"] = "task"
         return result
@@ -351,7 +351,8 @@ class TaskManager:
         if forward is not None:
             self._status_targets[record.task_id] = forward
         assert self._server is not None
-        self._runner.spawn(self._server, record, tool, arguments, info, forward=forward)
+        services = self._server._context_services
+        self._runner.spawn(services, record, tool, arguments, info, forward=forward)
         return {"task": record.core_task()}
 
     def _new_record(
@@ -597,7 +598,7 @@ async def start_task(ctx: Context, status_message: str | None = None) -> None:
 async def set_status_message(ctx: Context, message: str | None) -> None:
     """Set the task's ``statusMessage`` (shown by ``tasks/get``); nothing outside a task."""
     outbound = _task_outbound(ctx)
-    manager = ctx.server.tasks
+    manager = ctx._services.tasks
     if outbound is None or manager is None:
         return
 

@@ -1,0 +1,88 @@
+"""Telling clients that something changed: list changes and resource updates, in both eras.
+
+Legacy sessions get ``notifications/{kind}/list_changed`` and ``notifications/resources/updated``
+on their notification channel (or, with a shared state backend, through ``legacy_fanout``, which
+reaches the sessions other workers hold); 2026-07-28 clients get them on their
+``subscriptions/listen`` streams (the :class:`~mcpkit.server._listen.ListenHub`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import weakref
+from collections.abc import Awaitable, Callable
+
+from mcpkit.protocol.lifecycle import ServerState
+from mcpkit.server._listen import ListenHub
+from mcpkit.server._request import LegacyConnection
+from mcpkit.types.jsonrpc import JSONObject
+
+__all__ = ["Announcer", "LegacyFanout"]
+
+LegacyFanout = Callable[[str, JSONObject | None, str | None], Awaitable[None]]
+"""``(method, params, uri)``: deliver a list change (``uri`` ``None``) or a resource update to
+the legacy sessions that should see it (see :attr:`Announcer.legacy_fanout`)."""
+
+
+class Announcer:
+    """The legacy connections of this process, the listen streams, and the announcements."""
+
+    __slots__ = ("_background", "_connections", "legacy_fanout", "listen_hub", "loop")
+
+    def __init__(self) -> None:
+        self._connections: weakref.WeakSet[LegacyConnection] = weakref.WeakSet()
+        self._background: set[asyncio.Task[None]] = set()
+        self.listen_hub = ListenHub()
+        self.legacy_fanout: LegacyFanout | None = None
+        """Delivers list changes and resource updates to legacy sessions instead of this
+        process's own connections (set by a shared state backend: with many workers a session
+        is not tied to one process, and each must be told once)."""
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The loop the server runs on: a change made in a worker thread is announced there."""
+
+    def track(self, connection: LegacyConnection) -> None:
+        self._connections.add(connection)
+
+    @property
+    def open_sessions(self) -> int:
+        """Legacy sessions with an id not ended yet (counted on demand, never kept)."""
+        return sum(
+            1
+            for conn in list(self._connections)
+            if conn.session_id is not None and conn.lifecycle.state is not ServerState.CLOSED
+        )
+
+    def changed(self, kind: str) -> None:
+        """A registry changed: announce it soon, from whatever thread made the change."""
+        try:
+            task = asyncio.get_running_loop().create_task(self.list_changed(kind))
+        except RuntimeError:  # no loop here: a sync tool in a worker thread, or set-up code
+            loop = self.loop
+            if loop is not None and loop.is_running():
+                asyncio.run_coroutine_threadsafe(self.list_changed(kind), loop)
+        else:
+            self._background.add(task)  # keep a reference until it is done
+            task.add_done_callback(self._background.discard)
+
+    async def list_changed(self, kind: str) -> None:
+        method = f"notifications/{kind}/list_changed"
+        if self.legacy_fanout is not None:
+            await self.legacy_fanout(method, None, None)
+        else:
+            for conn in list(self._connections):
+                if conn.initialized and conn.notify is not None:
+                    with contextlib.suppress(Exception):
+                        await conn.notify.send_notification(method, None)
+        await self.listen_hub.publish(f"{kind}ListChanged", method, None)
+
+    async def resource_updated(self, uri: str) -> None:
+        method = "notifications/resources/updated"
+        if self.legacy_fanout is not None:
+            await self.legacy_fanout(method, {"uri": uri}, uri)
+        else:
+            for conn in list(self._connections):
+                if uri in conn.subscriptions and conn.notify is not None:
+                    with contextlib.suppress(Exception):
+                        await conn.notify.send_notification(method, {"uri": uri})
+        await self.listen_hub.publish_resource(uri)
