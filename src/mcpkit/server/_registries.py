@@ -55,7 +55,7 @@ class Registry(Mapping[str, T], Generic[T]):
     the subclass's ``add`` / ``remove``, which check what they must and announce the change.
     """
 
-    __slots__ = ("_items", "_listings", "_noun", "kind", "on_change", "version")
+    __slots__ = ("_items", "_listings", "_noun", "find", "kind", "on_change", "version")
 
     def __init__(self, kind: Kind, noun: str, on_change: OnChange = _ignore) -> None:
         self.kind: Kind = kind
@@ -65,6 +65,9 @@ class Registry(Mapping[str, T], Generic[T]):
         self.version = 0
         """Bumped on every change; cursors carry it, so a stale cursor is refused."""
         self.on_change = on_change
+        self.find: Callable[[str], T | None] = self._items.get
+        """The item, or ``None``: the dict's own ``get`` (no Python frame: ``tools/call`` does
+        one lookup per call)."""
 
     # -- Mapping -------------------------------------------------------------------------------
 
@@ -79,10 +82,6 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._items
-
-    def find(self, key: str) -> T | None:
-        """The item, or ``None`` (a plain dict lookup: ``tools/call`` does one per call)."""
-        return self._items.get(key)
 
     # -- changes -------------------------------------------------------------------------------
 
