@@ -141,3 +141,31 @@ def test_the_message_turns_msgspec_paths_into_params_paths() -> None:
         invalid_params_message("x/y", "Expected `object`, got `array`")
         == "Invalid params for x/y: params: expected `object`, got `array`"
     )
+
+
+@pytest.mark.no_schema_check
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({}, "Invalid params for subscriptions/listen: params.notifications is required"),
+        (
+            {"notifications": {"resourceSubscriptions": "docs://readme"}},
+            "Invalid params for subscriptions/listen: params.notifications.resourceSubscriptions: "
+            "expected `array | null`, got `str`",
+        ),
+        (
+            {"notifications": {"toolsListChanged": "yes"}},
+            "Invalid params for subscriptions/listen: params.notifications.toolsListChanged: "
+            "expected `bool | null`, got `str`",
+        ),
+    ],
+)
+async def test_a_listen_filter_of_the_wrong_shape_is_refused_before_any_stream(
+    params: dict[str, Any], message: str
+) -> None:
+    server = build()
+    async with connect(server) as peer:
+        with pytest.raises(InvalidParams) as caught:
+            await peer.modern("subscriptions/listen", params)
+    assert caught.value.message == message
+    assert server.listen_hub.count == 0

@@ -192,7 +192,7 @@ async def test_task_notifications_need_the_extension() -> None:
                 {"notifications": {"taskIds": ["t"]}},
                 capabilities={"elicitation": {}},
             )
-        with pytest.raises(InvalidParams, match="taskIds must be a list"):
+        with pytest.raises(InvalidParams, match=r"params\.notifications\.taskIds: expected `array"):
             await peer.modern(
                 "subscriptions/listen", {"notifications": {"taskIds": "t"}}, capabilities=EXT
             )

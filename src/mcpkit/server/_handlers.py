@@ -41,7 +41,6 @@ if TYPE_CHECKING:  # the models are resolved from the method table on first use 
 
 __all__ = [
     "CompletionHandlers",
-    "Listing",
     "PromptHandlers",
     "ResourceHandlers",
     "ToolHandlers",
@@ -52,11 +51,13 @@ CORE_TASKS_REVISION: Final = "2025-11-25"
 """The one revision whose ``tools/list`` says which tools run as tasks."""
 
 
-class Listing(Protocol):
-    """How ``*/list`` pages (the server's ``page_size``; ``None``: one page)."""
+if TYPE_CHECKING:  # a Protocol class costs every server's start; only mypy reads it
 
-    @property
-    def page_size(self) -> int | None: ...
+    class Listing(Protocol):
+        """How ``*/list`` pages (the server's ``page_size``; ``None``: one page)."""
+
+        @property
+        def page_size(self) -> int | None: ...
 
 
 def _page(

@@ -86,36 +86,30 @@ class ListenHub:
     async def serve(
         self,
         info: RequestInfo,
+        requested: JSONObject,
         capabilities: JSONObject,
         *,
         task_filter: TaskFilter | None = None,
     ) -> JSONObject:
-        requested = info.params.get("notifications")
-        if not isinstance(requested, dict):
-            raise InvalidParams("subscriptions/listen needs params.notifications (an object)")
+        """Acknowledge the listen request, then stream what it asked for until it ends.
+
+        ``requested`` is its ``params.notifications``, already decoded against
+        ``SubscriptionFilter`` by the handler (the shape is checked there, once)."""
         wanted = requested.get("resourceSubscriptions")
-        if wanted is not None:
-            if not isinstance(wanted, list) or not all(isinstance(u, str) for u in wanted):
-                raise InvalidParams("notifications.resourceSubscriptions must be a list of URIs")
-            if len(wanted) > MAX_RESOURCE_SUBSCRIPTIONS:
-                raise InvalidParams(
-                    f"at most {MAX_RESOURCE_SUBSCRIPTIONS} resourceSubscriptions per listen"
-                )
+        if wanted is not None and len(wanted) > MAX_RESOURCE_SUBSCRIPTIONS:
+            raise InvalidParams(
+                f"at most {MAX_RESOURCE_SUBSCRIPTIONS} resourceSubscriptions per listen"
+            )
         # The subset this server honours is the protocol core's rule (by capability).
         agreed: JSONObject = agree_listen_filter(capabilities, requested)
         flags = {flag for flag, value in agreed.items() if value is True}
         uris = set(agreed.get("resourceSubscriptions", ()))
         task_ids: set[str] = set()
         wanted_tasks = requested.get("taskIds")
-        if wanted_tasks is not None:
-            if not isinstance(wanted_tasks, list) or not all(
-                isinstance(t, str) for t in wanted_tasks
-            ):
-                raise InvalidParams("notifications.taskIds must be a list of task ids")
-            if task_filter is not None:  # a server without tasks leaves the field out
-                agreed_tasks = await task_filter(wanted_tasks, info)
-                task_ids = set(agreed_tasks)
-                agreed["taskIds"] = agreed_tasks
+        if wanted_tasks is not None and task_filter is not None:  # without tasks: left out
+            agreed_tasks = await task_filter(wanted_tasks, info)
+            task_ids = set(agreed_tasks)
+            agreed["taskIds"] = agreed_tasks
         sid = info.request_id
         listener = _Listener(sid, info.outbound, flags, uris, task_ids)
         await info.outbound.send_notification(

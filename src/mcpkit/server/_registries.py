@@ -13,7 +13,7 @@ Registries know nothing of eras, requests or transports: the method handlers
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, KeysView, ValuesView
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from mcpkit.protocol.errors import UsageError
@@ -48,11 +48,13 @@ def _ignore(kind: Kind) -> None:
     return None
 
 
-class Registry(Mapping[str, T], Generic[T]):
+class Registry(Generic[T]):
     """Items of one kind by key, the cached listings built from them, and a change hook.
 
-    A read-only :class:`~collections.abc.Mapping` for everyone else: items come and go through
-    the subclass's ``add`` / ``remove``, which check what they must and announce the change.
+    Read like a mapping (``registry[key]``, ``key in registry``, iteration over keys, ``len``);
+    items come and go through the subclass's ``add`` / ``remove``, which check what they must
+    and announce the change. (Not a ``collections.abc.Mapping`` subclass: ABC classes cost
+    every server's start, and nothing here needs ``isinstance(x, Mapping)``.)
     """
 
     __slots__ = ("_items", "_listings", "_noun", "find", "kind", "on_change", "version")
@@ -69,7 +71,7 @@ class Registry(Mapping[str, T], Generic[T]):
         """The item, or ``None``: the dict's own ``get`` (no Python frame: ``tools/call`` does
         one lookup per call)."""
 
-    # -- Mapping -------------------------------------------------------------------------------
+    # -- reading ---------------------------------------------------------------------------------
 
     def __getitem__(self, key: str) -> T:
         return self._items[key]
@@ -82,6 +84,12 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._items
+
+    def keys(self) -> KeysView[str]:
+        return self._items.keys()
+
+    def values(self) -> ValuesView[T]:
+        return self._items.values()
 
     # -- changes -------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar, overload
 
-from mcpkit.protocol.errors import MethodNotFound, UsageError
+from mcpkit.protocol.errors import UsageError
 from mcpkit.protocol.lifecycle import ServerLifecycle
 from mcpkit.server._announce import Announcer, LegacyFanout
 from mcpkit.server._dispatch import (
@@ -576,9 +576,6 @@ class Server:
         if extensions:
             caps["extensions"] = extensions
         return caps
-
-    def _unknown(self, method: str) -> MethodNotFound:
-        return MethodNotFound(f"Method not found: {method}")
 
 
 def _make_task_manager(tasks: bool | TaskStore | TaskManager | None) -> TaskManager | None:

@@ -23,22 +23,24 @@ if TYPE_CHECKING:
     from mcpkit.server.tasks import TaskManager
     from mcpkit.types.lifecycle import SetLevelRequestParams
 
-__all__ = ["ServerFacts", "SessionHandlers"]
+__all__ = ["SessionHandlers"]
 
 
-class ServerFacts(Protocol):
-    """What a server says about itself."""
+if TYPE_CHECKING:  # a Protocol class costs every server's start; only mypy reads it
 
-    @property
-    def server_info(self) -> JSONObject: ...
+    class ServerFacts(Protocol):
+        """What a server says about itself."""
 
-    @property
-    def instructions(self) -> str | None: ...
+        @property
+        def server_info(self) -> JSONObject: ...
 
-    @property
-    def supported_versions(self) -> Sequence[str]: ...
+        @property
+        def instructions(self) -> str | None: ...
 
-    def capabilities(self, *, modern: bool, version: str | None = None) -> JSONObject: ...
+        @property
+        def supported_versions(self) -> Sequence[str]: ...
+
+        def capabilities(self, *, modern: bool, version: str | None = None) -> JSONObject: ...
 
 
 class SessionHandlers:
@@ -108,6 +110,8 @@ class SessionHandlers:
         return {}
 
     async def listen(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        decode_params("subscriptions/listen", info.request.params)  # the shape, in one pass
+        requested = info.params["notifications"]  # the wire form the protocol's rules read
         caps = self._facts.capabilities(modern=True)
         task_filter = self._tasks.agree_listen if self._tasks is not None else None
-        return await self._listen_hub.serve(info, caps, task_filter=task_filter)
+        return await self._listen_hub.serve(info, requested, caps, task_filter=task_filter)

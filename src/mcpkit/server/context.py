@@ -90,7 +90,6 @@ class LifespanState(Protocol):
     def state(self) -> Any: ...
 
 
-@dataclass(frozen=True, slots=True)
 class ContextServices:
     """What a :class:`Context` reaches beyond its own request, made once per server.
 
@@ -98,15 +97,26 @@ class ContextServices:
     framework) from just the parts it needs; a missing one makes the feature that needs it
     raise :class:`~mcpkit.protocol.errors.UsageError` when used. The request itself, and the
     channel back to the client (``info.outbound``), come with the :class:`RequestInfo`.
+    (A plain class, not a dataclass: every server imports this module at start.)
     """
 
-    resources: ResourceReader | None = None
-    lifespan: LifespanState | None = None
-    tasks: Any = None
-    """The :class:`~mcpkit.server.tasks.TaskManager` when tasks are enabled (for
-    :func:`~mcpkit.server.tasks.set_status_message`)."""
-    server: Any = None
-    """The whole :class:`~mcpkit.server.Server`, for :attr:`Context.server` only."""
+    __slots__ = ("lifespan", "resources", "server", "tasks")
+
+    def __init__(
+        self,
+        *,
+        resources: ResourceReader | None = None,
+        lifespan: LifespanState | None = None,
+        tasks: Any = None,
+        server: Any = None,
+    ) -> None:
+        self.resources = resources
+        self.lifespan = lifespan
+        self.tasks = tasks
+        """The :class:`~mcpkit.server.tasks.TaskManager` when tasks are enabled (for
+        :func:`~mcpkit.server.tasks.set_status_message`)."""
+        self.server = server
+        """The whole :class:`~mcpkit.server.Server`, for :attr:`Context.server` only."""
 
 
 _NO_SERVICES: Final = ContextServices()
