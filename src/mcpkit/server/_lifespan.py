@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Lifespan", "LifespanFactory"]
+__all__ = ["Lifespan"]
 
-LifespanFactory = Callable[[Any], contextlib.AbstractAsyncContextManager[Any]]
-"""``lifespan(server)``: an async context manager whose value is the lifespan state."""
+if TYPE_CHECKING:
+    LifespanFactory = Callable[[Any], contextlib.AbstractAsyncContextManager[Any]]
+    """``lifespan(server)``: an async context manager whose value is the lifespan state."""
 
 
 class Lifespan:

@@ -20,7 +20,8 @@ from mcpkit.types.methods import LEGACY_METHODS, MODERN_METHODS
 
 __all__ = ["decode_params", "invalid_params_message"]
 
-_MISSING: Final = re.compile(r"^Object missing required field `([^`]*)`$")
+_MISSING: Final = r"^Object missing required field `([^`]*)`$"
+"""(Compiled by ``re`` on first use, i.e. on the first error: not at every server's start.)"""
 _models: dict[str, Any] = {}
 """Params model per method, resolved on first use."""
 
@@ -45,7 +46,7 @@ def invalid_params_message(method: str, problem: str, model: Any = None) -> str:
     detail, _, where = problem.partition(" - at `")
     where = where.rstrip("`")
     path = "params" + where[1:] if where else "params"
-    missing = _MISSING.match(detail)
+    missing = re.match(_MISSING, detail)
     if missing is not None:
         return f"Invalid params for {method}: {path}.{missing.group(1)} is required"
     message = f"Invalid params for {method}: {path}: {detail[:1].lower()}{detail[1:]}"

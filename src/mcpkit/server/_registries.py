@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator, KeysView, ValuesView
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mcpkit.protocol.errors import UsageError
 from mcpkit.server.pagination import paginate
@@ -29,26 +29,42 @@ if TYPE_CHECKING:
 __all__ = [
     "CompletionRegistry",
     "ResourceNotFoundError",
-    "Kind",
     "PromptRegistry",
     "Registry",
     "ResourceRegistry",
     "ToolRegistry",
 ]
 
-Kind = Literal["tools", "resources", "prompts"]
-"""The kinds with a ``notifications/{kind}/list_changed``."""
-
 T = TypeVar("T")
 
-OnChange = Callable[[Kind], None]
+if TYPE_CHECKING:
+    from typing import Generic as _Generic
+else:
+
+    class _Generic:
+        """Stands in for ``typing.Generic`` at run time: a generic class and its subscripted
+        subclasses cost ~1 M instructions at import, billed to every server's start, and
+        nothing here needs the run-time type parameters."""
+
+        __slots__ = ()
+
+        def __class_getitem__(cls, item: Any) -> Any:
+            return cls
+
+
+if TYPE_CHECKING:  # typing constructs cost every server's start; these are for mypy
+    Kind = Literal["tools", "resources", "prompts"]
+    """The kinds with a ``notifications/{kind}/list_changed``."""
+    OnChange = Callable[[Kind], None]
+    CompletionKey = tuple[str, str, str]
+    """``(ref type, prompt name or template URI, argument name)``."""
 
 
 def _ignore(kind: Kind) -> None:
     return None
 
 
-class Registry(Generic[T]):
+class Registry(_Generic[T]):
     """Items of one kind by key, the cached listings built from them, and a change hook.
 
     Read like a mapping (``registry[key]``, ``key in registry``, iteration over keys, ``len``);
@@ -243,10 +259,6 @@ class PromptRegistry(Registry[RegisteredPrompt]):
     def definitions(self) -> list[JSONObject]:
         """The ``Prompt`` objects of ``prompts/list``."""
         return self.listing("prompts", lambda: [p.definition for p in self._items.values()])
-
-
-CompletionKey = tuple[str, str, str]
-"""``(ref type, prompt name or template URI, argument name)``."""
 
 
 class CompletionRegistry:

@@ -34,7 +34,6 @@ from mcpkit.server._lifespan import Lifespan
 from mcpkit.server._listen import ListenHub
 from mcpkit.server._registries import (
     CompletionRegistry,
-    Kind,
     PromptRegistry,
     ResourceRegistry,
     ToolRegistry,
@@ -408,7 +407,7 @@ class Server:
 
     # -- change notifications ------------------------------------------------------------------
 
-    async def notify_list_changed(self, kind: Kind) -> None:
+    async def notify_list_changed(self, kind: str) -> None:
         """Tell clients that the list of ``tools``, ``resources`` or ``prompts`` changed."""
         await self._announcer.list_changed(kind)
 
