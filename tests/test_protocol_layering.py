@@ -73,10 +73,6 @@ ALLOWED: Final[dict[str, dict[str, str]]] = {
         HANDSHAKE_STATE: "restores a lifecycle snapshot another worker took (a shared session "
         "store): data the lifecycle itself produced, not a new decision",
     },
-    "transports/http/_endpoint.py": {
-        HANDSHAKE_STATE: "stateless legacy HTTP serves every request as if initialized; to "
-        "become a ServerLifecycle method when the legacy session moves onto ServerConnection",
-    },
 }
 """Module (relative to ``src/mcpkit``) → kind of finding it may have → why it is not a copy of
 a protocol rule."""

@@ -26,6 +26,7 @@ from mcpkit.protocol.http_routing import (
     is_valid_session_id,
     new_session_id,
     route_request,
+    session_version_error,
     status_for_error,
 )
 from mcpkit.types.versions import LEGACY_VERSIONS, MODERN_VERSIONS
@@ -400,3 +401,15 @@ def test_modern_notification_needs_only_the_version() -> None:
     }
     route = post(body, {"MCP-Protocol-Version": V})
     assert (route.kind, route.protocol_version, route.meta) == (RouteKind.MODERN, V, None)
+
+
+def test_a_session_request_must_name_the_negotiated_revision_or_none() -> None:
+    assert session_version_error("2025-11-25", "2025-11-25") is None
+    assert session_version_error("2025-11-25", " 2025-11-25\t") is None  # compared stripped
+    assert session_version_error("2025-11-25", None) is None  # a 2025-03-26 client sends none
+    assert session_version_error(None, "2025-06-18") is None  # nothing negotiated yet
+    for sent in ("2025-06-18", "2026-07-28", "1999-01-01"):
+        error = session_version_error("2025-11-25", sent)
+        assert error is not None and error.code == INVALID_REQUEST
+        assert "2025-11-25" in error.message and repr(sent) in error.message
+        assert status_for_error(error.code, "legacy") == 400

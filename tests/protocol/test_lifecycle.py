@@ -239,6 +239,18 @@ def test_closed_server_refuses_everything() -> None:
         server.receive(Request(id=1, method="ping"))
 
 
+def test_a_stateless_request_is_served_as_if_the_handshake_had_happened() -> None:
+    server = ServerLifecycle()
+    with pytest.raises(InvalidRequest):  # without it: "send initialize first"
+        server.receive(Request(id=1, method="tools/list"))
+    server.assume_operating("2025-06-18")
+    assert server.state is ServerState.OPERATING and server.protocol_version == "2025-06-18"
+    assert server.receive(Request(id=2, method="tools/list"))
+    server.send(Request(id=3, method="sampling/createMessage"))  # no initialized to wait for
+    with pytest.raises(InvalidRequest):  # a handshake now would be a second one
+        server.receive(init_request(request_id=4))
+
+
 def test_server_receives_responses_in_any_state() -> None:
     server = ServerLifecycle()
     assert server.receive(Response(id=1, result={})) is True

@@ -143,6 +143,7 @@ if TYPE_CHECKING:
         is_valid_session_id,
         new_session_id,
         route_request,
+        session_version_error,
         status_for_error,
     )
     from mcpkit.protocol.http_security import (
@@ -435,6 +436,7 @@ __all__ += [
     "is_valid_session_id",
     "new_session_id",
     "route_request",
+    "session_version_error",
     "status_for_error",
     # http_security
     "ALLOWED_HOSTS_ENV",
@@ -598,6 +600,7 @@ _SOURCES: Final[dict[str, tuple[str, ...]]] = {
         "is_valid_session_id",
         "new_session_id",
         "route_request",
+        "session_version_error",
         "status_for_error",
     ),
     "http_security": (

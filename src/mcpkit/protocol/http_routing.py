@@ -71,6 +71,7 @@ __all__ = [
     "is_valid_session_id",
     "new_session_id",
     "route_request",
+    "session_version_error",
     "status_for_error",
 ]
 
@@ -366,6 +367,27 @@ def _modern(
     except JSONRPCError as exc:
         return Route.error(400, exc)
     return Route(RouteKind.MODERN, protocol_version=str(version), meta=parsed)
+
+
+def session_version_error(negotiated: str | None, header: str | None) -> JSONRPCError | None:
+    """The error for a legacy session's request whose ``MCP-Protocol-Version`` header names
+    another revision than the session negotiated, or ``None`` when it may be served.
+
+    The spec has the client repeat the negotiated revision on every request of the session, so
+    a request naming another one was built for a different conversation: 400 with -32600, the
+    message naming the revision to send. A missing header is fine (a 2025-03-26 client sends
+    none, and the session knows its revision), and so is a session that negotiated nothing yet.
+    ``header`` is the raw value; it is compared stripped.
+    """
+    if header is None or negotiated is None:
+        return None
+    sent = header.strip(" \t")
+    if sent == negotiated:
+        return None
+    return InvalidRequest(
+        f"Bad Request: this session negotiated protocol version {negotiated}; "
+        f"send {MCP_PROTOCOL_VERSION_HEADER}: {negotiated} (got {sent[:40]!r})"
+    )
 
 
 def _method_not_allowed(http_method: str, legacy_ok: bool, why: str) -> Route:

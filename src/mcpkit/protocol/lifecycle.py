@@ -196,6 +196,18 @@ class ServerLifecycle:
                 "(only ping and logging are allowed until then)"
             )
 
+    def assume_operating(self, version: str) -> None:
+        """Start in ``OPERATING`` at ``version``, as if the handshake had happened.
+
+        For stateless Streamable HTTP (an app with ``stateless=True``): no session outlives a
+        POST, so no handshake can precede a request, and the spec lets such a server serve each
+        request on its own. The request's ``MCP-Protocol-Version`` header (or the transport's
+        default) stands in for the negotiated revision; everything after follows the ordinary
+        rules of an operating session.
+        """
+        self.state = ServerState.OPERATING
+        self.protocol_version = version
+
     def close(self) -> None:
         self.state = ServerState.CLOSED
 

@@ -113,3 +113,16 @@ async def test_other_revisions_and_empty_batches_are_refused() -> None:
         assert empty.json()["error"]["code"] == -32600
         assert "empty" in empty.json()["error"]["message"]
         assert (await peer.call(3, "ping"))["result"] == {}
+
+
+async def test_a_batch_naming_another_revision_gets_the_sessions_version_error() -> None:
+    async with running(_app()) as url, httpx.AsyncClient(base_url=url) as http:
+        peer = await _session(http, "2025-03-26")
+        headers = {**peer.headers(), "mcp-protocol-version": "2025-06-18"}
+        response = await http.post(peer.path, json=[_add(2, 1, 2)], headers=headers)
+        assert response.status_code == 400
+        error = response.json()["error"]
+        assert (
+            error["code"] == -32600 and "negotiated protocol version 2025-03-26" in error["message"]
+        )
+        assert (await peer.call(3, "ping"))["result"] == {}

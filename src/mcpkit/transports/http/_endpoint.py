@@ -49,9 +49,10 @@ from mcpkit.protocol.http_routing import (
     RouteKind,
     check_media,
     route_request,
+    session_version_error,
 )
 from mcpkit.protocol.inflight import InboundRequest
-from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
+from mcpkit.protocol.lifecycle import ServerLifecycle
 from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.transports.http._batch import serve_batch
 from mcpkit.transports.http._body import BodyError, read_body
@@ -112,14 +113,6 @@ def _id_of(obj: Any) -> RequestId | None:
     if isinstance(value, bool) or not isinstance(value, int | str):
         return None
     return value
-
-
-def _assume_initialized(connection: Any, version: str) -> None:
-    """Stateless legacy: every request stands alone, so treat it as already initialized."""
-    lifecycle = getattr(connection, "lifecycle", None)
-    if isinstance(lifecycle, ServerLifecycle):
-        lifecycle.state = ServerState.OPERATING
-        lifecycle.protocol_version = version
 
 
 class Endpoint:
@@ -285,9 +278,12 @@ class Endpoint:
         state = await self.sessions.find(session_id)
         if state is None or not accepts_batches(state.protocol_version):
             return False
-        sent = headers.get(MCP_PROTOCOL_VERSION_HEADER.lower())
-        if sent is not None and sent.strip() != state.protocol_version:
-            return False  # a header naming another revision: not this session's batch
+        mismatch = session_version_error(
+            state.protocol_version, headers.get(MCP_PROTOCOL_VERSION_HEADER.lower())
+        )
+        if mismatch is not None:
+            await self._error(response, 400, mismatch, session=state)
+            return True
         try:
             message_from_obj(obj)
         except MessageDecodeError as exc:
@@ -482,25 +478,20 @@ class Endpoint:
         if self.sessions is None:
             connection = self._server.new_connection(None)
             version = route.protocol_version or DEFAULT_HTTP_LEGACY_VERSION
-            _assume_initialized(connection, version)
+            lifecycle = getattr(connection, "lifecycle", None)
+            if isinstance(lifecycle, ServerLifecycle):  # every request stands alone
+                lifecycle.assume_operating(version)
         else:
             state = await self._find_session(route.session_id, response, request_id)
             if state is None:
                 return
             connection = state.connection
             version = state.protocol_version or route.protocol_version or ""
-            sent = headers.get(MCP_PROTOCOL_VERSION_HEADER.lower())
-            if sent is not None and state.protocol_version and sent.strip() != version:
-                await self._error(
-                    response,
-                    400,
-                    InvalidRequest(
-                        f"Bad Request: this session negotiated protocol version {version}; "
-                        f"send {MCP_PROTOCOL_VERSION_HEADER}: {version} (got {sent[:40]!r})"
-                    ),
-                    request_id,
-                    session=state,
-                )
+            mismatch = session_version_error(
+                state.protocol_version, headers.get(MCP_PROTOCOL_VERSION_HEADER.lower())
+            )
+            if mismatch is not None:
+                await self._error(response, 400, mismatch, request_id, session=state)
                 return
         if isinstance(message, Response | ErrorResponse):
             if state is not None:
