@@ -8,11 +8,12 @@ import time
 from typing import Any
 
 import httpx
-from _asgi_harness import LegacyPeer, bound, running
+from _asgi_harness import ACCEPT_BOTH, LegacyPeer, bound, initialize_body, running
 from _redis_env import REDIS_URL
 
 from mcpkit.contrib.redis import RedisState
 from mcpkit.protocol.codec import decode_json
+from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
 from mcpkit.protocol.sse import SSEDecoder
 from mcpkit.server import Server
 from mcpkit.transports.http._legacy_sessions import LOCAL_COPY_IDLE_SECONDS
@@ -146,3 +147,42 @@ async def _data_events(response: httpx.Response, count: int) -> list[Any]:
         if len(found) >= count:
             return found
     return found
+
+
+async def _session(http: httpx.AsyncClient, version: str, *, initialized: bool) -> LegacyPeer:
+    peer = LegacyPeer(http)
+    response = await http.post(
+        peer.path, json=initialize_body(version=version), headers=ACCEPT_BOTH
+    )
+    assert response.status_code == 200, response.text
+    peer.session_id = response.headers["mcp-session-id"]
+    peer.version = response.json()["result"]["protocolVersion"]
+    assert peer.version == version
+    if initialized:
+        note = await peer.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert note.status_code == 202
+    return peer
+
+
+async def test_a_legacy_fanout_leaves_through_each_sessions_send_point(prefix: str) -> None:
+    # Fanned out through Redis, a list change is written into sessions other workers may hold:
+    # each copy must still be shaped for its session's revision and seen by the observers, and
+    # a session whose client has not sent notifications/initialized gets none.
+    seen: list[tuple[str, str | None]] = []
+
+    def observer(message: Any, version: str | None, method: str | None) -> None:
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            seen.append((message.method, version))
+
+    app = _server().http_app(state=RedisState(REDIS_URL, prefix=prefix))
+    add_outbound_observer(observer)
+    try:
+        async with running(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            old = await bound(_session(http, "2025-03-26", initialized=True))
+            await bound(_session(http, "2025-11-25", initialized=True))
+            await bound(_session(http, "2025-06-18", initialized=False))
+            await bound(old.call(2, "tools/call", {"name": "change", "arguments": {}}))
+    finally:
+        remove_outbound_observer(observer)
+    method = "notifications/tools/list_changed"
+    assert sorted(seen, key=str) == [(method, "2025-03-26"), (method, "2025-11-25")]

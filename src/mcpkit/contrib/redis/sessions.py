@@ -227,6 +227,24 @@ class RedisSessionStore:
             members = await self._redis.smembers(self._subs_key(uri))
         return sorted(text(m) for m in members)
 
+    async def snapshots(self, session_ids: list[str]) -> list[tuple[str, Any]]:
+        """Each session's stored snapshot (``None`` when it has none or is gone), in one round
+        trip and without marking any session used (a fan-out must not keep sessions alive)."""
+        if not session_ids:
+            return []
+        async with guarded():
+            pipe = self._redis.pipeline(transaction=False)
+            for session_id in session_ids:
+                pipe.hget(self._record_key(session_id), "d")
+            raw = await pipe.execute()
+        found: list[tuple[str, Any]] = []
+        for session_id, data in zip(session_ids, raw, strict=True):
+            try:
+                found.append((session_id, msgspec.json.decode(data) if data else None))
+            except msgspec.DecodeError:
+                found.append((session_id, None))
+        return found
+
     async def all_ids(self) -> list[str]:
         """Ids of every session (for list-change fan-out)."""
         async with guarded():

@@ -299,11 +299,25 @@ class RedisState:
         await self.bus.publish("session", {"kind": kind, "sid": session_id, "p": payload})
 
     async def _legacy_fanout(self, method: str, params: JSONObject | None, uri: str | None) -> None:
-        """Write a notification once into each target session's shared GET stream."""
+        """Write a notification once into each target session's shared GET stream.
+
+        Each copy leaves through the send point of the session's engine, rebuilt from its
+        snapshot: shaped for the revision that session negotiated, seen by the outbound
+        observers, and not written to a session whose lifecycle forbids it yet. Sessions that
+        get the same bytes are written in one batch."""
         store = self.session_store
+        sessions = self._app.endpoint.sessions if self._app is not None else None
+        if sessions is None:
+            return
         targets = await (store.subscribers(uri) if uri is not None else store.all_ids())
-        data = encode_message(Notification(method, params))
-        await self.event_store.append_many(targets, GET_STREAM, data)
+        note = Notification(method, params)
+        batches: dict[bytes, list[str]] = {}
+        for session_id, snapshot in await store.snapshots(targets):
+            message = sessions.send_from_snapshot(snapshot, note)
+            if message is not None:
+                batches.setdefault(encode_message(message), []).append(session_id)
+        for data, ids in batches.items():
+            await self.event_store.append_many(ids, GET_STREAM, data)
 
     async def _on_bus(self, body: dict[str, Any]) -> None:
         app = self._app

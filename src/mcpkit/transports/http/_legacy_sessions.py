@@ -44,7 +44,12 @@ from mcpkit.protocol.connection import (
     NotificationReceived,
     ServerConnection,
 )
-from mcpkit.protocol.errors import ConnectionClosed, JSONRPCError, RequestTimeout
+from mcpkit.protocol.errors import (
+    ConnectionClosed,
+    JSONRPCError,
+    LocalProtocolError,
+    RequestTimeout,
+)
 from mcpkit.protocol.inflight import InboundRequest, OutboundRequests
 from mcpkit.transports.http._peers import UNKNOWN_PEER, PeerTable
 from mcpkit.transports.http._pipe import EventPipe, PipeState
@@ -513,6 +518,25 @@ class LegacySessions:
         state.seen = self.clock()
         self._peers.used(state.peer, session_id)
         return state
+
+    def send_from_snapshot(self, snapshot: Any, message: Message) -> Message | None:
+        """``message`` as the session a shared store's ``snapshot`` describes sends it: through
+        the send point of an engine rebuilt from it (shaped for the session's revision, seen by
+        the outbound observers), or ``None`` when its lifecycle forbids it now (before
+        ``notifications/initialized``, or no snapshot yet). For fan-out to sessions other
+        workers may hold: nothing is touched, kept or tracked."""
+        if not isinstance(snapshot, dict):
+            return None
+        engine = new_engine(self._server.supported_versions)
+        restore = getattr(
+            self._server.new_connection(None, lifecycle=engine.lifecycle), "restore", None
+        )
+        if restore is not None:
+            restore(snapshot)
+        try:
+            return engine.send(message)
+        except LocalProtocolError:
+            return None
 
     def _rebuild(self, session: SessionRecord) -> LegacySessionState | None:
         """Serve a session another worker created, from the shared store's snapshot."""
