@@ -7,10 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from _asgi_harness import LegacyPeer, running
+from _asgi_harness import LegacyPeer, modern_body, modern_headers, running
 from _asgi_servers import build_server
 
+from _schema_check import SchemaCheck
+from mcpkit.protocol.errors import InvalidParams
+from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.server import Server
 from mcpkit.transports.http import McpHttpApp
+from mcpkit.types.jsonrpc import ErrorResponse
 
 
 def _app(**options: Any) -> McpHttpApp:
@@ -56,3 +61,43 @@ async def test_a_2026_body_inside_a_legacy_session_is_400_header_mismatch() -> N
         assert mixed.json()["error"]["code"] == -32020
         assert "2025-11-25" in mixed.json()["error"]["message"]
         assert (await peer.call(6, "tools/list"))["result"]["tools"]  # the session still serves
+
+
+async def test_the_error_for_an_answer_that_cannot_be_encoded_is_observed_too(
+    schema_check: SchemaCheck,
+) -> None:
+    """When an answer cannot be encoded, the -32603 that goes instead leaves through the same
+    send point as any answer: the outbound observers see it with the request's revision."""
+    server = Server("unencodable", "1.0.0")
+
+    @server.tool
+    def broken() -> str:
+        error = InvalidParams("the widget is broken")
+        error.data = {"widget": object()}  # stopped being JSON after it was built
+        raise error
+
+    seen: list[tuple[str, str | None]] = []
+
+    def observer(message: Any, version: str | None, method: str | None) -> None:
+        if isinstance(message, ErrorResponse) and message.error.code == -32603:
+            seen.append((message.error.message, version))
+
+    app = server.http_app(json_response=True)
+    add_outbound_observer(observer)
+    try:
+        async with running(app) as url, httpx.AsyncClient(base_url=url) as http:
+            peer = LegacyPeer(http)
+            await peer.initialize()
+            legacy = await peer.call(2, "tools/call", {"name": "broken", "arguments": {}})
+            body = modern_body(3, "tools/call", {"name": "broken", "arguments": {}})
+            modern = (await http.post("/mcp", json=body, headers=modern_headers(body))).json()
+    finally:
+        remove_outbound_observer(observer)
+    for answer in (legacy, modern):
+        assert answer["error"]["code"] == -32603
+        assert "could not be encoded" in answer["error"]["message"]
+    why = "the error of tools/call could not be encoded as JSON"
+    assert sorted(seen, key=str) == [(why, "2025-11-25"), (why, "2026-07-28")]
+    # the schema check saw the unencodable answers before the transport refused them
+    assert all(v.message.startswith("ErrorResponse(") for v in schema_check.violations)
+    schema_check.clear()

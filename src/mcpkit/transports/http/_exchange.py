@@ -220,11 +220,12 @@ async def answer(
     try:
         return Answer(encode_message(sent), status, isinstance(sent, Response))
     except (TypeError, ValueError, msgspec.EncodeError) as exc:
-        logger.error("the result of %s cannot be encoded as JSON: %s", request.method, exc)
-        error = InternalError(f"the result of {request.method} could not be encoded as JSON")
-        return Answer(
-            encode_message(ErrorResponse(request.id, error.to_error_object())), 200, False
-        )
+        logger.error("the answer to %s cannot be encoded as JSON: %s", request.method, exc)
+        what = "result" if isinstance(sent, Response) else "error"
+        error = InternalError(f"the {what} of {request.method} could not be encoded as JSON")
+        # the answer that goes instead leaves through the same send point: observed, shaped
+        fallback = send(ErrorResponse(request.id, error.to_error_object()), version, request.method)
+        return Answer(encode_message(fallback), 200, False)
 
 
 async def serve_exchange(
