@@ -206,7 +206,9 @@ async def test_task_methods_refuse_clients_without_the_extension_before_anything
             assert info.value.required_capabilities == {"extensions": {TASKS_EXTENSION_ID: {}}}
             with pytest.raises(InvalidParams, match="unknown or expired taskId"):
                 await task_op(peer, method, "no-such-task", **extra)
-        with pytest.raises(InvalidParams, match=r"needs params\.taskId"):
+        with pytest.raises(
+            InvalidParams, match=r"Invalid params for tasks/get: params\.taskId is required"
+        ):
             await peer.modern("tasks/get", {}, capabilities=EXT)
     forgive_own_requests(schema_check, 1)
 

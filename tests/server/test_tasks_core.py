@@ -124,7 +124,7 @@ async def test_a_question_goes_to_the_session_tagged_and_the_task_waits_input_re
         assert result["content"][0]["text"] == "hi Ada"
 
 
-async def test_refusals() -> None:
+async def test_refusals(schema_check: SchemaCheck) -> None:
     server, _ = build()
     async with connect(server, answer) as peer:
         await peer.initialize({"elicitation": {}})
@@ -138,6 +138,15 @@ async def test_refusals() -> None:
             await peer.legacy("tasks/get", {"taskId": "nope"})
         with pytest.raises(InvalidParams, match="cursor"):
             await peer.legacy("tasks/list", {"cursor": "nope"})
+        with pytest.raises(InvalidParams, match=r"params\.cursor: expected `str"):
+            await peer.legacy("tasks/list", {"cursor": 3})
+        with pytest.raises(InvalidParams, match=r"params\.task\.ttl: expected `int"):
+            await peer.legacy("tools/call", {"name": "held", "task": {"ttl": "soon"}})
+        with pytest.raises(InvalidParams, match=r"params\.task: expected `object"):
+            await peer.legacy("tools/call", {"name": "held", "task": []})
+        with pytest.raises(InvalidParams, match=r"tasks/result: params\.taskId is required"):
+            await peer.legacy("tasks/result", {})
+        forgive_own_requests(schema_check, 4)  # the four malformed params just above
         created = await peer.legacy("tools/call", {"name": "held", "task": {}})
         task_id = created["task"]["taskId"]
         cancelled = await peer.legacy("tasks/cancel", {"taskId": task_id})

@@ -59,6 +59,7 @@ from mcpkit.protocol.errors import (
     MissingRequiredClientCapability,
     UsageError,
 )
+from mcpkit.server._params import decode_params
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server._tasks_runner import (
     RELATED_TASK_KEY,
@@ -84,6 +85,9 @@ from mcpkit.types.tasks_ext import TASKS_EXTENSION_ID as _TASKS_EXTENSION_ID
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
     from mcpkit.server.tools import RegisteredTool
+    from mcpkit.types.common import PaginatedRequestParams
+    from mcpkit.types.tasks import TaskIdParams
+    from mcpkit.types.tasks_ext import UpdateTaskRequestParams
 
 __all__ = [
     "DEFAULT_POLL_INTERVAL_MS",
@@ -149,8 +153,8 @@ def core_task_param(info: RequestInfo) -> JSONObject | None:
     task = info.params.get("task")
     if task is None:
         return None
-    if not isinstance(task, dict):
-        raise InvalidParams('params.task must be an object ({} or {"ttl": ms})')
+    if not isinstance(task, dict) or not isinstance(task.get("ttl", 0), int):
+        decode_params("tools/call", info.request.params)  # raises, naming what is wrong
     return task
 
 
@@ -337,7 +341,7 @@ class TaskManager:
     ) -> JSONObject:
         """2025-11-25 ``tools/call`` with ``params.task``: ``CreateTaskResult{task}``."""
         ttl = task.get("ttl")
-        if ttl is not None and (not isinstance(ttl, int) or isinstance(ttl, bool) or ttl <= 0):
+        if ttl is not None and (isinstance(ttl, bool) or ttl <= 0):
             raise InvalidParams("params.task.ttl must be a positive whole number of milliseconds")
         if ttl is None:
             ttl_ms = self.ttl_ms
@@ -435,9 +439,8 @@ class TaskManager:
         """2025-11-25 ``tasks/list``: this session's (or principal's) tasks, paginated."""
         self._require_core(info)
         owner = self._core_owner(info)
-        cursor = info.params.get("cursor")
-        if cursor is not None and not isinstance(cursor, str):
-            raise InvalidParams("cursor must be a string")
+        params: PaginatedRequestParams = decode_params("tasks/list", info.request.params)
+        cursor = params.cursor
         records = await self.store.owned_by(owner) if owner is not None else []
         records = [r for r in records if r.legacy]
         start = 0
@@ -453,18 +456,15 @@ class TaskManager:
         return result
 
     async def handle_update(self, info: RequestInfo, ctx: Context) -> JSONObject:
-        record = await self._visible_record(info)
-        responses = info.params.get("inputResponses")
-        if not isinstance(responses, dict):
-            raise InvalidParams("tasks/update needs params.inputResponses (an object)")
+        self._check_era(info)
+        params: UpdateTaskRequestParams = decode_params("tasks/update", info.request.params)
+        record = await self._owned_record(params.task_id, info)
+        responses = params.input_responses  # each an object: the model checked them all
 
         def answer(current: TaskRecord) -> bool:
             if current.status != "input_required":
                 return False  # nothing is outstanding: every response is ignored
             taken = [key for key in responses if key in current.input_requests]
-            for key in taken:
-                if not isinstance(responses[key], dict):
-                    raise InvalidParams(f"inputResponses[{key!r}] must be an object")
             for key in taken:
                 current.answers[key] = responses[key]
                 del current.input_requests[key]
@@ -514,15 +514,22 @@ class TaskManager:
                 f"{CORE_TASKS_VERSION}; this session speaks {info.protocol_version})"
             )
 
-    async def _visible_record(self, info: RequestInfo) -> TaskRecord:
+    def _check_era(self, info: RequestInfo) -> None:
+        """2026: the client declared the extension; 2025: the session speaks 2025-11-25."""
         if info.era == "modern":
             if not client_declared_tasks(info.client_capabilities):
                 raise _missing_extension(info.request.method)
         else:
             self._require_core(info)
-        task_id = info.params.get("taskId")
-        if not isinstance(task_id, str):
-            raise InvalidParams(f"{info.request.method} needs params.taskId (a string)")
+
+    async def _visible_record(self, info: RequestInfo) -> TaskRecord:
+        """The task a ``TaskIdParams`` request (``tasks/get``, ``tasks/result``,
+        ``tasks/cancel``) names, decoded in one pass like every other handler's params."""
+        self._check_era(info)
+        params: TaskIdParams = decode_params(info.request.method, info.request.params)
+        return await self._owned_record(params.task_id, info)
+
+    async def _owned_record(self, task_id: str, info: RequestInfo) -> TaskRecord:
         record = await self.store.get(task_id)
         if record is None or not self._owns(record, info):
             raise InvalidParams(f"Failed to retrieve task: unknown or expired taskId {task_id!r}")
