@@ -4,12 +4,17 @@
 a request whose ``_meta`` names a protocol version is modern), validates what that era requires,
 runs the middleware chain around the method handler, and shapes the result for the era
 (``resultType``, cache hints and ``serverInfo`` in 2026-07-28).
+
+It reads its server through :class:`DispatchSettings`: the middleware chain, the state sealer,
+``server_info``, ``cache_policy`` and ``supported_versions``, nothing of the registries. The
+:class:`~mcpkit.server.Server` satisfies it; those attributes stay public and settable, so they
+are read per request, never copied.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from mcpkit.protocol.errors import (
     RESOURCE_NOT_FOUND,
@@ -30,7 +35,26 @@ from mcpkit.types.methods import methods_for
 from mcpkit.types.versions import LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION, LEGACY_VERSIONS
 
 if TYPE_CHECKING:
-    from mcpkit.server._server import Server
+    from mcpkit.server.request_state import RequestStateSealer
+
+    class DispatchSettings(Protocol):  # a Protocol class costs every server's start: mypy only
+        """What the dispatcher reads of its server, per request."""
+
+        @property
+        def middleware(self) -> Sequence[Middleware]: ...
+
+        @property
+        def state_sealer(self) -> RequestStateSealer: ...
+
+        @property
+        def server_info(self) -> JSONObject: ...
+
+        @property
+        def cache_policy(self) -> Mapping[str, tuple[int, str]]: ...
+
+        @property
+        def supported_versions(self) -> Sequence[str]: ...
+
 
 META_SERVER_INFO: Final = keys.SERVER_INFO
 LEGACY_ONLY_CODES: Final = frozenset({RESOURCE_NOT_FOUND, URL_ELICITATION_REQUIRED})
@@ -80,14 +104,15 @@ class Dispatcher:
 
     def __init__(
         self,
-        server: Server,
+        settings: DispatchSettings,
         handlers: dict[str, Handler],
         *,
         services: ContextServices,
         modern_methods: frozenset[str] = MODERN_METHODS,
         legacy_methods: frozenset[str] = LEGACY_METHODS,
     ) -> None:
-        self._server = server
+        self._settings = settings
+        """Middleware, state sealer, server info, cache policy, versions (the ``Server``)."""
         self._handlers = handlers
         self._services = services
         """What each request's :class:`Context` reaches beyond the request (made once)."""
@@ -116,7 +141,7 @@ class Dispatcher:
             raise MethodNotFound(f"Method not found: {request.method}")
         ctx = Context(info, self._services)
         try:
-            if self._server.middleware:
+            if self._settings.middleware:
                 result = await self._run_middleware(info, lambda: handler(info, ctx))
             else:  # the common case: no closure chain to build per request
                 result = await handler(info, ctx)
@@ -135,7 +160,7 @@ class Dispatcher:
     async def _run_middleware(
         self, info: RequestInfo, call: Callable[[], Awaitable[JSONObject]]
     ) -> JSONObject:
-        for middleware in reversed(self._server.middleware):
+        for middleware in reversed(self._settings.middleware):
             call = _bind(middleware, info, call)
         return await call()
 
@@ -171,7 +196,7 @@ class Dispatcher:
 
     def _modern_info(self, request: Request, outbound: Outbound, auth: Any) -> RequestInfo:
         meta = parse_request_meta(request.params)
-        check_modern_version(meta.protocol_version, self._server.supported_versions)
+        check_modern_version(meta.protocol_version, self._settings.supported_versions)
         if request.method not in self._modern_methods:
             raise MethodNotFound(f"Method not found: {request.method}")
         info = RequestInfo(
@@ -201,7 +226,7 @@ class Dispatcher:
         if not isinstance(token, str):
             raise InvalidParams("requestState must be a string")
         info.state_binding = state_binding(info)
-        payload = self._server.state_sealer.unseal(token, bind=info.state_binding)
+        payload = self._settings.state_sealer.unseal(token, bind=info.state_binding)
         answers = payload.get("answers") if isinstance(payload, dict) else None
         info.answers = dict(answers) if isinstance(answers, dict) else {}
         memo = payload.get("memo") if isinstance(payload, dict) else None
@@ -239,23 +264,23 @@ class Dispatcher:
         payload: JSONObject = {"answers": needed.answers}
         if info.memo:
             payload["memo"] = info.memo  # ctx.memo values, for the next round
-        state = self._server.state_sealer.seal(payload, bind=info.state_binding)
+        state = self._settings.state_sealer.seal(payload, bind=info.state_binding)
         return {
             "resultType": "input_required",
             "inputRequests": needed.requests,
             "requestState": state,
-            "_meta": {META_SERVER_INFO: self._server.server_info},
+            "_meta": {META_SERVER_INFO: self._settings.server_info},
         }
 
     def _shape_modern(self, method: str, result: JSONObject) -> JSONObject:
         result.setdefault("resultType", "complete")
-        policy = self._server.cache_policy.get(method)
+        policy = self._settings.cache_policy.get(method)
         if policy is not None:
             result.setdefault("ttlMs", policy[0])
             result.setdefault("cacheScope", policy[1])
         meta = result.get("_meta")
         meta = dict(meta) if isinstance(meta, dict) else {}
-        meta.setdefault(META_SERVER_INFO, self._server.server_info)
+        meta.setdefault(META_SERVER_INFO, self._settings.server_info)
         result["_meta"] = meta
         return result
 

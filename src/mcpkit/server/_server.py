@@ -141,8 +141,10 @@ class Server:
         self._session_handlers = SessionHandlers(self, self._announcer.listen_hub, self.tasks)
         modern, legacy = MODERN_METHODS, LEGACY_METHODS
         if self.tasks is not None:
-            self.tasks.bind(self)
-            from mcpkit.server.tasks import CORE_TASK_METHODS, TASK_METHODS
+            from mcpkit.server.tasks import CORE_TASK_METHODS, TASK_METHODS, TaskHost
+
+            listen_hub = self._announcer.listen_hub
+            self.tasks.bind(TaskHost(self._context_services, listen_hub.publish_task))
 
             modern = modern | TASK_METHODS
             legacy = legacy | CORE_TASK_METHODS

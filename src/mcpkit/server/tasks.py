@@ -47,7 +47,7 @@ import contextvars
 import secrets
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit.protocol.capabilities import has_capability
@@ -77,13 +77,12 @@ from mcpkit.server._tasks_store import (
     TaskStatus,
     TaskStore,
 )
-from mcpkit.server.context import Context, InputRequired
+from mcpkit.server.context import Context, ContextServices, InputRequired
 from mcpkit.server.tools import TaskStart, TaskSupport
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.tasks_ext import TASKS_EXTENSION_ID as _TASKS_EXTENSION_ID
 
 if TYPE_CHECKING:
-    from mcpkit.server._server import Server
     from mcpkit.server.tools import RegisteredTool
     from mcpkit.types.common import PaginatedRequestParams
     from mcpkit.types.tasks import TaskIdParams
@@ -181,6 +180,22 @@ def default_principal(auth: Any) -> str | None:
     return f"{subject}\x00{client}"
 
 
+class TaskHost:
+    """What a :class:`TaskManager` reaches of the server it serves: the services each task
+    body's :class:`Context` gets, and where a 2026 task's change is published (the listen
+    streams). Made once by the ``Server``; nothing else of it is needed."""
+
+    __slots__ = ("publish_task", "services")
+
+    def __init__(
+        self,
+        services: ContextServices,
+        publish_task: Callable[[str, JSONObject], Awaitable[None]],
+    ) -> None:
+        self.services = services
+        self.publish_task = publish_task
+
+
 class _StartTask(InputRequired):
     """Ends the in-request part of a ``task_start="explicit"`` body (see :func:`start_task`)."""
 
@@ -223,7 +238,7 @@ class TaskManager:
         self.poll_interval_ms = poll_interval_ms
         self.max_running = max_running
         self.principal = principal
-        self._server: Server | None = None
+        self._host: TaskHost | None = None
         self._runner = TaskRunner(self.store, self._changed)
         self._sessions: weakref.WeakKeyDictionary[LegacyConnection, str] = (
             weakref.WeakKeyDictionary()
@@ -235,10 +250,11 @@ class TaskManager:
         """Set (then dropped) on every state change made by this process; see wait_for. Made
         on demand, so the manager is not tied to the event loop it was created under."""
 
-    def bind(self, server: Server) -> None:
-        if self._server is not None and self._server is not server:
+    def bind(self, host: TaskHost) -> None:
+        """Serve the server ``host`` speaks for (the ``Server`` calls this once)."""
+        if self._host is not None and self._host.services is not host.services:
             raise UsageError("a TaskManager serves one Server")
-        self._server = server
+        self._host = host
 
     @property
     def running(self) -> int:
@@ -326,8 +342,8 @@ class TaskManager:
     ) -> JSONObject:
         record = self._new_record(info, self.ttl_ms, answers, status_message)
         await self.store.create(record)  # durable before the reply: tasks/get will find it
-        assert self._server is not None
-        self._runner.spawn(self._server._context_services, record, tool, arguments, info)
+        assert self._host is not None
+        self._runner.spawn(self._host.services, record, tool, arguments, info)
         result = record.task_fields()
         result["resultType"] = "task"
         return result
@@ -354,9 +370,8 @@ class TaskManager:
         await self.store.create(record)
         if forward is not None:
             self._status_targets[record.task_id] = forward
-        assert self._server is not None
-        services = self._server._context_services
-        self._runner.spawn(services, record, tool, arguments, info, forward=forward)
+        assert self._host is not None
+        self._runner.spawn(self._host.services, record, tool, arguments, info, forward=forward)
         return {"task": record.core_task()}
 
     def _new_record(
@@ -366,7 +381,7 @@ class TaskManager:
         answers: JSONObject,
         status_message: str | None,
     ) -> TaskRecord:
-        assert self._server is not None, "TaskManager.bind(server) was not called"
+        assert self._host is not None, "TaskManager.bind(host) was not called"
         if self._runner.running >= self.max_running:
             raise TaskLimitReached(
                 f"This server already runs {self.max_running} tasks; try again when some end"
@@ -570,8 +585,8 @@ class TaskManager:
                 with contextlib.suppress(Exception):  # optional; a gone session is no error
                     await target.send_notification("notifications/tasks/status", record.core_task())
             return
-        if self._server is not None:
-            await self._server.listen_hub.publish_task(record.task_id, record.detailed())
+        if self._host is not None:
+            await self._host.publish_task(record.task_id, record.detailed())
 
 
 def _task_outbound(ctx: Context) -> TaskOutbound | None:
