@@ -549,6 +549,36 @@ class TestClientConnection:
         with pytest.raises(MissingServerCapability):
             conn.start_request("prompts/list", None, "f")
 
+    def test_a_renewed_session_records_its_own_verdict(self) -> None:
+        """A legacy HTTP session replaced after a 404: the new handshake runs on a fresh
+        lifecycle; its revision and capabilities become the connection's, and the
+        ``notifications/initialized`` it returns is already accepted by it."""
+        conn = self.handshake({"tools": {}})
+        conn.start_request("tools/list", None, "f")  # allowed (and remembered) before
+        request = Request("renew-1", "initialize", initialize(caps={}).params)
+        conn.start_renewal(request)
+        assert conn.protocol_version == "2025-06-18"  # the old verdict serves meanwhile
+        result = {**init_result("2025-03-26"), "capabilities": {"prompts": {}}}
+        note = conn.finish_renewal(Response("renew-1", result))
+        assert isinstance(note, Notification) and note.method == "notifications/initialized"
+        assert conn.protocol_version == "2025-03-26" and conn.operating
+        assert conn.server_capabilities == {"prompts": {}}
+        conn.start_request("prompts/list", None, "f")
+        with pytest.raises(MissingServerCapability):
+            conn.start_request("tools/list", None, "f")
+
+    def test_a_renewal_refused_keeps_the_old_verdict(self) -> None:
+        conn = self.handshake({"tools": {}})
+        conn.start_renewal(Request("renew-1", "initialize", initialize().params))
+        with pytest.raises(RemoteProtocolError, match="1999-01-01"):
+            conn.finish_renewal(Response("renew-1", init_result("1999-01-01")))
+        conn.start_renewal(Request("renew-2", "initialize", initialize().params))
+        with pytest.raises(InvalidRequest):
+            conn.finish_renewal(ErrorResponse("renew-2", ErrorObject(-32600, "no")))
+        assert conn.protocol_version == "2025-06-18" and conn.operating
+        with pytest.raises(LocalProtocolError, match="no renewal"):
+            conn.finish_renewal(Response("renew-2", init_result("2025-06-18")))
+
     def test_no_request_before_initialize(self) -> None:
         conn: ClientConnection[str, str] = ClientConnection()
         request = conn.start_request("tools/list", None, "f")

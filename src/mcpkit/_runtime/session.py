@@ -146,6 +146,9 @@ class Session:
                 max_inbound=max_concurrent_requests + max_queued_requests,
             )
         )
+        bind = getattr(stream, "bind_connection", None)
+        if bind is not None:
+            bind(self.connection)  # a stream that needs the revision reads it from here
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: TaskSet | None = None
         self._input_ended = asyncio.Event()

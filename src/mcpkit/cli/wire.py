@@ -65,6 +65,11 @@ class _RecordingStream:
     async def aclose(self) -> None:
         await self._inner.aclose()
 
+    def bind_connection(self, connection: Any) -> None:
+        bind = getattr(self._inner, "bind_connection", None)
+        if bind is not None:
+            bind(connection)
+
 
 class _RecordingStreamConnector:
     def __init__(self, inner: Any, log: WireLog) -> None:

@@ -449,11 +449,15 @@ class Client(ClientFeatures):
                 meta.update(extra)
             params["_meta"] = meta
 
+        # the connection's revision: a legacy HTTP session replaced after it expired may have
+        # negotiated another one than the first handshake did
+        version = self.protocol_version
+
         def send(params: JSONObject | None) -> Awaitable[JSONObject]:
             return channel.request(
                 method,
                 params,
-                protocol_version=negotiated.protocol_version,
+                protocol_version=version,
                 timeout=self._timeout if timeout is DEFAULT else timeout,
                 max_timeout=self._max_timeout,
                 progress_callback=progress_callback,
@@ -524,7 +528,7 @@ class Client(ClientFeatures):
             method,
             params,
             era="legacy",
-            protocol_version=negotiated.protocol_version if negotiated else "",
+            protocol_version=self.protocol_version if negotiated else "",
             server_name=negotiated.server_name if negotiated else self.name,
         )
 

@@ -563,6 +563,8 @@ class ClientConnection(Connection[O, I]):
         """Why the ``initialize`` result was refused (a revision we do not speak), if it was."""
         self._allowed: set[str] = set()
         """Methods the server's current capabilities were found to allow (the hot path)."""
+        self._renewal: ClientLifecycle | None = None
+        """The handshake of a replacement session while it runs (:meth:`start_renewal`)."""
 
     @property
     def protocol_version(self) -> str | None:
@@ -616,6 +618,40 @@ class ClientConnection(Connection[O, I]):
         ):
             raise LocalProtocolError("no initialize result has been received on this connection")
         return version
+
+    def start_renewal(self, request: Request) -> Message:
+        """Begin the handshake of a replacement session: a legacy HTTP session the server
+        forgot (404) is started again with a new ``initialize``, ``request``.
+
+        A fresh lifecycle checks it while the current one keeps serving the requests already
+        under way; returns ``request`` shaped for the revision it offers (and observed), to
+        send. :meth:`finish_renewal` takes its answer."""
+        if self._modern_version is not None:
+            raise UsageError("a 2026-07-28 verdict has no session to renew")
+        if self.lifecycle.state is not ClientState.OPERATING:
+            raise LocalProtocolError("only an initialized session can be renewed")
+        renewal = ClientLifecycle(self.lifecycle.supported_versions)
+        renewal.send(request)
+        self._renewal = renewal
+        return prepare_outbound(request, None, request.method)
+
+    def finish_renewal(self, response: Response | ErrorResponse) -> Message:
+        """Record the replacement session's verdict from its ``initialize`` answer: the new
+        lifecycle (revision, server capabilities) replaces the old one, capability checks start
+        over, and the ``notifications/initialized`` to send is returned, shaped for the new
+        revision. An error answer, or a revision this client does not speak, raises (as a
+        :class:`JSONRPCError` / :class:`MCPError`) and the old verdict stays."""
+        renewal, self._renewal = self._renewal, None
+        if renewal is None or response.id != renewal.initialize_id:
+            raise LocalProtocolError("no renewal of the session is waiting for this answer")
+        if isinstance(response, ErrorResponse):
+            raise JSONRPCError.from_error_object(response.error)
+        renewal.receive(response)  # checks the offered revision and reads the capabilities
+        note = Notification(INITIALIZED)
+        renewal.send(note)
+        self.lifecycle = renewal
+        self._allowed.clear()
+        return prepare_outbound(note, renewal.protocol_version, INITIALIZED)
 
     def _admit(self, request: Request) -> None:
         super()._admit(request)

@@ -13,6 +13,7 @@ import pytest
 
 from mcpkit.client import Client
 from mcpkit.protocol.errors import (
+    MissingServerCapability,
     RemoteProtocolError,
     UnsupportedProtocolVersion,
 )
@@ -291,3 +292,65 @@ async def test_an_answer_on_the_get_stream_ends_the_resumption() -> None:
             outcome = await client.call_tool("t", {})
         assert outcome.content[0].text == "ok"  # type: ignore[union-attr]
     assert not [s for s in app.of("GET") if s.headers.get("last-event-id")]
+
+
+def expiring_routes(new_revision: str, new_capabilities: dict[str, Any]) -> dict[str, Any]:
+    """The first session (``sess-1``, 2025-11-25) is forgotten at the first ``tools/call``; the
+    replacement session (``sess-2``) negotiates ``new_revision`` with ``new_capabilities``."""
+    initialized = 0
+
+    async def initialize(seen: Seen, receive: Receive, send: Send) -> None:
+        nonlocal initialized
+        initialized += 1
+        if initialized == 1:
+            body, session = dict(INITIALIZE_RESULT), SESSION
+        else:
+            body = {**INITIALIZE_RESULT, "protocolVersion": new_revision}
+            body["capabilities"] = new_capabilities
+            session = "sess-2"
+        await respond(send, 200, result(seen, body), headers=(("mcp-session-id", session),))
+
+    async def call(seen: Seen, receive: Receive, send: Send) -> None:
+        if seen.headers.get("mcp-session-id") == SESSION:
+            await respond(send, 404, b"", None)  # the server forgot the first session
+            return
+        await respond(send, 200, result(seen, TEXT))
+
+    return legacy_routes(initialize=initialize, **{"tools/call": call})
+
+
+async def test_a_new_session_with_another_revision_updates_header_and_connection() -> None:
+    """The replacement session's ``initialize`` goes through the connection's lifecycle: the
+    revision it negotiates is the client's from then on, and the version header follows the
+    connection (it was the transport's own copy, leaving the connection on the old one)."""
+    app = Scripted(expiring_routes("2025-06-18", INITIALIZE_RESULT["capabilities"]))
+    async with running(app) as base:
+        async with Client(base + "/mcp", mode="legacy") as client:
+            assert client.protocol_version == LEGACY
+            await client.call_tool("t", {})
+            assert client.protocol_version == "2025-06-18"
+            await client.call_tool("t", {})
+            after = client.protocol_version
+        first, second = app.of("initialize")
+        assert "mcp-session-id" not in second.headers
+        assert "mcp-protocol-version" not in second.headers
+        renewed = app.seen[app.seen.index(second) + 1 :]
+        posts = [s for s in renewed if s.http_method == "POST"]
+        assert [s.method for s in posts][:2] == ["notifications/initialized", "tools/call"]
+        assert all(s.headers.get("mcp-session-id") == "sess-2" for s in renewed)
+        assert all(s.headers.get("mcp-protocol-version") == after for s in renewed)
+        before = app.seen[app.seen.index(first) + 1 : app.seen.index(second)]
+        assert before and all(s.headers.get("mcp-protocol-version") == LEGACY for s in before)
+
+
+async def test_the_new_sessions_capabilities_gate_what_is_sent() -> None:
+    """The new verdict is the connection's: a replacement session without ``tools`` makes the
+    next ``tools/list`` a local missing-capability error, sent to no one."""
+    app = Scripted(expiring_routes(LEGACY, {}))
+    async with running(app) as base:
+        async with Client(base + "/mcp", mode="legacy") as client:
+            await client.call_tool("t", {})  # expires the first session, retried in the new
+            with pytest.raises(MissingServerCapability):
+                await client.list_tools()
+        second = app.of("initialize")[1]
+        assert "tools/list" not in [s.method for s in app.seen[app.seen.index(second) :]]

@@ -4,7 +4,9 @@ A :class:`~mcpkit._runtime.stream.MessageStream` the client's session runs over,
 
 * **Every message is a POST.** ``initialize`` goes without a version header; the
   ``Mcp-Session-Id`` of its answer, and the negotiated ``MCP-Protocol-Version``, go on
-  everything after. Notifications and our responses to the server's requests get 202.
+  everything after. The revision is the one the session's connection recorded (the session
+  binds it, :meth:`LegacySessionStream.bind_connection`): the stream never reads it itself.
+  Notifications and our responses to the server's requests get 202.
 * **``send`` of a request returns once its answer is in** (JSON, or the end of its SSE stream),
   so an HTTP failure fails that request: a network failure is
   :class:`~mcpkit.protocol.errors.ConnectionBroken` (the session treats the server as gone and
@@ -18,9 +20,12 @@ A :class:`~mcpkit._runtime.stream.MessageStream` the client's session runs over,
   (405/404/400 mean "no stream here", not an error) and is re-opened when the server closes it.
   If the server cannot be reached at all any more, the stream fails, so idle clients notice too.
 * **Session expiry.** A 404 to a request carrying our session id means the session is gone: the
-  original ``initialize`` is replayed without a session id, ``notifications/initialized`` sent,
-  the failed message retried once, and a :class:`SessionExpired` event reported (a callback, and
-  a ``notifications/mcpkit/session_expired`` notification the client's handlers see), because
+  original ``initialize`` is replayed without a session id through the connection's lifecycle
+  (:meth:`~mcpkit.protocol.connection.ClientConnection.start_renewal`, which records the new
+  session's verdict: a different revision changes the header and the connection together),
+  ``notifications/initialized`` sent, the failed message retried once, and a
+  :class:`SessionExpired` event reported (a callback, and a
+  ``notifications/mcpkit/session_expired`` notification the client's handlers see), because
   whatever the old session held on the server (subscriptions, log level) is gone.
 * **Fallback.** If the ``initialize`` POST is refused with 400/404/405 and no modern JSON-RPC
   error, the URL is tried as a 2024-11-05 HTTP+SSE server
@@ -37,14 +42,16 @@ import itertools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import httpx
 
 from mcpkit.protocol.codec import decode_message, encode_message
+from mcpkit.protocol.connection import ClientConnection, Connection
 from mcpkit.protocol.errors import (
     ConnectionBroken,
     ConnectionClosed,
+    MCPError,
     MessageDecodeError,
     RemoteProtocolError,
 )
@@ -54,7 +61,6 @@ from mcpkit.protocol.http_routing import (
     MCP_SESSION_ID_HEADER,
     is_valid_session_id,
 )
-from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.protocol.sse import SSEDecoder
 from mcpkit.transports.http._client_inbox import Inbox
 from mcpkit.transports.http._client_options import (
@@ -154,8 +160,7 @@ class LegacySessionStream:
         self._scope = WorkScope(f"legacy HTTP session with {url}")
         self.session_id: str | None = None
         """The ``Mcp-Session-Id`` the server issued (``None``: a stateless server)."""
-        self.protocol_version: str | None = None
-        """The version ``initialize`` negotiated, sent as ``MCP-Protocol-Version``."""
+        self._connection: Connection[Any, Any] | None = None
         self.session_restarts = 0
         """How many times the session expired and was started again."""
         self._initialize: Request | None = None
@@ -168,6 +173,18 @@ class LegacySessionStream:
         """Requests whose SSE stream is being followed: set when their answer arrives on any
         stream (a server may send it on the GET stream while we are resuming the POST's)."""
         self._closed = False
+
+    def bind_connection(self, connection: Connection[Any, Any]) -> None:
+        """Take the negotiated revision from ``connection`` (the session running over this
+        stream calls it): the one place it is recorded, for the ``MCP-Protocol-Version``
+        header and for replacing an expired session."""
+        self._connection = connection
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The revision sent as ``MCP-Protocol-Version``: the bound connection's."""
+        connection = self._connection
+        return connection.protocol_version if connection is not None else None
 
     @property
     def transport(self) -> str:
@@ -352,11 +369,6 @@ class LegacySessionStream:
             answered = self._answered.get(message.id)
             if answered is not None:
                 answered.set()
-        initialize = self._initialize
-        if isinstance(message, Response) and initialize is not None and message.id == initialize.id:
-            version = message.result.get("protocolVersion")
-            if isinstance(version, str):
-                self.protocol_version = version
         await self._inbox.put(message)
 
     # -- SSE streams and their resumption ------------------------------------------------------
@@ -551,21 +563,27 @@ class LegacySessionStream:
             request = Request(
                 f"mcpkit-reinitialize-{next(self._reinit_ids)}", "initialize", initialize.params
             )
-            answer = await self._reinitialize(request)
-            if isinstance(answer, ErrorResponse):
+            connection = self._connection
+            if not isinstance(connection, ClientConnection):
                 raise RemoteProtocolError(
-                    f"the session expired and the server refused a new one: "
-                    f"{answer.error.message} ({answer.error.code})"
+                    f"session {previous!r} expired (HTTP 404), and only a client connection "
+                    "can start a new one"
                 )
-            version = answer.result.get("protocolVersion")
-            if isinstance(version, str):
-                if version != old_version:
-                    logger.warning(
-                        "%s: the new session speaks %s (was %s)", self._url, version, old_version
-                    )
-                self.protocol_version = version
-            initialized = Notification("notifications/initialized")
-            prepare_outbound(initialized, self.protocol_version, initialized.method)
+            sent = connection.start_renewal(request)
+            answer = await self._reinitialize(request, sent)
+            try:
+                initialized = connection.finish_renewal(answer)
+            except MCPError as exc:
+                raise RemoteProtocolError(
+                    f"the session expired and the server refused a new one: {exc}"
+                ) from None
+            if self.protocol_version != old_version:
+                logger.warning(
+                    "%s: the new session speaks %s (was %s)",
+                    self._url,
+                    self.protocol_version,
+                    old_version,
+                )
             await self._post(initialized)
             self._generation += 1
             self.session_restarts += 1
@@ -574,12 +592,11 @@ class LegacySessionStream:
                 SessionExpired(previous, self.session_id, self.protocol_version)
             )
 
-    async def _reinitialize(self, request: Request) -> Response | ErrorResponse:
+    async def _reinitialize(self, request: Request, sent: Message) -> Response | ErrorResponse:
+        """POST ``sent`` (``request`` as the connection shaped it) and return its answer."""
         doing = f"POST {self._url} (initialize, new session)"
         headers = self._headers(accept=POST_ACCEPT, initialize=True)
         headers["Content-Type"] = JSON_MEDIA
-        # shaped for the revision it offers and observed: what is sent is what observers saw
-        sent = prepare_outbound(request, None, request.method)
         try:
             async with self._http.stream(
                 "POST", self._url, content=encode_message(sent), headers=headers
