@@ -133,6 +133,27 @@ async def test_request_for_an_undeclared_capability_gets_32601() -> None:
         assert "sampling" in answer["error"]["message"]
 
 
+async def test_a_refused_server_request_is_logged_as_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The connection refuses the undeclared question; the client says so in its log (method
+    and reason), since a refused question may be why a tool fails."""
+    with caplog.at_level(logging.WARNING, logger="mcpkit.client"):
+        async with Client(raw_server("--call", "ask")) as client:
+            await client.call_tool("t")
+    refusals = [
+        r
+        for r in caplog.records
+        if r.name == "mcpkit.client" and "refused the server's" in r.getMessage()
+    ]
+    assert len(refusals) == 1, caplog.text
+    (record,) = refusals
+    assert record.levelno == logging.WARNING
+    assert "sampling/createMessage" in record.getMessage()
+    assert "sampling" in record.getMessage().split("request:", 1)[1]
+    assert "-32601" in record.getMessage()
+
+
 async def test_flood_of_notifications_is_bounded() -> None:
     changes: list[Any] = []
     async with Client(raw_server("--call", "flood"), notification_handler=changes.append) as c:

@@ -110,7 +110,9 @@ class Session:
     more wait for a slot, and beyond that a request is refused at once with -32603.
     ``default_timeout`` applies to :meth:`send_request` calls that give none. ``connection`` is
     the protocol state to drive; by default a role-agnostic
-    :class:`~mcpkit.protocol.connection.Connection` sized for those limits.
+    :class:`~mcpkit.protocol.connection.Connection` sized for those limits. ``on_refused`` is
+    told of each peer request the connection refuses (the request and the error it is answered
+    with), so the layer above can say so in its log: the session itself knows no policy.
     """
 
     def __init__(
@@ -124,6 +126,7 @@ class Session:
         name: str = "session",
         max_queued_requests: int = MAX_QUEUED_REQUESTS,
         connection: SessionConnection | None = None,
+        on_refused: Callable[[Request, JSONRPCError], None] | None = None,
     ) -> None:
         if max_concurrent_requests < 1 or max_queued_requests < 0:
             raise UsageError(
@@ -137,6 +140,7 @@ class Session:
         )
         self._limit = asyncio.Semaphore(max_concurrent_requests)
         self._default_timeout = default_timeout
+        self._on_refused = on_refused
         self.name = name
         self.connection: SessionConnection = (
             connection
@@ -528,6 +532,8 @@ class Session:
         try:
             ctx._entry = self.connection.receive_request(request, ctx)
         except JSONRPCError as exc:
+            if self._on_refused is not None:
+                self._on_refused(request, exc)
             return ErrorResponse(request.id, exc.to_error_object())
         return ctx
 

@@ -65,7 +65,7 @@ from mcpkit.protocol.errors import (
 )
 from mcpkit.protocol.meta import LOG_LEVELS, request_meta
 from mcpkit.types.common import Implementation
-from mcpkit.types.jsonrpc import JSONObject, Notification
+from mcpkit.types.jsonrpc import JSONObject, Notification, Request
 from mcpkit.types.versions import Era
 
 __all__ = [
@@ -296,6 +296,7 @@ class Client(ClientFeatures):
                 max_outbound=MAX_PENDING_OUTBOUND,
                 max_inbound=DEFAULT_MAX_CONCURRENT_REQUESTS + MAX_QUEUED_REQUESTS,
             ),
+            on_refused=self._on_refused,
         )
         await stack.enter_async_context(session)
         channel.attach(session, stream)
@@ -530,6 +531,18 @@ class Client(ClientFeatures):
             era="legacy",
             protocol_version=self.protocol_version if negotiated else "",
             server_name=negotiated.server_name if negotiated else self.name,
+        )
+
+    def _on_refused(self, request: Request, error: JSONRPCError) -> None:
+        """The connection refused a server request (a question this client did not declare, a
+        request before the handshake, a duplicate id...): the server is told with an error
+        answer, the user with a warning, since a refused question may be why a tool fails."""
+        logger.warning(
+            "%s: refused the server's %s request: %s (%d)",
+            self.name,
+            request.method,
+            error.message,
+            error.code,
         )
 
     async def _on_notification(self, note: Notification) -> None:
