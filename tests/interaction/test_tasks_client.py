@@ -32,7 +32,7 @@ from mcpkit.client.tasks import DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL, MIN_PO
 from mcpkit.protocol.errors import InternalError, InvalidParams
 from mcpkit.server import Context, Server, ToolError
 from mcpkit.server.middleware import RequestView
-from mcpkit.server.tasks import TaskManager
+from mcpkit.server.tasks import InMemoryTaskStore, TaskManager
 
 FIXTURE: Final = Path(__file__).resolve().parents[1] / "server" / "fixtures" / "tasks_server.py"
 MODES: Final = ["2026-07-28", "legacy"]
@@ -220,7 +220,39 @@ async def test_2025_refuses_tools_that_do_not_run_as_tasks_before_sending() -> N
     async with client_for(plain_server.connect_in_memory(), "legacy") as client:
         with pytest.raises(TasksUnsupported, match=r"tasks\.requests\.tools\.call"):
             await client.call_tool_as_task("hello")
+        # no tasks capability at all: the connection refuses tasks/* before sending, and the
+        # user gets TasksUnsupported for it (not the connection's MissingServerCapability)
+        with pytest.raises(TasksUnsupported, match="tasks capability"):
+            await client.get_task("t-1")
+        with pytest.raises(TasksUnsupported, match="tasks capability"):
+            await client.list_tasks()
+        with pytest.raises(TasksUnsupported, match="tasks capability"):
+            await client.cancel_task("t-1")
     assert seen == []
+
+
+class _UnlistableStore(InMemoryTaskStore):
+    listable = False  # the server then declares no capabilities.tasks.list
+
+
+async def test_2025_a_tasks_request_the_capabilities_lack_is_tasks_unsupported() -> None:
+    """The server runs tasks but cannot list them: the connection refuses ``tasks/list`` before
+    sending (its capability gating), and the user gets the documented TasksUnsupported."""
+    server = Server("unlistable", tasks=TaskManager(_UnlistableStore()))
+    listed: list[str] = []
+
+    async def record(request: RequestView, call_next: Any) -> dict[str, Any]:
+        listed.append(request.method)
+        result: dict[str, Any] = await call_next()
+        return result
+
+    server.add_middleware(record)
+
+    async with client_for(server.connect_in_memory(), "legacy") as client:
+        assert "list" not in client.server_capabilities["tasks"]
+        with pytest.raises(TasksUnsupported, match=r"tasks\.list"):
+            await client.list_tasks()
+    assert "tasks/list" not in listed
 
 
 # -- real transports -----------------------------------------------------------------------------

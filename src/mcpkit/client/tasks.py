@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, cast
 
@@ -32,7 +32,7 @@ from mcpkit.client._channel import DEFAULT, TimeoutArg
 from mcpkit.client._typed import decode_tool_result
 from mcpkit.client.errors import ClientError, ServerMisbehaved, UnknownTool, UnsupportedInEra
 from mcpkit.client.tools import ToolMethods
-from mcpkit.protocol.errors import JSONRPCError
+from mcpkit.protocol.errors import JSONRPCError, MissingServerCapability
 from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import ErrorObject, JSONObject, Notification
 from mcpkit.types.tasks_ext import TASKS_EXTENSION_ID
@@ -261,7 +261,8 @@ class TaskMethods(ToolMethods):
             await self._request("tasks/cancel", {"taskId": task_id, "_meta": self._task_meta()})
             return await self.get_task(task_id)
         self._require_core_tasks()
-        result = await self._request("tasks/cancel", {"taskId": task_id})
+        with self._core_tasks_gated():
+            result = await self._request("tasks/cancel", {"taskId": task_id})
         return TaskInfo.from_wire(result, "tasks/cancel")
 
     async def list_tasks(self) -> list[TaskInfo]:
@@ -274,7 +275,8 @@ class TaskMethods(ToolMethods):
                 "tasks/list does not exist in the 2026 Tasks extension; keep the task ids"
             )
         self._require_core_tasks()
-        raw = await self._collect("tasks/list", "tasks")
+        with self._core_tasks_gated():
+            raw = await self._collect("tasks/list", "tasks")
         return [TaskInfo.from_wire(entry, "tasks/list") for entry in raw]
 
     # -- internals -----------------------------------------------------------------------------
@@ -286,19 +288,22 @@ class TaskMethods(ToolMethods):
         return {_CAPS_KEY: caps}
 
     def _require_core_tasks(self, name: str | None = None, tool: JSONObject | None = None) -> None:
+        """What the connection cannot know: the revision has core tasks, and (for a call, by
+        ``name``) the server runs tool calls as tasks and lists this tool as able to. The plain
+        ``tasks`` capability of ``tasks/*`` requests is the connection's check
+        (:meth:`_core_tasks_gated` words its refusal)."""
         negotiated = self.negotiated
-        if negotiated.protocol_version != CORE_TASKS_VERSION:
+        version = negotiated.protocol_version
+        if version != CORE_TASKS_VERSION:
             raise TasksUnsupported(
-                f"{self.name} speaks {negotiated.protocol_version}, which has no tasks "
+                f"{self.name} speaks {version}, which has no tasks "
                 f"(core tasks are {CORE_TASKS_VERSION}; 2026-07-28 has the Tasks extension)"
             )
+        if name is None:
+            return
         tasks = negotiated.capabilities.get("tasks")
         requests = tasks.get("requests") if isinstance(tasks, dict) else None
         tools = requests.get("tools") if isinstance(requests, dict) else None
-        if name is None:
-            if not isinstance(tasks, dict):
-                raise TasksUnsupported(f"{self.name} does not declare the tasks capability")
-            return
         if not isinstance(tools, dict) or "call" not in tools:
             raise TasksUnsupported(
                 f"{self.name} does not run tool calls as tasks "
@@ -312,12 +317,25 @@ class TaskMethods(ToolMethods):
                 f"{support or 'absent'}): call it with call_tool"
             )
 
+    @contextlib.contextmanager
+    def _core_tasks_gated(self) -> Iterator[None]:
+        """The connection refuses a 2025-11-25 ``tasks/*`` request the server's ``tasks``
+        capability does not allow (before sending it): to the user that is
+        :class:`TasksUnsupported`, as documented."""
+        try:
+            yield
+        except MissingServerCapability as exc:
+            raise TasksUnsupported(
+                f"{self.name} does not declare the tasks capability it needs: {exc}"
+            ) from exc
+
     async def _poll_task(self, task_id: str) -> tuple[TaskInfo, JSONObject]:
         if self.era == "modern":
             raw = await self._request("tasks/get", {"taskId": task_id, "_meta": self._task_meta()})
         else:
             self._require_core_tasks()
-            raw = await self._request("tasks/get", {"taskId": task_id})
+            with self._core_tasks_gated():
+                raw = await self._request("tasks/get", {"taskId": task_id})
         return TaskInfo.from_wire(raw, "tasks/get"), raw
 
     def _tool_result(self, name: str, tool: JSONObject | None, raw: JSONObject) -> CallToolResult:
@@ -413,7 +431,8 @@ class TaskMethods(ToolMethods):
             raise TaskCancelled(info.task_id, info.status_message)
         # Terminal: the result (or error) is there. input_required: tasks/result blocks
         # while the server's questions arrive as requests, answered by the session.
-        raw = await self._request("tasks/result", {"taskId": info.task_id}, timeout=None)
+        with self._core_tasks_gated():
+            raw = await self._request("tasks/result", {"taskId": info.task_id}, timeout=None)
         with contextlib.suppress(JSONRPCError):
             handle.info, _ = await self._poll_task(info.task_id)
         raw = {k: v for k, v in raw.items() if k != "_meta"} | _own_meta(raw)
