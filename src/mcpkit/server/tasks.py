@@ -102,6 +102,7 @@ __all__ = [
     "TASK_METHODS",
     "TERMINAL_STATUSES",
     "InMemoryTaskStore",
+    "TaskHost",
     "TaskLimitReached",
     "TaskManager",
     "TaskRecord",
