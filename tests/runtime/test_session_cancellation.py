@@ -86,6 +86,19 @@ async def test_the_peers_cancel_stops_the_handler_and_no_response_is_sent() -> N
         assert await peer.call(2, "test/quick") == Response(2, {"quick": 2})
 
 
+async def test_a_cancel_read_with_its_request_frees_the_id() -> None:
+    """Request and cancel are read in one go, so the handler's task is cancelled before its
+    first step and its coroutine never runs: nothing is answered, and the id is free again."""
+    recorder = Recorder()
+    async with session_with_raw_peer(request_handler=recorder) as (session, peer):
+        await peer.request(1, "test/quick")
+        await peer.notify(CANCELLED, {"requestId": 1})
+        assert await peer.call(2, "test/quick") == Response(2, {"quick": 2})
+        assert await peer.call(1, "test/quick") == Response(1, {"quick": 1})
+        assert len(session.connection.inbound) == 0
+    assert recorder.ran == [2, 1]
+
+
 async def test_a_handler_that_swallows_the_cancel_still_sends_no_response() -> None:
     started = asyncio.Event()
 

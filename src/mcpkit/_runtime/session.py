@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
@@ -415,9 +416,10 @@ class Session:
         if answers.complete:
             self._send_batch_soon(answers.answers)
             return
+        assert self._tasks is not None
         for ctx in served:
             ctx._batch = answers
-            ctx._task = self._spawn(self._serve(ctx, ctx._entry))  # type: ignore[arg-type]
+            ctx._task = self._tasks.start(self._serve(ctx, ctx._entry))  # type: ignore[arg-type]
 
     def _send_batch_soon(self, answers: list[Response | ErrorResponse]) -> None:
         if answers:
@@ -497,8 +499,23 @@ class Session:
         """The peer cancelled a request we serve: stop its handler; no answer is due."""
         ctx = event.entry.value
         ctx.cancel_reason = event.reason
-        if ctx._task is not None:
-            ctx._task.cancel()
+        task = ctx._task
+        if task is not None and task.cancel():
+            task.add_done_callback(functools.partial(self._cancelled_request_ended, ctx))
+
+    def _cancelled_request_ended(self, ctx: RequestContext, task: asyncio.Task[None]) -> None:
+        """A cancelled request's task ended. If it was cancelled before its first step, its
+        coroutine never ran (``_serve``'s ``finally`` with it): do what that would have done,
+        so the id is free again and the batch it belongs to is still answered. Its entry still
+        in the table, and no other, is what tells."""
+        request_id = ctx.request.id
+        if ctx._entry is None or self.connection.inbound.get(request_id) is not ctx._entry:
+            return  # the handler ran and cleaned up after itself
+        if ctx._batch is not None and not self._closing:
+            self._answer_in_batch(ctx._batch, ctx, None)
+        self.connection.request_done(request_id)
+        if self._tasks is not None:
+            self._tasks.forget(task)
 
     def _progressed(self, pending: PendingRequest, update: ProgressUpdate) -> None:
         if self._loop is not None:
@@ -519,7 +536,10 @@ class Session:
         if type(ctx) is ErrorResponse:
             self._spawn(self._send_quietly(ctx, request.method))
             return
-        ctx._task = self._spawn(self._serve(ctx, ctx._entry))  # type: ignore[union-attr, arg-type]
+        assert self._tasks is not None
+        # started, not spawned: _serve forgets its own task, so that a request answered within
+        # one step costs no extra loop iteration for a done callback
+        ctx._task = self._tasks.start(self._serve(ctx, ctx._entry))  # type: ignore[union-attr, arg-type]
 
     def _admit_request(self, request: Request) -> RequestContext | ErrorResponse:
         """Let the connection judge a request: its context to serve it, or the error to answer
@@ -551,8 +571,11 @@ class Session:
             # cancelled by the peer (no response is due) or by closing the session
             if ctx._batch is not None and not self._closing:
                 self._answer_in_batch(ctx._batch, ctx, None)
+        except Exception:  # a bug: handler failures are answered in _run_handler
+            logger.exception("%s: serving %s failed", self.name, request.method)
         finally:
             self.connection.request_done(request.id)
+            self._tasks.forget(ctx._task)  # type: ignore[union-attr]  # started by _tasks.start
 
     def _answer_in_batch(
         self, batch: BatchAnswers, ctx: RequestContext, response: Response | ErrorResponse | None
