@@ -18,6 +18,7 @@ from mcpkit.protocol.shape import (
     shape_result,
 )
 from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
+from mcpkit.types.versions import ALL_VERSIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 ICON = {"src": "https://example.com/i.png"}
@@ -158,6 +159,52 @@ def test_structured_content_and_content_conversion() -> None:
     assert "_meta" not in mid["content"][1]  # content _meta arrived in 2025-06-18
     new = shape_result("2025-06-18", "tools/call", result)
     assert new == result
+
+
+TEXT = {"type": "text", "text": "hi"}
+CALL_RESULTS: list[dict[str, Any]] = [
+    {"content": [TEXT]},
+    {"content": [TEXT, {"type": "text", "text": ""}], "isError": True},
+    {"content": []},
+    {"content": [TEXT], "structuredContent": {"a": 1}},
+    {"content": [TEXT], "_meta": {"k": 1}, "resultType": "complete"},
+    {"content": [{"type": "text", "text": "hi", "annotations": {"priority": 1}}]},
+    {"content": [{"type": "text", "text": "x", "annotations": {"lastModified": "t"}}]},
+    {"content": [{"type": "text", "text": "x", "_meta": {}}]},
+    {"content": [{"type": "audio", "data": "", "mimeType": "audio/wav"}]},
+    {"content": [{"type": "resource_link", "uri": "file:///a", "name": "a"}]},
+    {"content": [{"type": "text", "data": "x"}]},
+    {"content": [TEXT, "not a block"]},
+    {"content": "not a list"},
+    {"content": [TEXT], "extra": 1},
+    {"content": [TEXT], "task": {"taskId": "t"}},
+    {"content": [TEXT], "resultType": "input_required", "inputRequests": {}},
+    {"isError": False},
+]
+
+
+@pytest.mark.parametrize("revision", ALL_VERSIONS)
+def test_the_plain_tool_result_shortcut_agrees_with_the_full_walk(revision: str) -> None:
+    """A plain ``tools/call`` result skips the walk (shape._plain_call_result): whatever the
+    shortcut passes, the full walk returns unchanged too, and what it does not pass is walked."""
+    from mcpkit.protocol.shape import _plain_call_result, _revision
+
+    compiled = _revision(revision)
+    assert compiled is not None and compiled.plain_call_keys is not None
+    walk = compiled.results["tools/call"]
+    passed = 0
+    for result in CALL_RESULTS:
+        before = copy.deepcopy(result)
+        expected = walk(copy.deepcopy(result))
+        shaped = shape_result(revision, "tools/call", result)
+        assert result == before
+        if "resultType" not in result and "task" not in result:
+            assert shaped == expected
+        if _plain_call_result(result, compiled.plain_call_keys):
+            passed += 1
+            assert walk(result) is result
+            assert shaped is result
+    assert passed >= 3
 
 
 def test_content_conversion_rules() -> None:

@@ -141,6 +141,9 @@ def _shape_result(
     ):
         shaper = compiled.special["CreateTaskResult"]
     else:
+        plain = compiled.plain_call_keys
+        if plain is not None and method == "tools/call" and _plain_call_result(result, plain):
+            return result  # the common answer, which no revision changes: no walk
         shaper = compiled.results.get(method)
     if shaper is None:
         return result
@@ -274,10 +277,49 @@ def _map(values: Shaper) -> Shaper:
     return shape_map
 
 
+def _plain_call_result(result: dict[str, Any], keys: frozenset[str]) -> bool:
+    """A ``tools/call`` result of top-level ``keys`` only, whose content blocks are all bare
+    text blocks (``type`` and ``text``): what most tools return. See :func:`_plain_call_keys`."""
+    if not keys.issuperset(result):
+        return False
+    content = result.get("content")
+    if type(content) is not list:
+        return False
+    for block in content:
+        if type(block) is not dict or len(block) != 2 or block.get("type") != "text":
+            return False
+        if "text" not in block:
+            return False
+    return True
+
+
+def _plain_call_keys(table: dict[str, Any], shaper: Shaper | None) -> frozenset[str] | None:
+    """The top-level keys a ``tools/call`` result may have and still need no shaping in this
+    revision, when its content blocks are bare text blocks; ``None``: no such shortcut.
+
+    Read from the revision's table: its ``CallToolResult`` must list its keys and shape only
+    ``content`` (so every other key's value is passed as is), and the compiled shaper must
+    return a bare text block in ``content`` unchanged (a text value is never shaped: shapers
+    change only objects and arrays). The test suite checks the shortcut against the full walk
+    for every revision (tests/protocol/test_shape.py).
+    """
+    node = table["results"].get("tools/call")
+    if type(node) is str:
+        node = table["defs"].get(node)
+    if shaper is None or not node or node[0] != "o" or node[1] is None:
+        return None
+    if set(node[2]) != {"content"}:
+        return None
+    sample = {"content": [{"type": "text", "text": "x"}]}
+    if shaper(sample) is not sample:
+        return None
+    return frozenset(node[1])
+
+
 class _Revision:
     """The compiled shapers of one revision, built on first use."""
 
-    __slots__ = ("params", "results", "special")
+    __slots__ = ("params", "plain_call_keys", "results", "special")
 
     def __init__(self, revision: str, table: dict[str, Any]) -> None:
         compiler = _Compiler(revision, table["defs"])
@@ -292,6 +334,7 @@ class _Revision:
             if node is not None
         }
         self.special = {name: compiler.compile(node) for name, node in table["special"].items()}
+        self.plain_call_keys = _plain_call_keys(table, self.results.get("tools/call"))
 
 
 _compiled: dict[str, _Revision] = {}
