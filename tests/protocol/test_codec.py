@@ -271,3 +271,54 @@ def test_message_from_obj_classifies_parsed_values() -> None:
     assert message_from_obj({"jsonrpc": "2.0", "method": "m"}) == Notification("m")
     with pytest.raises(MessageDecodeError):
         message_from_obj("x")
+
+
+class _Id(int):
+    """An int subclass (not what JSON decodes to): the exact-type shortcut must leave it alone."""
+
+
+SHAPES: list[object] = [
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}},
+    {"jsonrpc": "2.0", "id": "a", "method": "ping"},
+    {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": None},
+    {"jsonrpc": "2.0", "id": 1, "method": "notifications/progress"},
+    {"jsonrpc": "2.0", "id": None, "method": "ping"},
+    {"jsonrpc": "2.0", "id": True, "method": "ping"},
+    {"jsonrpc": "2.0", "id": 1.0, "method": "ping"},
+    {"jsonrpc": "2.0", "id": _Id(3), "method": "ping"},
+    {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": []},
+    {"jsonrpc": "2.0", "id": 1, "method": None},
+    {"jsonrpc": "2.0", "id": 1, "method": 5},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "method": "notifications/x", "params": {"a": 1}},
+    {"jsonrpc": "2.0", "id": 1, "result": {}},
+    {"jsonrpc": "2.0", "id": "r", "result": {"a": [1]}},
+    {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "m"}},
+    {"jsonrpc": "2.0", "id": 1, "result": {}, "method": None},
+    {"jsonrpc": "2.0", "id": 1, "result": []},
+    {"jsonrpc": "2.0", "id": None, "result": {}},
+    {"jsonrpc": "2.0", "result": {}},
+    {"jsonrpc": "2.0", "id": True, "result": {}},
+    {"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "m"}},
+    {"jsonrpc": "2.0", "id": 1},
+    {"jsonrpc": "1.0", "id": 1, "method": "ping"},
+    {"id": 1, "method": "ping"},
+    [{"jsonrpc": "2.0", "id": 1, "method": "ping"}],
+    "text",
+]
+
+
+@pytest.mark.parametrize("obj", SHAPES)
+def test_the_fast_path_classifies_as_the_full_rules_do(obj: object) -> None:
+    """``message_from_obj`` takes well-formed messages by exact type before the full rules
+    (``_classify``); both must agree on every input, errors included."""
+    from mcpkit.protocol.codec import _classify
+
+    def outcome(classify: object) -> object:
+        try:
+            message = classify(obj)  # type: ignore[operator]
+        except MessageDecodeError as exc:
+            return ("error", exc.error.code, exc.error.message, exc.request_id, exc.answerable)
+        return (type(message), message)
+
+    assert outcome(message_from_obj) == outcome(_classify)

@@ -147,3 +147,26 @@ def test_10_mb_line_within_the_default_bound_is_delivered_intact() -> None:
         assert framer.buffered <= len(payload)
     assert len(out) == 1 and out[0] == payload
     assert framer.buffered == 0
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        b'{"a":1}\n',
+        b"\n",
+        b"  \n",
+        b"\r\n",
+        b'{"a":1}\r\n',
+        b"x\r\r\n",
+        b"12345678\n",
+        b"123456789\n",
+    ],
+)
+def test_a_chunk_of_one_line_is_framed_as_when_split(chunk: bytes) -> None:
+    """A chunk holding exactly one line takes a shortcut; it must frame as the general path
+    does (the same chunk fed in two pieces), at and over the bound too."""
+    whole, split = LineFramer(8), LineFramer(8)
+    one = whole.feed(chunk)
+    two = split.feed(chunk[:1]) + split.feed(chunk[1:])
+    assert one == two
+    assert whole.feed(b"ok\n") == split.feed(b"ok\n") == [b"ok"]

@@ -65,6 +65,28 @@ def decode_message(data: bytes | str) -> Message:
 
 def message_from_obj(obj: Any) -> Message:
     """Classify an already-parsed JSON value as a message (see :func:`decode_message`)."""
+    # The hot path: a well-formed request, notification or result, checked by exact type. What
+    # it does not take is judged by _classify, which words every error (and takes subclasses).
+    if type(obj) is dict and obj.get("jsonrpc") == "2.0":
+        raw_id: Any = obj.get("id")
+        id_type = type(raw_id)
+        method = obj.get("method")
+        if type(method) is str:
+            params = obj.get("params")
+            if params is None or type(params) is dict:
+                if id_type is int or id_type is str:
+                    if not method.startswith("notifications/"):
+                        return Request(raw_id, method, params)
+                elif raw_id is None and "id" not in obj:
+                    return Notification(method, params)
+        elif method is None and (id_type is int or id_type is str) and "method" not in obj:
+            result = obj.get("result")
+            if type(result) is dict and "error" not in obj:
+                return Response(raw_id, result)
+    return _classify(obj)
+
+
+def _classify(obj: Any) -> Message:
     if isinstance(obj, list):
         # Decoded member by member: a 2025-03-26 connection serves them (see protocol.batch).
         raise MessageDecodeError(

@@ -94,10 +94,16 @@ class LineFramer:
 
     def feed(self, data: bytes) -> list[bytes | FrameTooLarge]:
         """Add ``data`` and return every line it completed, in order."""
+        end = len(data)
+        if end and not self._buf and not self._discarding and data.find(b"\n") == end - 1:
+            # The usual chunk: exactly one whole line (a message and its newline).
+            size = end - 1
+            if size <= self.max_line_bytes:
+                line = data[: size - 1] if size and data[size - 1] == _CR else data[:size]
+                return [line] if line and not line.isspace() else []
         out: list[bytes | FrameTooLarge] = []
         limit = self.max_line_bytes
         start = 0
-        end = len(data)
         while start < end:
             nl = data.find(b"\n", start)
             if self._discarding:
