@@ -40,7 +40,7 @@ from mcpkit._runtime.context import (
 )
 from mcpkit._runtime.pending import PendingRequest
 from mcpkit._runtime.stream import MessageStream
-from mcpkit._runtime.tasks import TaskSet
+from mcpkit._runtime.tasks import Slots, TaskSet
 from mcpkit.protocol.batch import BatchAnswers
 from mcpkit.protocol.connection import (
     CancelReceived,
@@ -139,7 +139,7 @@ class Session:
         self._inline_notifications = notification_handler is not None and not (
             inspect.iscoroutinefunction(notification_handler)
         )
-        self._limit = asyncio.Semaphore(max_concurrent_requests)
+        self._slots = Slots(max_concurrent_requests)
         self._default_timeout = default_timeout
         self._on_refused = on_refused
         self.name = name
@@ -559,9 +559,14 @@ class Session:
 
     async def _serve(self, ctx: RequestContext, entry: InboundRequest[RequestContext]) -> None:
         request = ctx.request
+        slots = self._slots
         try:
-            async with self._limit:
+            if not slots.take():
+                await slots.wait()
+            try:
                 response = await self._run_handler(ctx, entry)
+            finally:
+                slots.give()
             batch = ctx._batch
             if batch is not None:
                 self._answer_in_batch(batch, ctx, response)
