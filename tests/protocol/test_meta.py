@@ -186,3 +186,53 @@ def test_log_allowed_differs_per_era_only_without_a_threshold() -> None:
     for era in ("legacy", "modern"):
         assert log_allowed("error", "warning", era)  # type: ignore[arg-type]
         assert not log_allowed("info", "warning", era)  # type: ignore[arg-type]
+
+
+class _Dict(dict[str, Any]):
+    """A dict subclass (not what JSON decodes to): the exact-type shortcut leaves it alone."""
+
+
+INFO = {"name": "c", "version": "1"}
+V, CAPS = PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY
+META_SHAPES: list[Any] = [
+    {"_meta": {V: "2026-07-28", CAPS: {}}},
+    {"_meta": {V: "2026-07-28", CAPS: {"x": {}}, CLIENT_INFO_KEY: INFO, "ext/k": 1}},
+    {"_meta": {V: "2026-07-28", CAPS: {}, CLIENT_INFO_KEY: None}},
+    {"_meta": {V: "2026-07-28", CAPS: {}, CLIENT_INFO_KEY: {"name": "c"}}},
+    {"_meta": {V: "2026-07-28", CAPS: {}, CLIENT_INFO_KEY: {"name": 1, "version": "1"}}},
+    {"_meta": {V: "2026-07-28", CAPS: {}, CLIENT_INFO_KEY: _Dict(INFO)}},
+    {"_meta": {V: "2026-07-28", CAPS: {}, CLIENT_INFO_KEY: []}},
+    {"_meta": {V: "2026-07-28", CAPS: {}, LOG_LEVEL_KEY: "info", "traceparent": "t"}},
+    {"_meta": {V: "2026-07-28", CAPS: {}, LOG_LEVEL_KEY: "loud"}},
+    {"_meta": {V: "2026-07-28", CAPS: {}, "progressToken": 3, "baggage": 1}},
+    {"_meta": {V: "2026-07-28", CAPS: {}, "progressToken": True}},
+    {"_meta": {V: "2026-07-28", CAPS: _Dict()}},
+    {"_meta": {V: "2026-07-28", CAPS: []}},
+    {"_meta": {V: "2026-07-28"}},
+    {"_meta": {V: 20260728, CAPS: {}}},
+    {"_meta": {V: None, CAPS: {}}},
+    {"_meta": {CAPS: {}}},
+    {"_meta": _Dict({V: "2026-07-28", CAPS: {}})},
+    {"_meta": []},
+    {"_meta": None},
+    {},
+    _Dict({"_meta": {V: "2026-07-28", CAPS: {}}}),
+    None,
+    [],
+]
+
+
+@pytest.mark.parametrize("raw", META_SHAPES)
+def test_the_fast_path_parses_as_the_full_checks_do(raw: Any) -> None:
+    """``parse_request_meta`` takes the usual ``_meta`` by exact type before the full checks
+    (``_parse_request_meta``); both must agree on every input, errors included."""
+    from mcpkit.protocol.meta import _parse_request_meta
+
+    def outcome(parse: Any) -> Any:
+        try:
+            meta = parse(raw)
+        except InvalidParams as exc:
+            return ("error", exc.message)
+        return (meta, meta.raw)
+
+    assert outcome(parse_request_meta) == outcome(_parse_request_meta)

@@ -82,7 +82,14 @@ from mcpkit.types.jsonrpc import (
     RequestId,
     Response,
 )
-from mcpkit.types.versions import LEGACY_VERSIONS, Era, era_of, is_legacy, is_modern
+from mcpkit.types.versions import (
+    LEGACY_VERSIONS,
+    MODERN_VERSIONS,
+    Era,
+    era_of,
+    is_legacy,
+    is_modern,
+)
 
 __all__ = [
     "CancelReceived",
@@ -462,8 +469,11 @@ class ServerConnection(Connection[O, I]):
 
     def receive_request(self, request: Request, value: I) -> InboundRequest[I]:
         # The hot path: once operating, the lifecycle has nothing to say about a request but a
-        # second initialize, so only that (and every request before) goes through it.
-        if self.lifecycle.state is not ServerState.OPERATING or request.method == "initialize":
+        # second initialize, so only that (and every request before) goes through it; and a
+        # 2026 request (a stdio connection that never saw initialize) only needs it open.
+        if (
+            self.lifecycle.state is not ServerState.OPERATING or request.method == "initialize"
+        ) and (self.closed or not is_modern_request(request.params)):
             self._admit(request)
         return self.inbound.add(request.id, request.method, value)
 
@@ -475,8 +485,12 @@ class ServerConnection(Connection[O, I]):
     def send(
         self, message: Message, protocol_version: str | None = None, method: str | None = None
     ) -> Message:
-        version = protocol_version or self.lifecycle.protocol_version
-        if self.lifecycle.state is not ServerState.OPERATING:  # operating: everything may go
+        lifecycle = self.lifecycle
+        version = protocol_version or lifecycle.protocol_version
+        # operating: everything may go; an answer to a 2026 request has no lifecycle either
+        if lifecycle.state is not ServerState.OPERATING and (
+            self.closed or version not in MODERN_VERSIONS
+        ):
             self._check_send(message, version)
         return prepare_outbound(message, version, method)
 

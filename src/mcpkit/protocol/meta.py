@@ -115,12 +115,41 @@ def _missing(key: str) -> InvalidParams:
     )
 
 
+_OPTIONAL_KEYS: Final = frozenset({LOG_LEVEL_KEY, PROGRESS_TOKEN_KEY, *TRACE_KEYS})
+
+
 def parse_request_meta(params: Any) -> RequestMeta:
     """Validate ``params._meta`` of a modern request; raises -32602 naming the bad key.
 
     The version is only checked for type here; whether the server supports it is
     :func:`~mcpkit.protocol.versions.check_modern_version`'s job (-32022).
     """
+    # The hot path: the usual _meta (version, capabilities, client info, none of the optional
+    # keys), checked by exact type. Anything else goes through the full checks below, which
+    # word every error; both give the same RequestMeta (tests/protocol/test_meta.py).
+    if type(params) is dict:
+        meta = params.get("_meta")
+        if type(meta) is dict and _OPTIONAL_KEYS.isdisjoint(meta):
+            version = meta.get(PROTOCOL_VERSION_KEY)
+            capabilities = meta.get(CLIENT_CAPABILITIES_KEY)
+            info = meta.get(CLIENT_INFO_KEY)
+            if (
+                type(version) is str
+                and type(capabilities) is dict
+                and (
+                    info is None
+                    or (
+                        type(info) is dict
+                        and type(info.get("name")) is str
+                        and type(info.get("version")) is str
+                    )
+                )
+            ):
+                return RequestMeta(version, capabilities, info, None, None, None, None, None, meta)
+    return _parse_request_meta(params)
+
+
+def _parse_request_meta(params: Any) -> RequestMeta:
     if params is None:
         params = {}
     if not isinstance(params, dict):

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from mcpkit.protocol._shape_tables import TABLES
-from mcpkit.protocol.observe import notify_outbound
+from mcpkit.protocol.observe import _observers, notify_outbound
 from mcpkit.types.jsonrpc import ErrorResponse, Message, Notification, Request, Response
 from mcpkit.types.versions import ALL_VERSIONS
 
@@ -110,7 +110,8 @@ def prepare_outbound(message: Message, protocol_version: str | None, method: str
         protocol_version = named if isinstance(named, str) else None
     if protocol_version is not None:
         message = shape_for(protocol_version, message, method)
-    notify_outbound(message, protocol_version, method)
+    if _observers:  # (notify_outbound's own check, without the call when nobody observes)
+        notify_outbound(message, protocol_version, method)
     return message
 
 

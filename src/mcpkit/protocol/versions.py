@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from mcpkit.protocol.errors import RemoteProtocolError, UnsupportedProtocolVersion, UsageError
 from mcpkit.types.versions import (
+    MODERN_VERSIONS,
     Era,
     era_of,
     is_legacy,
@@ -70,7 +71,7 @@ def check_modern_version(requested: object, supported: Sequence[str]) -> None:
     too, so a dual-era client learns it may fall back). A legacy version is not acceptable here:
     those need an ``initialize`` handshake, not per-request metadata.
     """
-    if isinstance(requested, str) and is_modern(requested) and requested in supported:
+    if requested in MODERN_VERSIONS and requested in supported:  # only strings are in there
         return
     raise unsupported_version_error(requested, supported)
 

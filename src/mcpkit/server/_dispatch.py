@@ -209,7 +209,10 @@ class Dispatcher:
             outbound=outbound,
             auth=auth,
         )
-        if request.method in MRTR_METHODS:
+        params = request.params or {}  # (a dict: its _meta named the version)
+        if request.method in MRTR_METHODS and (
+            params.get("inputResponses") is not None or params.get("requestState") is not None
+        ):  # (a first round, the usual request, has neither: nothing to load)
             self._load_mrtr(info)
         return info
 
