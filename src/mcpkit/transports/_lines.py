@@ -91,7 +91,11 @@ class ByteSource(Protocol):
 
 
 class ByteSink(Protocol):
-    """Where lines go (``asyncio.StreamWriter`` fits)."""
+    """Where lines go (``asyncio.StreamWriter`` fits).
+
+    A sink may also offer ``drain_needed() -> bool``, saying whether ``drain`` would raise or
+    wait; :class:`LineStream` then skips the ``drain`` coroutine when it would not.
+    """
 
     def write(self, data: bytes) -> None: ...
 
@@ -115,6 +119,9 @@ class LineStream:
     def __init__(self, source: ByteSource, sink: ByteSink, *, max_message_bytes: int) -> None:
         self._source = source
         self._sink = sink
+        self._drain_needed: Callable[[], bool] | None = getattr(sink, "drain_needed", None)
+        """A sink that can say whether ``drain`` would wait (the pipe sinks) spares a coroutine
+        per message when it would not."""
         self._framer = LineFramer(max_message_bytes)
         self._lines: deque[bytes | FrameTooLarge] = deque()
         self._receive_lock = asyncio.Lock()
@@ -142,7 +149,23 @@ class LineStream:
         """
         if self._closed:
             raise ConnectionClosed(f"{self} is closed")
-        await self._write_line(encode_message(message))
+        data = encode_message(message)
+        sink = self._sink
+        if len(data) > SINGLE_WRITE_MAX_BYTES or self._write_lock.locked() or sink.is_closing():
+            await self._write_line(data)  # large, queued behind a large one, or the peer is gone
+            return
+        # The usual message, as _write_line writes it, without its coroutine (nor drain's when
+        # the sink says there is nothing to wait for): this runs once per answer.
+        try:
+            sink.write(data + _NEWLINE)
+            if self._drain_needed is None or self._drain_needed():
+                await sink.drain()
+        except (ConnectionError, OSError) as exc:
+            if self._closed:
+                raise ConnectionClosed(f"{self} is closed") from None
+            raise ConnectionBroken(await self._broken_reason()) from exc
+        if sink.is_closing() and not self._closed:
+            raise ConnectionBroken(await self._broken_reason())  # see _write_line
 
     async def send_batch(self, messages: Sequence[Message]) -> None:
         """Write ``messages`` as one JSON array on one line: the answer to a JSON-RPC batch

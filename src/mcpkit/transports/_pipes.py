@@ -83,6 +83,10 @@ class PipeSink(asyncio.Protocol):
         assert self._transport is not None
         self._transport.write(data)
 
+    def drain_needed(self) -> bool:
+        """Whether :meth:`drain` has anything to do (raise, or wait while paused)."""
+        return self._paused or self._lost is not None
+
     async def drain(self) -> None:
         if self._lost is not None:
             raise BrokenPipeError("the pipe was closed") from self._lost
@@ -147,6 +151,9 @@ class FileSink:
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
+
+    def drain_needed(self) -> bool:
+        return False
 
     async def drain(self) -> None:
         return None
