@@ -558,25 +558,56 @@ class Session:
         return ctx
 
     async def _serve(self, ctx: RequestContext, entry: InboundRequest[RequestContext]) -> None:
+        """Run the handler of one peer request in a slot and send its answer.
+
+        One coroutine on purpose: this is every request's path, and each coroutine layer is
+        a frame, a generator and a hop on every resumption of the handler.
+        """
         request = ctx.request
         slots = self._slots
         try:
             if not slots.take():
                 await slots.wait()
+            response: Response | ErrorResponse | None
             try:
-                response = await self._run_handler(ctx, entry)
+                result = await self._request_handler(ctx)  # type: ignore[misc]
+            except JSONRPCError as exc:
+                response = ErrorResponse(request.id, exc.to_error_object())
+            except asyncio.CancelledError:
+                if not entry.cancelled:
+                    raise  # the session is closing: say nothing
+                response = None  # the peer cancelled: it expects no response
+            except Exception:
+                response = None
+                if not entry.cancelled:
+                    logger.exception("%s: handler for %s failed", self.name, request.method)
+                    response = _internal_error(
+                        request, f"Internal error while handling {request.method}"
+                    )
+            else:
+                response = Response(request.id, result)
             finally:
                 slots.give()
+            if entry.cancelled:
+                response = None
             batch = ctx._batch
             if batch is not None:
                 self._answer_in_batch(batch, ctx, response)
             elif response is not None:
-                await self._send_response(response, ctx)
+                method = request.method
+                try:
+                    await self._send(
+                        response, ctx.protocol_version or self.protocol_version, method
+                    )
+                except MCPError as exc:
+                    logger.debug("%s: could not answer %s: %s", self.name, method, exc)
+                except Exception:  # the answer could not be encoded: say so, do not go silent
+                    await self._answer_unsendable(response, ctx)
         except asyncio.CancelledError:
             # cancelled by the peer (no response is due) or by closing the session
             if ctx._batch is not None and not self._closing:
                 self._answer_in_batch(ctx._batch, ctx, None)
-        except Exception:  # a bug: handler failures are answered in _run_handler
+        except Exception:  # a bug: the handler's own failures are answered above
             logger.exception("%s: serving %s failed", self.name, request.method)
         finally:
             self.connection.request_done(request.id)
@@ -589,40 +620,16 @@ class Session:
         if complete is not None:
             self._send_batch_soon(complete)
 
-    async def _run_handler(
-        self, ctx: RequestContext, entry: InboundRequest[RequestContext]
-    ) -> Response | ErrorResponse | None:
-        request = ctx.request
-        try:
-            result = await self._request_handler(ctx)  # type: ignore[misc]
-        except JSONRPCError as exc:
-            response: Response | ErrorResponse = ErrorResponse(request.id, exc.to_error_object())
-        except asyncio.CancelledError:
-            if entry.cancelled:
-                return None  # the peer cancelled: it expects no response
-            raise  # the session is closing: say nothing
-        except Exception:
-            if entry.cancelled:
-                return None
-            logger.exception("%s: handler for %s failed", self.name, request.method)
-            response = _internal_error(request, f"Internal error while handling {request.method}")
-        else:
-            response = Response(request.id, result)
-        return None if entry.cancelled else response
-
-    async def _send_response(self, response: Response | ErrorResponse, ctx: RequestContext) -> None:
+    async def _answer_unsendable(
+        self, response: Response | ErrorResponse, ctx: RequestContext
+    ) -> None:
         method = ctx.request.method
-        try:
-            await self._send(response, ctx.protocol_version or self.protocol_version, method)
-        except MCPError as exc:
-            logger.debug("%s: could not answer %s: %s", self.name, method, exc)
-        except Exception:  # the answer could not be encoded: say so instead of going silent
-            logger.exception("%s: the response to %s could not be sent", self.name, method)
-            what = "result" if type(response) is Response else "error"
-            error = _internal_error(
-                ctx.request, f"Internal error: the {what} of {method} could not be encoded"
-            )
-            await self._send_quietly(error, method, ctx.protocol_version)
+        logger.exception("%s: the response to %s could not be sent", self.name, method)
+        what = "result" if type(response) is Response else "error"
+        error = _internal_error(
+            ctx.request, f"Internal error: the {what} of {method} could not be encoded"
+        )
+        await self._send_quietly(error, method, ctx.protocol_version)
 
     async def _run_notification_handler(self, note: Notification) -> None:
         try:

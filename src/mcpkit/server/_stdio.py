@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from mcpkit._runtime.pending import PendingRequest
@@ -70,8 +71,9 @@ async def serve_stream(
     )
     connection = server.new_connection(lifecycle=engine.lifecycle)
 
-    async def on_request(ctx: RequestContext) -> JSONObject:
-        return await server.handle_request(ctx.request, ctx, connection=connection)
+    def on_request(ctx: RequestContext) -> Awaitable[JSONObject]:
+        # not a coroutine of its own: the session awaits the server's (one layer fewer)
+        return server.handle_request(ctx.request, ctx, connection=connection)
 
     def on_notification(note: Notification) -> None:  # inline: keeps the handshake ordered
         server.handle_notification(note.method, note.params, connection)
