@@ -401,8 +401,10 @@ class RegisteredTool:
                 return error_result(f"Invalid arguments: {problems}")
             values = dict(arguments or {})
         else:
+            signature = self._signature  # (built: _pending is None by now)
+            assert signature is not None
             try:
-                values = self.signature.validate_arguments(arguments or {})
+                values = signature.validate_arguments(arguments or {})
             except ArgumentError as exc:
                 return error_result(str(exc.message))
         if self._context_param is not None:
@@ -437,7 +439,9 @@ class RegisteredTool:
     def _to_result(self, value: Any) -> JSONObject:
         if isinstance(value, ToolResult):
             return value.to_wire()
-        if self.definition.get("outputSchema") is not None:
+        definition = self._definition  # (built: only call() gets here)
+        assert definition is not None
+        if definition.get("outputSchema") is not None:
             structured, text = self.signature.serialize_output(value)
             return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
         if value is None:

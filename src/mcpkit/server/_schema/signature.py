@@ -90,6 +90,7 @@ class ToolSignature:
     """
 
     __slots__ = (
+        "_all_required",
         "_enums",
         "_fields",
         "_fills",
@@ -139,6 +140,8 @@ class ToolSignature:
         self.description = description
         self._struct = struct
         self._fields = fields
+        self._all_required = all(len(field) == 2 for field in fields)
+        """Every field is a ``(name, type)`` pair: no default, so never ``UNSET``."""
         self._strict = strict
         self._pydantic_params = pydantic_params
         self._fills = fills
@@ -167,12 +170,12 @@ class ToolSignature:
             raise ArgumentError.from_msgspec(
                 str(exc), allowed=self.parameters, enums=self._enums
             ) from None
-        unset = msgspec.UNSET
-        kwargs = {
-            k: v
-            for k, v in zip(self.parameters, msgspec.structs.astuple(obj), strict=True)
-            if v is not unset
-        }
+        values = msgspec.structs.astuple(obj)
+        if self._all_required:  # no field can be UNSET: no filtering comprehension
+            kwargs = dict(zip(self.parameters, values, strict=True))
+        else:
+            unset = msgspec.UNSET
+            kwargs = {k: v for k, v in zip(self.parameters, values, strict=True) if v is not unset}
         for name, adapter in self._pydantic_params:
             if name in kwargs:
                 kwargs[name] = adapter.validate_argument(kwargs[name], name=name)
