@@ -125,11 +125,6 @@ class OutboundRequests(Generic[T]):
         return iter(list(self._entries.values()))
 
 
-def _key(request_id: RequestId) -> tuple[type, RequestId]:
-    # 1 and "1" are different JSON-RPC ids; keep them apart in one dict.
-    return (str, request_id) if isinstance(request_id, str) else (int, request_id)
-
-
 class InboundRequests(Generic[T]):
     """The peer's requests we are serving; see the module docstring."""
 
@@ -139,7 +134,8 @@ class InboundRequests(Generic[T]):
         if limit < 1:
             raise UsageError("limit must be at least 1")
         self.limit = limit
-        self._entries: dict[tuple[type, RequestId], InboundRequest[T]] = {}
+        self._entries: dict[RequestId, InboundRequest[T]] = {}
+        """Keyed by the id itself: 1 and "1" are different JSON-RPC ids, and different keys."""
 
     def add(self, request_id: RequestId, method: str, value: T) -> InboundRequest[T]:
         """Start tracking a request; raises the JSON-RPC error to answer it with if we cannot.
@@ -147,26 +143,25 @@ class InboundRequests(Generic[T]):
         A duplicate of an in-flight id gets -32600 (the two responses could not be told apart);
         a full table gets -32603 with a message saying to retry later.
         """
-        key = _key(request_id)
-        if key in self._entries:
+        entries = self._entries
+        if request_id in entries:
             raise InvalidRequest(
                 f"Invalid Request: a request with id {request_id!r} is still in flight; "
                 "use a new id for every request"
             )
-        if len(self._entries) >= self.limit:
+        if len(entries) >= self.limit:
             raise InternalError(
                 f"Too many requests in flight ({self.limit}); retry once some have completed"
             )
-        entry = InboundRequest(request_id, method, value)
-        self._entries[key] = entry
+        entry = entries[request_id] = InboundRequest(request_id, method, value)
         return entry
 
     def get(self, request_id: RequestId) -> InboundRequest[T] | None:
-        return self._entries.get(_key(request_id))
+        return self._entries.get(request_id)
 
     def remove(self, request_id: RequestId) -> InboundRequest[T] | None:
         """Stop tracking a request (its response was sent, or it was cancelled)."""
-        return self._entries.pop(_key(request_id), None)
+        return self._entries.pop(request_id, None)
 
     def clear(self) -> list[InboundRequest[T]]:
         """Remove and return everything (the connection is going away)."""
@@ -180,7 +175,7 @@ class InboundRequests(Generic[T]):
     def __contains__(self, request_id: object) -> bool:
         if isinstance(request_id, bool) or not isinstance(request_id, int | str):
             return False
-        return _key(request_id) in self._entries
+        return request_id in self._entries
 
     def __iter__(self) -> Iterator[InboundRequest[T]]:
         return iter(list(self._entries.values()))
