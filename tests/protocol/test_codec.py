@@ -322,3 +322,18 @@ def test_the_fast_path_classifies_as_the_full_rules_do(obj: object) -> None:
         return (type(message), message)
 
     assert outcome(message_from_obj) == outcome(_classify)
+
+
+def test_encode_message_writes_what_message_to_dict_says() -> None:
+    """A response is encoded without ``message_to_dict`` (the common case on a server); the
+    bytes must be exactly those of the general path."""
+    from mcpkit.types.jsonrpc import message_to_dict
+
+    for message in [
+        Response(1, {"content": [{"type": "text", "text": "é\\n"}]}),
+        Response("x", {}),
+        Request(2, "ping"),
+        Notification("notifications/progress", {"progressToken": 1, "progress": 1}),
+        ErrorResponse(None, ErrorObject(-32700, "Parse error")),
+    ]:
+        assert encode_message(message) == msgspec.json.encode(message_to_dict(message))

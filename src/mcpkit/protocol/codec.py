@@ -177,6 +177,8 @@ def _batch_member(obj: Any) -> Message | MessageDecodeError:
 
 def encode_message(message: Message) -> bytes:
     """Compact JSON for ``message`` with no newlines (safe for stdio framing)."""
+    if type(message) is Response:  # what a server sends most: message_to_dict's last case
+        return _encoder.encode({"jsonrpc": "2.0", "id": message.id, "result": message.result})
     return _encoder.encode(message_to_dict(message))
 
 
