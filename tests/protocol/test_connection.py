@@ -520,6 +520,49 @@ class TestServerConnection:
             conn.receive_batch([])
 
 
+class TestStatelessRequest:
+    """``ServerConnection.for_stateless_request``: the engine of one POST to a stateless HTTP
+    app, born operating at the request's revision (no handshake can precede it)."""
+
+    def test_it_is_operating_at_the_requests_revision(self) -> None:
+        conn: ServerConnection[str, str] = ServerConnection.for_stateless_request("2025-03-26")
+        assert conn.operating and conn.protocol_version == "2025-03-26"
+        assert conn.era == "legacy" and conn.client_capabilities == {}
+        event = conn.receive(Request(1, "tools/list"), "x")
+        assert isinstance(event, RequestReceived) and event.era == "legacy"
+        assert 1 in conn.inbound
+
+    def test_an_initialize_is_refused_and_no_handshake_notification_is_expected(self) -> None:
+        conn: ServerConnection[str, str] = ServerConnection.for_stateless_request("2025-06-18")
+        event = conn.receive(initialize(), "again")
+        assert isinstance(event, Rejected) and event.error.code == INVALID_REQUEST
+        assert isinstance(conn.receive(Notification("notifications/initialized")), Ignored)
+        stray = Notification("notifications/cancelled", {"requestId": 9})
+        assert isinstance(conn.receive(stray), Ignored)  # nothing of the client's in flight
+
+    def test_what_it_sends_is_shaped_for_the_revision_and_observed_with_it(self) -> None:
+        seen: list[tuple[str | None, str | None]] = []
+
+        def observer(message: Message, version: str | None, method: str | None) -> None:
+            seen.append((version, method))
+
+        conn: ServerConnection[str, str] = ServerConnection.for_stateless_request("2025-03-26")
+        result = {"content": [{"type": "text", "text": "x"}], "structuredContent": {"a": 1}}
+        add_outbound_observer(observer)
+        try:
+            sent = conn.send(Response(1, result), None, "tools/call")
+        finally:
+            remove_outbound_observer(observer)
+        assert isinstance(sent, Response) and "structuredContent" not in sent.result  # 2025-06-18
+        assert seen == [("2025-03-26", "tools/call")]
+
+    def test_it_asks_the_client_nothing_it_did_not_declare(self) -> None:
+        conn: ServerConnection[str, str] = ServerConnection.for_stateless_request("2025-11-25")
+        with pytest.raises(Exception) as info:
+            conn.start_request("roots/list", None, "f")
+        assert getattr(info.value, "code", None) == MISSING_REQUIRED_CLIENT_CAPABILITY
+
+
 # -- the client side ---------------------------------------------------------------------------
 
 

@@ -444,6 +444,19 @@ class ServerConnection(Connection[O, I]):
         )
         self.log_level: str | None = None
 
+    @classmethod
+    def for_stateless_request(cls, protocol_version: str) -> ServerConnection[O, I]:
+        """The connection of one stateless Streamable HTTP request (an app with
+        ``stateless=True``, a handshake-era revision, no ``Mcp-Session-Id``): the conversation
+        is that one POST, so it starts operating at the request's revision
+        (:meth:`~mcpkit.protocol.lifecycle.ServerLifecycle.operating_at`) and is dropped with
+        it. Everything else is an ordinary connection's: it admits the request (an
+        ``initialize`` would be a second one), shapes what is sent for the revision, and lets
+        the outbound observers see it."""
+        return cls(
+            max_outbound=1, max_inbound=1, lifecycle=ServerLifecycle.operating_at(protocol_version)
+        )
+
     @property
     def protocol_version(self) -> str | None:
         return self.lifecycle.protocol_version
