@@ -96,6 +96,7 @@ __all__ = [
     "RequestReceived",
     "ResponseReceived",
     "ServerConnection",
+    "StatelessServerConnection",
     "SubscriptionEnded",
 ]
 
@@ -444,19 +445,6 @@ class ServerConnection(Connection[O, I]):
         )
         self.log_level: str | None = None
 
-    @classmethod
-    def for_stateless_request(cls, protocol_version: str) -> ServerConnection[O, I]:
-        """The connection of one stateless Streamable HTTP request (an app with
-        ``stateless=True``, a handshake-era revision, no ``Mcp-Session-Id``): the conversation
-        is that one POST, so it starts operating at the request's revision
-        (:meth:`~mcpkit.protocol.lifecycle.ServerLifecycle.operating_at`) and is dropped with
-        it. Everything else is an ordinary connection's: it admits the request (an
-        ``initialize`` would be a second one), shapes what is sent for the revision, and lets
-        the outbound observers see it."""
-        return cls(
-            max_outbound=1, max_inbound=1, lifecycle=ServerLifecycle.operating_at(protocol_version)
-        )
-
     @property
     def protocol_version(self) -> str | None:
         return self.lifecycle.protocol_version
@@ -535,6 +523,50 @@ class ServerConnection(Connection[O, I]):
     def close(self) -> list[InboundRequest[I]]:
         self.lifecycle.close()
         return super().close()
+
+
+class StatelessServerConnection(ServerConnection[O, I]):
+    """The server's side of every stateless Streamable HTTP conversation at one revision: an
+    app with ``stateless=True`` serving handshake-era requests without ``Mcp-Session-Id``.
+
+    Such a conversation is one POST long, so no handshake can precede it: the lifecycle is born
+    operating at the revision the request's ``MCP-Protocol-Version`` header names (or the
+    transport's default; :meth:`~mcpkit.protocol.lifecycle.ServerLifecycle.operating_at`). And
+    it keeps nothing of its own: ids of different POSTs are unrelated, so none is tracked in
+    flight (a reused id is no duplicate), a cancel or an answer arrives in another POST and
+    names nothing here (:class:`Ignored`), ``notifications/initialized`` ends no handshake
+    (:class:`Ignored`), and nothing can be asked of the client, since no session carries its
+    answer back (:class:`~mcpkit.protocol.errors.LocalProtocolError`). Hence one object judges
+    every such conversation at its revision: it admits each request (an ``initialize`` would be
+    a second handshake: -32600) and is the send point of what answers it (shaped for the
+    revision, seen by the outbound observers). What the server keeps per conversation (the
+    ``logging/setLevel`` threshold, subscriptions) lives with the request, not here.
+    """
+
+    def __init__(self, protocol_version: str) -> None:
+        super().__init__(
+            max_outbound=1,
+            max_inbound=1,
+            lifecycle=ServerLifecycle.operating_at(protocol_version),
+        )
+
+    def receive_request(self, request: Request, value: I) -> InboundRequest[I]:
+        # operating: the lifecycle has nothing to say about a request but a second initialize
+        if request.method == "initialize":
+            self._admit(request)
+        return InboundRequest(request.id, request.method, value)  # its own, in no table
+
+    def _may_request(self, method: str, params: JSONObject | None) -> None:
+        raise LocalProtocolError(
+            f"cannot send {method}: a stateless request has no session to carry the client's "
+            "answer back"
+        )
+
+    def set_log_level(self, level: object) -> None:
+        raise UsageError(
+            "a stateless conversation has no log level of its own to set: keep it with the "
+            "request it applies to"
+        )
 
 
 # -- the client side ---------------------------------------------------------------------------

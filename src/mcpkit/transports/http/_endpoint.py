@@ -76,7 +76,7 @@ from mcpkit.transports.http._peers import peer_key
 from mcpkit.transports.http._pipe import EventPipe, Item
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope, encode_headers
-from mcpkit.transports.http._stateless import StatelessConversation
+from mcpkit.transports.http._stateless import StatelessConversation, StatelessConversations
 from mcpkit.transports.http._tail import serve_tail
 from mcpkit.transports.http.event_store import EventStore, UnknownEventId
 from mcpkit.transports.http.session_store import SessionLimitReached, SessionStore
@@ -143,6 +143,8 @@ class Endpoint:
                 server, store, config.event_store, max_per_peer=config.max_sessions_per_peer
             )
             self.sessions.on_rebuild = _wire_rebuilt
+        self.stateless = StatelessConversations(server)
+        """Legacy POSTs when there are no sessions (``stateless=True``)."""
         self._tool_cache: dict[str, tuple[Mapping[str, Any], ParamHeaders | None]] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -398,7 +400,7 @@ class Endpoint:
         conversation: Conversation
         if self.sessions is None:
             # no session to create: the handshake runs on an engine of this POST's own
-            stateless = StatelessConversation.handshake(self._server)
+            stateless = self.stateless.handshake()
             conversation = stateless
             connection = stateless.connection
             try:
@@ -529,7 +531,7 @@ class Endpoint:
         """A legacy message to a stateless app: it stands alone, on an engine of its own that
         operates at the request's revision (``_stateless.py``); there is no session to find."""
         version = route.protocol_version or DEFAULT_HTTP_LEGACY_VERSION
-        conversation = StatelessConversation.operating(self._server, version)
+        conversation = self.stateless.operating(version)
         if isinstance(message, Response | ErrorResponse):
             conversation.receive_answer(message)  # we asked nothing: dropped
             await response.empty(202)
