@@ -578,6 +578,12 @@ class TestStatelessServerConnection:
             conn.set_log_level("error")
         assert conn.log_level is None and conn.may_log("debug")
 
+    def test_once_closed_it_admits_nothing(self) -> None:
+        conn: StatelessServerConnection[str, str] = StatelessServerConnection("2025-11-25")
+        conn.close()
+        with pytest.raises(LocalProtocolError):  # as any closed connection
+            conn.receive(Request(1, "tools/list"), "x")
+
 
 # -- the client side ---------------------------------------------------------------------------
 

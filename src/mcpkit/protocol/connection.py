@@ -22,7 +22,9 @@ needs an event loop (futures, deadlines, tasks).
 :class:`ServerConnection` and :class:`ClientConnection` add what depends on the role: the
 handshake lifecycle (:mod:`~mcpkit.protocol.lifecycle`), the negotiated revision, the era of each
 request (one function, :func:`~mcpkit.protocol.meta.request_era`), capability gating of what we
-ask of the peer, and the server's log-level threshold.
+ask of the peer, and the server's log-level threshold. :class:`StatelessServerConnection` is the
+server's side of the conversations a stateless Streamable HTTP app has instead of sessions (one
+POST each), at one revision.
 
 The inbound methods come in two forms: :meth:`Connection.receive` returns one event object per
 message (the readable, h11-like form), and the typed ``receive_request`` /
@@ -551,10 +553,11 @@ class StatelessServerConnection(ServerConnection[O, I]):
         )
 
     def receive_request(self, request: Request, value: I) -> InboundRequest[I]:
-        # operating: the lifecycle has nothing to say about a request but a second initialize
-        if request.method == "initialize":
+        # as ServerConnection's hot path: operating, the lifecycle has nothing to say about a
+        # request but a second initialize (and once closed, it refuses everything)
+        if self.lifecycle.state is not ServerState.OPERATING or request.method == "initialize":
             self._admit(request)
-        return InboundRequest(request.id, request.method, value)  # its own, in no table
+        return InboundRequest(request.id, request.method, value)  # its POST's own, in no table
 
     def _may_request(self, method: str, params: JSONObject | None) -> None:
         raise LocalProtocolError(
