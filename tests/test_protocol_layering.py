@@ -14,7 +14,10 @@ It reads every other module's syntax tree and fails on a reintroduced copy of a 
   ``"notifications/initialized"``, or setting a lifecycle's ``state`` (what may happen before,
   during and after the handshake is ``mcpkit.protocol.lifecycle``'s, through the connection
   objects). The few modules that need the method for something else are listed in
-  :data:`ALLOWED` with the reason.
+  :data:`ALLOWED` with the reason;
+* running a lifecycle without a connection object: feeding one a received message or building
+  one (every transport, stateless HTTP requests included, runs on a ``ServerConnection``), and
+  the dispatcher touching a lifecycle at all.
 
 Writing a key into a message being built (``meta[keys.PROGRESS_TOKEN] = id``, a dict display) is
 not a decision and stays allowed. Docstrings are not code and are skipped.
@@ -371,6 +374,91 @@ def test_handshake_and_capability_checks_are_left_to_the_connection() -> None:
 )
 def test_a_reintroduced_gate_is_caught(copy: str) -> None:
     assert list(gating_calls(copy)), copy
+
+
+LIFECYCLES: Final = frozenset({"ServerLifecycle", "ClientLifecycle"})
+ENGINE_BYPASSES: Final = frozenset({"engine_admits", "assume_operating"})
+"""Names of the old way around the engine: a flag telling the dispatcher to feed the lifecycle
+itself (a stateless HTTP request had no connection), and the mutator that faked its handshake."""
+
+
+def owns_a_lifecycle(node: ast.AST) -> bool:
+    """``lifecycle`` / ``x.lifecycle``: an expression naming a lifecycle object."""
+    return (isinstance(node, ast.Name) and node.id == "lifecycle") or (
+        isinstance(node, ast.Attribute) and node.attr == "lifecycle"
+    )
+
+
+def lifecycle_bypasses(source: str) -> Iterator[tuple[int, str]]:
+    """Each (line, what) in ``source`` that runs a lifecycle without a connection object: feeds
+    it a received message, builds one, or names the old bypass of the engine."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "receive"
+                and owns_a_lifecycle(func.value)
+            ):
+                yield node.lineno, "feeds a lifecycle a received message"
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if name in LIFECYCLES:
+                yield node.lineno, f"builds a {name} that no connection runs"
+        if isinstance(node, ast.Attribute) and node.attr in ENGINE_BYPASSES:
+            yield node.lineno, f"uses {node.attr}"
+
+
+def test_every_lifecycle_is_run_by_a_connection() -> None:
+    """Every transport feeds what it reads to a ``ServerConnection`` / ``ClientConnection``
+    (stdio, memory, HTTP sessions and stateless HTTP requests alike): no other module builds a
+    lifecycle or feeds one, so the handshake's decisions have one home."""
+    found = [
+        f"{path.relative_to(SRC).as_posix()}:{line}: {what}"
+        for path in modules()
+        for line, what in lifecycle_bypasses(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "lifecycles run outside a connection:\n" + "\n".join(found)
+
+
+def test_the_dispatcher_never_touches_a_lifecycle() -> None:
+    """The dispatcher serves what a connection admitted: it reads the revision and the client's
+    declarations from the server's per-session state and makes no lifecycle or admission
+    decision of its own (not even for a stateless HTTP request)."""
+    tree = ast.parse((SRC / "server" / "_dispatch.py").read_text(encoding="utf-8"))
+    touches = [
+        node.lineno
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.Attribute) and node.attr in {"lifecycle", *ENGINE_BYPASSES})
+        or (isinstance(node, ast.Name) and node.id in LIFECYCLES)
+    ]
+    assert not touches, f"server/_dispatch.py touches a lifecycle on lines {touches}"
+
+
+@pytest.mark.parametrize(
+    "copy",
+    [
+        "connection.lifecycle.receive(request)\n",
+        "lifecycle.receive(Notification(method, params))\n",
+        "self.lifecycle = ServerLifecycle(supported_versions)\n",
+        "if not connection.engine_admits:\n    pass\n",
+        "lifecycle.assume_operating(version)\n",
+    ],
+)
+def test_a_lifecycle_run_by_hand_is_caught(copy: str) -> None:
+    assert list(lifecycle_bypasses(copy)), copy
+
+
+@pytest.mark.parametrize(
+    "fine",
+    [
+        "state = conn.lifecycle.state\n",
+        "connection = server.new_connection(lifecycle=engine.lifecycle)\n",
+        "event = engine.receive(message)\n",
+        "engine = ServerConnection.for_stateless_request(version)\n",
+    ],
+)
+def test_running_a_connection_is_fine(fine: str) -> None:
+    assert not list(lifecycle_bypasses(fine)), fine
 
 
 if __name__ == "__main__":

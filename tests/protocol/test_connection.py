@@ -21,6 +21,7 @@ from mcpkit.protocol.connection import (
     RequestReceived,
     ResponseReceived,
     ServerConnection,
+    StatelessServerConnection,
     SubscriptionEnded,
 )
 from mcpkit.protocol.errors import (
@@ -35,6 +36,7 @@ from mcpkit.protocol.errors import (
     MissingServerCapability,
     RemoteProtocolError,
     TooManyInFlight,
+    UsageError,
 )
 from mcpkit.protocol.lifecycle import ClientState, ServerState
 from mcpkit.protocol.meta import PROTOCOL_VERSION_KEY
@@ -518,6 +520,69 @@ class TestServerConnection:
             conn.receive_batch([Request(1, "ping"), initialize("2025-03-26")])
         with pytest.raises(InvalidRequest, match="empty"):
             conn.receive_batch([])
+
+
+class TestStatelessServerConnection:
+    """The server's side of every stateless Streamable HTTP conversation at one revision: born
+    operating (no handshake can precede a POST), holding nothing of any one conversation."""
+
+    def test_it_is_operating_at_its_revision(self) -> None:
+        conn: StatelessServerConnection[str, str] = StatelessServerConnection("2025-03-26")
+        assert conn.operating and conn.protocol_version == "2025-03-26"
+        assert conn.era == "legacy" and conn.client_capabilities == {}
+        event = conn.receive(Request(1, "tools/list"), "x")
+        assert isinstance(event, RequestReceived) and event.era == "legacy"
+        assert event.entry.value == "x"
+
+    def test_ids_of_different_posts_are_unrelated(self) -> None:
+        conn: StatelessServerConnection[str, str] = StatelessServerConnection("2025-06-18")
+        first = conn.receive(Request(1, "tools/call", {"name": "a"}), "post-1")
+        again = conn.receive(Request(1, "tools/call", {"name": "b"}), "post-2")
+        assert isinstance(first, RequestReceived) and isinstance(again, RequestReceived)
+        assert len(conn.inbound) == 0  # each request is its POST's own, in no table
+
+    def test_an_initialize_is_refused_and_no_handshake_notification_is_expected(self) -> None:
+        conn: StatelessServerConnection[str, str] = StatelessServerConnection("2025-06-18")
+        event = conn.receive(initialize(), "again")
+        assert isinstance(event, Rejected) and event.error.code == INVALID_REQUEST
+        assert isinstance(conn.receive(Notification("notifications/initialized")), Ignored)
+        cancel = Notification("notifications/cancelled", {"requestId": 1})
+        conn.receive(Request(1, "tools/list"), "x")
+        assert isinstance(conn.receive(cancel), Ignored)  # it came in another POST
+        assert isinstance(conn.receive(Response(1, {})), Ignored)  # we asked nothing
+        assert conn.operating  # none of it changed anything
+
+    def test_what_it_sends_is_shaped_for_the_revision_and_observed_with_it(self) -> None:
+        seen: list[tuple[str | None, str | None]] = []
+
+        def observer(message: Message, version: str | None, method: str | None) -> None:
+            seen.append((version, method))
+
+        conn: StatelessServerConnection[str, str] = StatelessServerConnection("2025-03-26")
+        result = {"content": [{"type": "text", "text": "x"}], "structuredContent": {"a": 1}}
+        add_outbound_observer(observer)
+        try:
+            sent = conn.send(Response(1, result), None, "tools/call")
+        finally:
+            remove_outbound_observer(observer)
+        assert isinstance(sent, Response) and "structuredContent" not in sent.result  # 2025-06-18
+        assert seen == [("2025-03-26", "tools/call")]
+
+    def test_nothing_can_be_asked_and_nothing_kept_per_conversation(self) -> None:
+        conn: StatelessServerConnection[str, str] = StatelessServerConnection("2025-11-25")
+        for method in ("ping", "roots/list"):
+            with pytest.raises(LocalProtocolError, match="no session"):
+                conn.start_request(method, None, "f")
+        assert len(conn.outbound) == 0
+        with pytest.raises(UsageError):
+            conn.set_log_level("error")
+        assert conn.log_level is None and conn.may_log("debug")
+
+    def test_once_closed_it_admits_nothing(self) -> None:
+        conn: StatelessServerConnection[str, str] = StatelessServerConnection("2025-11-25")
+        conn.close()
+        with pytest.raises(LocalProtocolError):  # as any closed connection
+            conn.receive(Request(1, "tools/list"), "x")
 
 
 # -- the client side ---------------------------------------------------------------------------

@@ -240,10 +240,9 @@ def test_closed_server_refuses_everything() -> None:
 
 
 def test_a_stateless_request_is_served_as_if_the_handshake_had_happened() -> None:
-    server = ServerLifecycle()
-    with pytest.raises(InvalidRequest):  # without it: "send initialize first"
-        server.receive(Request(id=1, method="tools/list"))
-    server.assume_operating("2025-06-18")
+    with pytest.raises(InvalidRequest):  # an ordinary lifecycle: "send initialize first"
+        ServerLifecycle().receive(Request(id=1, method="tools/list"))
+    server = ServerLifecycle.operating_at("2025-06-18")
     assert server.state is ServerState.OPERATING and server.protocol_version == "2025-06-18"
     assert server.receive(Request(id=2, method="tools/list"))
     server.send(Request(id=3, method="sampling/createMessage"))  # no initialized to wait for

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         RequestReceived,
         ResponseReceived,
         ServerConnection,
+        StatelessServerConnection,
         SubscriptionEnded,
     )
     from mcpkit.protocol.elicitation_schema import (
@@ -265,6 +266,7 @@ __all__ = [
     "RequestReceived",
     "ResponseReceived",
     "ServerConnection",
+    "StatelessServerConnection",
     "SubscriptionEnded",
     # cancellation
     "cancel_outbound",
@@ -511,6 +513,7 @@ _SOURCES: Final[dict[str, tuple[str, ...]]] = {
         "RequestReceived",
         "ResponseReceived",
         "ServerConnection",
+        "StatelessServerConnection",
         "SubscriptionEnded",
     ),
     "elicitation_schema": (

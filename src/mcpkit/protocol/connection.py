@@ -22,7 +22,9 @@ needs an event loop (futures, deadlines, tasks).
 :class:`ServerConnection` and :class:`ClientConnection` add what depends on the role: the
 handshake lifecycle (:mod:`~mcpkit.protocol.lifecycle`), the negotiated revision, the era of each
 request (one function, :func:`~mcpkit.protocol.meta.request_era`), capability gating of what we
-ask of the peer, and the server's log-level threshold.
+ask of the peer, and the server's log-level threshold. :class:`StatelessServerConnection` is the
+server's side of the conversations a stateless Streamable HTTP app has instead of sessions (one
+POST each), at one revision.
 
 The inbound methods come in two forms: :meth:`Connection.receive` returns one event object per
 message (the readable, h11-like form), and the typed ``receive_request`` /
@@ -103,6 +105,7 @@ __all__ = [
     "RequestReceived",
     "ResponseReceived",
     "ServerConnection",
+    "StatelessServerConnection",
     "SubscriptionEnded",
 ]
 
@@ -536,6 +539,51 @@ class ServerConnection(Connection[O, I]):
     def close(self) -> list[InboundRequest[I]]:
         self.lifecycle.close()
         return super().close()
+
+
+class StatelessServerConnection(ServerConnection[O, I]):
+    """The server's side of every stateless Streamable HTTP conversation at one revision: an
+    app with ``stateless=True`` serving handshake-era requests without ``Mcp-Session-Id``.
+
+    Such a conversation is one POST long, so no handshake can precede it: the lifecycle is born
+    operating at the revision the request's ``MCP-Protocol-Version`` header names (or the
+    transport's default; :meth:`~mcpkit.protocol.lifecycle.ServerLifecycle.operating_at`). And
+    it keeps nothing of its own: ids of different POSTs are unrelated, so none is tracked in
+    flight (a reused id is no duplicate), a cancel or an answer arrives in another POST and
+    names nothing here (:class:`Ignored`), ``notifications/initialized`` ends no handshake
+    (:class:`Ignored`), and nothing can be asked of the client, since no session carries its
+    answer back (:class:`~mcpkit.protocol.errors.LocalProtocolError`). Hence one object judges
+    every such conversation at its revision: it admits each request (an ``initialize`` would be
+    a second handshake: -32600) and is the send point of what answers it (shaped for the
+    revision, seen by the outbound observers). What the server keeps per conversation (the
+    ``logging/setLevel`` threshold, subscriptions) lives with the request, not here.
+    """
+
+    def __init__(self, protocol_version: str) -> None:
+        super().__init__(
+            max_outbound=1,
+            max_inbound=1,
+            lifecycle=ServerLifecycle.operating_at(protocol_version),
+        )
+
+    def receive_request(self, request: Request, value: I) -> InboundRequest[I]:
+        # as ServerConnection's hot path: operating, the lifecycle has nothing to say about a
+        # request but a second initialize (and once closed, it refuses everything)
+        if self.lifecycle.state is not ServerState.OPERATING or request.method == "initialize":
+            self._admit(request)
+        return InboundRequest(request.id, request.method, value)  # its POST's own, in no table
+
+    def _may_request(self, method: str, params: JSONObject | None) -> None:
+        raise LocalProtocolError(
+            f"cannot send {method}: a stateless request has no session to carry the client's "
+            "answer back"
+        )
+
+    def set_log_level(self, level: object) -> None:
+        raise UsageError(
+            "a stateless conversation has no log level of its own to set: keep it with the "
+            "request it applies to"
+        )
 
 
 # -- the client side ---------------------------------------------------------------------------

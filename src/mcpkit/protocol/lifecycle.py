@@ -26,6 +26,8 @@ Decisions (each documented because the spec leaves room):
 * A peer's stray notification never gets an answer (JSON-RPC forbids it): ``receive`` returns
   ``False`` and the caller drops it.
 * An error answer to ``initialize`` returns both sides to the start, so the client may retry.
+* A stateless Streamable HTTP request has no handshake to wait for: its lifecycle is born
+  operating at the request's revision (:meth:`ServerLifecycle.operating_at`).
 """
 
 from __future__ import annotations
@@ -196,17 +198,21 @@ class ServerLifecycle:
                 "(only ping and logging are allowed until then)"
             )
 
-    def assume_operating(self, version: str) -> None:
-        """Start in ``OPERATING`` at ``version``, as if the handshake had happened.
+    @classmethod
+    def operating_at(cls, version: str) -> ServerLifecycle:
+        """A lifecycle born in ``OPERATING`` at ``version``: the handshake is not skipped, there
+        is none to have.
 
-        For stateless Streamable HTTP (an app with ``stateless=True``): no session outlives a
-        POST, so no handshake can precede a request, and the spec lets such a server serve each
-        request on its own. The request's ``MCP-Protocol-Version`` header (or the transport's
-        default) stands in for the negotiated revision; everything after follows the ordinary
-        rules of an operating session.
+        For a stateless Streamable HTTP request (an app with ``stateless=True``): no session
+        outlives a POST, so no handshake can precede a request, and the spec lets such a server
+        serve each request on its own. The request's ``MCP-Protocol-Version`` header (or the
+        transport's default) stands in for the negotiated revision; everything after follows
+        the ordinary rules of an operating session (an ``initialize`` would be a second one).
         """
-        self.state = ServerState.OPERATING
-        self.protocol_version = version
+        lifecycle = cls((version,))
+        lifecycle.state = ServerState.OPERATING
+        lifecycle.protocol_version = version
+        return lifecycle
 
     def close(self) -> None:
         self.state = ServerState.CLOSED

@@ -180,8 +180,6 @@ class Dispatcher:
                 f"{request.method} needs an initialized session: send initialize first, "
                 "or send a 2026-07-28 request with _meta"
             )
-        if not connection.engine_admits:  # else the transport's ServerConnection did
-            connection.lifecycle.receive(request)  # raises the error to answer when out of order
         return RequestInfo(
             request=request,
             era="legacy",

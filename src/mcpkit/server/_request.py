@@ -7,7 +7,6 @@ dispatcher turns those into a :class:`RequestInfo` that the tool-facing :class:`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -15,7 +14,6 @@ from mcpkit._runtime.outbound import Outbound
 from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
 from mcpkit.protocol.meta import progress_token_of
 from mcpkit.types.jsonrpc import JSONObject, Request, RequestId
-from mcpkit.types.versions import LEGACY_VERSIONS
 
 __all__ = ["Era", "InputRequired", "LegacyConnection", "Outbound", "RequestInfo"]
 
@@ -37,16 +35,19 @@ class InputRequired(Exception):
 
 
 class LegacyConnection:
-    """State of one handshake-era conversation (a stdio process or an HTTP session).
+    """State of one handshake-era conversation (a stdio process, an HTTP session, a stateless
+    HTTP POST).
 
-    The handshake rules live in the sans-IO :class:`~mcpkit.protocol.lifecycle.ServerLifecycle`;
-    this adds what the server keeps per session. Kept small (slots, no tasks): an idle HTTP
-    session must cost a few KiB at most.
+    The handshake rules live in the sans-IO :class:`~mcpkit.protocol.lifecycle.ServerLifecycle`
+    of the conversation's :class:`~mcpkit.protocol.connection.ServerConnection`, which the
+    transport feeds every message: this shares that ``lifecycle`` (reading the negotiated
+    revision and the client's declarations from it, never feeding it) and adds what the server
+    keeps per session. Kept small (slots, no tasks): an idle HTTP session must cost a few KiB at
+    most.
     """
 
     __slots__ = (
         "__weakref__",
-        "engine_admits",
         "lifecycle",
         "log_level",
         "notify",
@@ -54,20 +55,10 @@ class LegacyConnection:
         "subscriptions",
     )
 
-    def __init__(
-        self,
-        session_id: str | None = None,
-        supported_versions: Sequence[str] = LEGACY_VERSIONS,
-        *,
-        lifecycle: ServerLifecycle | None = None,
-    ) -> None:
+    def __init__(self, lifecycle: ServerLifecycle, session_id: str | None = None) -> None:
         self.session_id = session_id
-        self.lifecycle = lifecycle if lifecycle is not None else ServerLifecycle(supported_versions)
-        self.engine_admits = lifecycle is not None
-        """True when a :class:`~mcpkit.protocol.connection.ServerConnection` owns ``lifecycle``
-        and already fed it every message (stdio, memory, every legacy HTTP session): the
-        dispatcher must not again. False only for a stateless legacy HTTP request (no session,
-        so no engine) and direct use, where the dispatcher feeds the lifecycle itself."""
+        self.lifecycle = lifecycle
+        """The engine's: read here, fed only by the transport's ``ServerConnection``."""
         self.log_level: str | None = None
         self.subscriptions: set[str] = set()
         self.notify: Outbound | None = None

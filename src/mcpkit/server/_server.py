@@ -45,7 +45,7 @@ from mcpkit.server.middleware import Middleware, RequestHook
 from mcpkit.server.prompts import RegisteredPrompt
 from mcpkit.server.resources import RegisteredResource, file_resource_reader
 from mcpkit.server.tools import RegisteredTool
-from mcpkit.types.jsonrpc import JSONObject, Notification, Request
+from mcpkit.types.jsonrpc import JSONObject, Request
 from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 if TYPE_CHECKING:
@@ -433,11 +433,12 @@ class Server:
         return tuple(v for v in self.supported_versions if v in LEGACY_VERSIONS)
 
     def new_connection(
-        self, session_id: str | None = None, *, lifecycle: ServerLifecycle | None = None
+        self, session_id: str | None = None, *, lifecycle: ServerLifecycle
     ) -> LegacyConnection:
-        """State for one legacy conversation (a stdio process or an HTTP session); ``lifecycle``
-        when a :class:`~mcpkit.protocol.connection.ServerConnection` already runs it."""
-        conn = LegacyConnection(session_id, self.legacy_versions(), lifecycle=lifecycle)
+        """State for one legacy conversation (a stdio process, an HTTP session, a stateless
+        HTTP POST), sharing the ``lifecycle`` of the
+        :class:`~mcpkit.protocol.connection.ServerConnection` the transport runs it on."""
+        conn = LegacyConnection(lifecycle, session_id)
         self._announcer.track(conn)
         return conn
 
@@ -467,8 +468,10 @@ class Server:
     def handle_notification(
         self, method: str, params: JSONObject | None, connection: LegacyConnection | None
     ) -> None:
-        if connection is not None and not connection.engine_admits:
-            connection.lifecycle.receive(Notification(method, params))
+        """A client notification the transport's connection passed on. What the protocol makes
+        of one (the handshake's ``notifications/initialized``, a cancel) its connection already
+        did; no other notification asks anything of the server, so this is the hook a
+        transport calls, not a decision."""
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Server]:

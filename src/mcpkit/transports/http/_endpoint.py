@@ -19,7 +19,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
@@ -52,7 +52,6 @@ from mcpkit.protocol.http_routing import (
     session_version_error,
 )
 from mcpkit.protocol.inflight import InboundRequest
-from mcpkit.protocol.lifecycle import ServerLifecycle
 from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.transports.http._batch import serve_batch
 from mcpkit.transports.http._body import BodyError, read_body
@@ -77,11 +76,15 @@ from mcpkit.transports.http._peers import peer_key
 from mcpkit.transports.http._pipe import EventPipe, Item
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope, encode_headers
+from mcpkit.transports.http._stateless import StatelessConversation, StatelessConversations
 from mcpkit.transports.http._tail import serve_tail
 from mcpkit.transports.http.event_store import EventStore, UnknownEventId
 from mcpkit.transports.http.session_store import SessionLimitReached, SessionStore
 from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, RequestId, Response
 from mcpkit.types.versions import DEFAULT_HTTP_LEGACY_VERSION, is_legacy, is_modern
+
+if TYPE_CHECKING:
+    from mcpkit.transports.http._exchange import Conversation
 
 __all__ = ["AUTH_SCOPE_KEY", "SESSION_NOT_FOUND", "Endpoint", "EndpointConfig"]
 
@@ -140,6 +143,8 @@ class Endpoint:
                 server, store, config.event_store, max_per_peer=config.max_sessions_per_peer
             )
             self.sessions.on_rebuild = _wire_rebuilt
+        self.stateless = StatelessConversations(server)
+        """Legacy POSTs when there are no sessions (``stateless=True``)."""
         self._tool_cache: dict[str, tuple[Mapping[str, Any], ParamHeaders | None]] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -177,10 +182,11 @@ class Endpoint:
         error: JSONRPCError,
         request_id: RequestId | None = None,
         headers: tuple[tuple[bytes, bytes], ...] = (),
-        session: LegacySessionState | None = None,
+        session: Conversation | None = None,
     ) -> None:
-        """Answer with a JSON-RPC error: through the session's send point when the request
-        belongs to one (shaped for its revision, the lifecycle told), else observed as is."""
+        """Answer with a JSON-RPC error: through the send point of the conversation the request
+        belongs to (a session, a stateless POST's engine: shaped for its revision, the lifecycle
+        told), else observed as is."""
         message: Any = ErrorResponse(request_id, error.to_error_object())
         if session is not None:
             message = session.send(message, None, None)
@@ -345,10 +351,14 @@ class Endpoint:
         auth: Any,
         receive: Receive,
         response: HttpResponse,
+        stateless: StatelessConversation | None = None,
     ) -> None:
-        """Serve one request on this POST: a 2026 one when ``connection`` is ``None``."""
+        """Serve one request on this POST: a 2026 one when ``connection`` is ``None``; a legacy
+        one in its ``session``, or on a ``stateless`` app the engine of its own."""
         json_only = self._config.json_response
-        outbound = RequestOutbound(pipe, session, version, json_only=json_only)
+        outbound = RequestOutbound(
+            pipe, session if stateless is None else stateless, version, json_only=json_only
+        )
         server = self._server
         legacy = connection is not None
 
@@ -387,8 +397,17 @@ class Endpoint:
             return
         state: LegacySessionState | None = None
         entry: InboundRequest[RequestHandle] | None = None
+        conversation: Conversation
         if self.sessions is None:
-            connection = self._server.new_connection(None)
+            # no session to create: the handshake runs on an engine of this POST's own
+            stateless = self.stateless.handshake()
+            conversation = stateless
+            connection = stateless.connection
+            try:
+                stateless.admit(message)  # its lifecycle negotiates the revision
+            except JSONRPCError as exc:
+                await self._error(response, 200, exc, message.id, session=stateless)
+                return
         else:
             try:
                 state = await self.sessions.create(
@@ -403,6 +422,7 @@ class Endpoint:
                     ((b"retry-after", b"5"),),
                 )
                 return
+            conversation = state
             connection = state.connection
             connection.notify = GetStreamOutbound(state)
             try:  # the session's engine negotiates the revision (its lifecycle)
@@ -417,9 +437,8 @@ class Endpoint:
         def run() -> Awaitable[Any]:
             return server.handle_request(message, outbound, connection=connection, auth=auth)
 
-        send = state.send if state is not None else prepare_outbound
         try:
-            reply = await answer(run, message, None, "legacy", send=send)
+            reply = await answer(run, message, None, "legacy", send=conversation.send)
         finally:
             if state is not None and entry is not None:
                 state.done(entry)
@@ -473,30 +492,23 @@ class Endpoint:
         receive: Receive,
         response: HttpResponse,
     ) -> None:
-        request_id = message.id if isinstance(message, Request) else None
-        state: LegacySessionState | None = None
         if self.sessions is None:
-            connection = self._server.new_connection(None)
-            version = route.protocol_version or DEFAULT_HTTP_LEGACY_VERSION
-            lifecycle = getattr(connection, "lifecycle", None)
-            if isinstance(lifecycle, ServerLifecycle):  # every request stands alone
-                lifecycle.assume_operating(version)
-        else:
-            state = await self._find_session(route.session_id, response, request_id)
-            if state is None:
-                return
-            connection = state.connection
-            version = state.protocol_version or route.protocol_version or ""
-            mismatch = session_version_error(
-                state.protocol_version, headers.get(MCP_PROTOCOL_VERSION_HEADER.lower())
-            )
-            if mismatch is not None:
-                await self._error(response, 400, mismatch, request_id, session=state)
-                return
+            await self._stateless(message, route, auth, receive, response)
+            return
+        request_id = message.id if isinstance(message, Request) else None
+        state = await self._find_session(route.session_id, response, request_id)
+        if state is None:
+            return
+        connection = state.connection
+        version = state.protocol_version or route.protocol_version or ""
+        mismatch = session_version_error(
+            state.protocol_version, headers.get(MCP_PROTOCOL_VERSION_HEADER.lower())
+        )
+        if mismatch is not None:
+            await self._error(response, 400, mismatch, request_id, session=state)
+            return
         if isinstance(message, Response | ErrorResponse):
-            if state is not None:
-                assert self.sessions is not None
-                await self.sessions.receive_answer(state, message)
+            await self.sessions.receive_answer(state, message)
             await response.empty(202)
             return
         if isinstance(message, Notification):
@@ -504,29 +516,54 @@ class Endpoint:
             await response.empty(202)
             return
         assert isinstance(message, Request)
-        if state is not None:
-            try:  # the session's engine: a reused in-flight id, too many in flight
-                state.admit(message)
-            except JSONRPCError as exc:
-                # a valid request refused in a legacy session: HTTP 200, the body says why
-                await self._error(response, 200, exc, message.id, session=state)
-                return
-        store = self._config.event_store if state is not None else None
-        pipe = EventPipe(
-            state.new_stream_id() if state is not None else "stateless",
-            session_id=state.id if state is not None else None,
-            store=store,
-        )
+        try:  # the session's engine: a reused in-flight id, too many in flight
+            state.admit(message)
+        except JSONRPCError as exc:
+            # a valid request refused in a legacy session: HTTP 200, the body says why
+            await self._error(response, 200, exc, message.id, session=state)
+            return
+        pipe = EventPipe(state.new_stream_id(), session_id=state.id, store=self._config.event_store)
         await self._exchange(message, pipe, state, connection, version, auth, receive, response)
 
+    async def _stateless(
+        self, message: Any, route: Route, auth: Any, receive: Receive, response: HttpResponse
+    ) -> None:
+        """A legacy message to a stateless app: it stands alone, on an engine of its own that
+        operates at the request's revision (``_stateless.py``); there is no session to find."""
+        version = route.protocol_version or DEFAULT_HTTP_LEGACY_VERSION
+        conversation = self.stateless.operating(version)
+        if isinstance(message, Response | ErrorResponse):
+            conversation.receive_answer(message)  # we asked nothing: dropped
+            await response.empty(202)
+            return
+        if isinstance(message, Notification):
+            if conversation.receive_notification(message):
+                await self.notify(message, conversation.connection)
+            await response.empty(202)
+            return
+        assert isinstance(message, Request)
+        try:
+            conversation.admit(message)
+        except JSONRPCError as exc:
+            await self._error(response, 200, exc, message.id, session=conversation)
+            return
+        await self._exchange(
+            message,
+            EventPipe("stateless"),
+            None,
+            conversation.connection,
+            version,
+            auth,
+            receive,
+            response,
+            conversation,
+        )
+
     async def _notification(
-        self, note: Notification, state: LegacySessionState | None, connection: Any
+        self, note: Notification, state: LegacySessionState, connection: Any
     ) -> None:
         """A client notification: a session's engine takes it first (cancels, the lifecycle);
         what it passes on reaches the server, and a shared store learns the session's change."""
-        if state is None:
-            await self.notify(note, connection)
-            return
         assert self.sessions is not None
         if await self.sessions.receive_notification(state, note):
             await self.notify(note, connection)

@@ -33,7 +33,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 import msgspec
 
@@ -95,6 +95,26 @@ class StreamOptions:
     retry_ms: int = DEFAULT_RETRY_MS
 
 
+if TYPE_CHECKING:  # a Protocol class costs every server's start: mypy only
+
+    class Conversation(Protocol):
+        """Where a legacy request's messages go through the engine: its session
+        (:class:`LegacySessionState`), or the connection of a stateless POST
+        (:class:`~mcpkit.transports.http._stateless.StatelessConversation`)."""
+
+        def send(
+            self, message: Message, protocol_version: str | None, method: str | None
+        ) -> Message: ...
+
+        async def request(
+            self,
+            pipe: EventPipe | None,
+            method: str,
+            params: JSONObject | None,
+            timeout: float | None,
+        ) -> JSONObject: ...
+
+
 class RequestOutbound:
     """The ``Outbound`` of one request: its notifications (and legacy requests) go on its POST."""
 
@@ -103,7 +123,7 @@ class RequestOutbound:
     def __init__(
         self,
         pipe: EventPipe,
-        session: LegacySessionState | None,
+        session: Conversation | None,
         protocol_version: str | None,
         *,
         json_only: bool = False,
@@ -124,7 +144,8 @@ class RequestOutbound:
     def prepare(
         self, message: Message, protocol_version: str | None, method: str | None
     ) -> Message:
-        """The send point of this request's messages: its session's engine, if it has one."""
+        """The send point of this request's messages: its conversation's engine (a legacy
+        request's), if it has one."""
         if self._session is not None:
             return self._session.send(message, protocol_version, method)
         return prepare_outbound(message, protocol_version, method)

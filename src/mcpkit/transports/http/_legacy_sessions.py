@@ -470,7 +470,7 @@ class LegacySessions:
 
     def _new_state(self, session_id: str, peer: str) -> LegacySessionState:
         """A session's state: its engine, and the server's per-session state sharing the
-        engine's lifecycle (``engine_admits``: the dispatcher leaves it to the engine)."""
+        engine's lifecycle (which only the engine feeds)."""
         engine = new_engine(self._server.supported_versions, shared=self.shared)
         connection = self._server.new_connection(session_id, lifecycle=engine.lifecycle)
         return LegacySessionState(

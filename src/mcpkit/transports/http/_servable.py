@@ -20,9 +20,10 @@ class HttpServable(Protocol):
 
     * ``supported_versions`` — every protocol version the server speaks (decides the eras the
       endpoint serves: no legacy version means GET/DELETE get 405 and no sessions exist);
-    * ``new_connection(session_id, lifecycle=...)`` — per-session legacy state; a session
-      passes the ``lifecycle`` of its :class:`~mcpkit.protocol.connection.ServerConnection`,
-      which the state must share (the engine feeds it every message; the server must not again).
+    * ``new_connection(session_id, lifecycle=...)`` — per-conversation legacy state (a session,
+      or one stateless POST); the app passes the ``lifecycle`` of the conversation's
+      :class:`~mcpkit.protocol.connection.ServerConnection`, which the state must share (the
+      engine feeds it every message; the server must not again).
       The app sets its ``notify`` attribute to an :class:`~mcpkit._runtime.outbound.Outbound`
       for unsolicited notifications (the GET stream);
     * ``handle_request`` / ``handle_notification`` — serve one message (a request raises
@@ -39,7 +40,7 @@ class HttpServable(Protocol):
     @property
     def supported_versions(self) -> Sequence[str]: ...
 
-    def new_connection(self, session_id: str | None = None, *, lifecycle: Any = None) -> Any: ...
+    def new_connection(self, session_id: str | None = None, *, lifecycle: Any) -> Any: ...
 
     async def handle_request(
         self,
