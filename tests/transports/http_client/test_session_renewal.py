@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mcpkit.client import Client, SessionRenewed, SyncClient, TasksUnsupported
+from mcpkit.client import Client, Host, SessionRenewed, SyncClient, TasksUnsupported
 from mcpkit.protocol.errors import (
     MissingServerCapability,
     RemoteProtocolError,
@@ -249,13 +249,17 @@ async def test_a_retry_needing_a_capability_the_new_session_lacks_is_refused_loc
     without_tools = {**NEW, "capabilities": {"prompts": {}}}
     sessions = Sessions(OLD, without_tools)
     app = sessions.app()
-    async with running(app) as base, Client(base + "/mcp", mode="legacy") as client:
+    async with (
+        running(app) as base,
+        Client(base + "/mcp", mode="legacy", output_validation="off") as client,
+    ):
         sessions.forget()
         with pytest.raises(MissingServerCapability) as refused:
             await client.call_tool("t", {})
+        assert refused.value.method == "tools/call"
     async with (
         running(Sessions(without_tools).app()) as base,
-        Client(base + "/mcp", mode="legacy") as fresh,
+        Client(base + "/mcp", mode="legacy", output_validation="off") as fresh,
     ):
         with pytest.raises(MissingServerCapability) as fresh_refused:
             await fresh.call_tool("t", {})
@@ -543,3 +547,32 @@ async def test_the_log_level_holds_in_a_session_the_server_replaced() -> None:
             await error_seen.wait()
         assert levels == ["error"]
         assert client.negotiated.session_id not in (None, old)
+
+
+async def test_a_host_forgets_the_lists_of_a_server_whose_session_was_replaced() -> None:
+    """The host kept ``[]`` for the prompts of a server without the capability; the new
+    session has it: the host forgets that server's lists (and says so once) before the call
+    that met the expiry is sent again, so the next listing asks the new session."""
+    prompts = {"prompts": [{"name": "p"}]}
+    with_prompts = {**OLD, "capabilities": {"tools": {"listChanged": True}, "prompts": {}}}
+    sessions = Sessions(OLD, with_prompts)
+    app = sessions.app(**{"prompts/list": answer(prompts)})
+    changed: list[str] = []
+    async with (
+        running(app) as base,
+        Host(
+            {"srv": {"url": base + "/mcp"}},
+            client_options={"mode": "legacy", "output_validation": "off"},
+            on_change=changed.append,
+        ) as host,
+    ):
+        assert await host.list_prompts() == []
+        assert [tool.name for tool in await host.list_tools()] == ["t"]
+        sessions.forget()
+        await host.call_tool("t", {})
+        assert changed == ["srv"]
+        assert [prompt.name for prompt in await host.list_prompts()] == ["p"]
+        assert host.status()["srv"]["server_info"] == OLD["serverInfo"]
+        assert host.status()["srv"]["protocol_version"] == "2025-11-25"
+    assert [s.headers["mcp-session-id"] for s in app.of("tools/list")] == ["sess-1"]
+    assert [s.headers["mcp-session-id"] for s in app.of("prompts/list")] == ["sess-2"]

@@ -604,9 +604,16 @@ class LegacySessionStream:
                     self.protocol_version,
                     old_version,
                 )
-            await self._post(initialized)
+            # the connection holds the new session's verdict from here on, whatever follows
             self._generation += 1
             self.session_restarts += 1
+            try:
+                await self._post(initialized)
+            except _SessionGone:
+                raise RemoteProtocolError(
+                    f"session {previous!r} expired (HTTP 404), and session {self.session_id!r} "
+                    "started in its place was gone (HTTP 404) before notifications/initialized"
+                ) from None
             self._start_listening()
             await self._report_expiry(
                 SessionExpired(previous, self.session_id, self.protocol_version)
