@@ -91,7 +91,8 @@ SendHook = Callable[
     Awaitable[JSONObject],
 ]
 """``async def hook(client, method, params, send) -> result``: wraps each request the client
-sends (each round of a 2026 ``input_required`` exchange is one request).
+sends (each round of a 2026 ``input_required`` exchange is one request, and so is a request
+sent again because its legacy HTTP session was replaced).
 
 ``params`` are the request's params as they will go out (2026 ``_meta`` included); the hook may
 pass changed params to ``send`` (a copy: the caller's dict is not the hook's to change), e.g.
@@ -497,7 +498,7 @@ class Client(ClientFeatures):
                 meta.update(extra)
             params["_meta"] = meta
 
-        def once(params: JSONObject | None) -> Awaitable[JSONObject]:
+        def send(params: JSONObject | None) -> Awaitable[JSONObject]:
             return channel.request(
                 method,
                 params,
@@ -510,18 +511,18 @@ class Client(ClientFeatures):
                 tool=tool,
             )
 
-        async def send(params: JSONObject | None) -> JSONObject:
-            try:
-                return await once(params)
-            except SessionReplaced:
-                if connection is None or not renewals.may_retry():
-                    raise
-                replaced = connection
-            await renewals.catch_up(replaced.renewals)
-            self._recheck_after_renewal(method, params, tool)
-            return await once(params)
-
         hook = self.request_hook
+        try:
+            if hook is None:
+                return await send(params)
+            return await hook(self, method, params, send)
+        except SessionReplaced:
+            if connection is None or not renewals.may_retry():
+                raise
+            replaced = connection
+        # the session was replaced before the request reached it: once more, in the new one
+        await renewals.catch_up(replaced.renewals)
+        self._recheck_after_renewal(method, params, tool)
         if hook is None:
             return await send(params)
         return await hook(self, method, params, send)

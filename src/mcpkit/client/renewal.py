@@ -21,7 +21,8 @@ catches up, once per renewal, before it sends that request again:
    ``on_resync``, a :class:`~mcpkit.client.Host` forgets the server's lists and calls
    ``on_change``, and ``Client(session_renewed_handler=...)`` gets a :class:`SessionRenewed`.
 
-Then the request goes again, with a fresh id, through the connection: gated by the new
+Then the request goes again as another request — a fresh id, its own deadline, through
+``Client.request_hook`` again if one is set — through the connection: gated by the new
 capabilities (a missing one is the :class:`~mcpkit.protocol.errors.MissingServerCapability` a
 fresh client would get, and nothing is sent) and shaped for the new revision. It is sent again
 once: a second :class:`~mcpkit.protocol.errors.SessionReplaced` is raised to the caller.
@@ -150,7 +151,7 @@ class RenewalTracker:
 
     async def aclose(self) -> None:
         task, self._task = self._task, None
-        if task is not None and not task.done():
+        if task is not None and not task.done() and task is not asyncio.current_task():
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.gather(task, return_exceptions=True)

@@ -212,6 +212,34 @@ async def test_the_sync_facade_reports_the_new_session_too() -> None:
             await asyncio.to_thread(client.close)
 
 
+async def test_a_failing_handler_is_logged_and_the_call_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sessions = Sessions(OLD, NEW)
+    hooked: list[str] = []
+
+    def broken(event: SessionRenewed) -> None:
+        raise RuntimeError("handler bug")
+
+    async def hook(client: Any, method: str, params: Any, send: Any) -> Any:
+        hooked.append(method)
+        return await send(params)
+
+    async with (
+        running(sessions.app()) as base,
+        Client(
+            base + "/mcp", mode="legacy", session_renewed_handler=broken, output_validation="off"
+        ) as client,
+    ):
+        client.request_hook = hook
+        sessions.forget()
+        with caplog.at_level(logging.ERROR, logger="mcpkit.client"):
+            result = await client.call_tool("t", {})
+        assert result.content[0].text == "ok"  # type: ignore[union-attr]
+        assert hooked == ["tools/call", "tools/call"]  # two requests: one per session
+    assert any("session-renewed listener failed" in r.getMessage() for r in caplog.records)
+
+
 # -- the request sent again ----------------------------------------------------------------------
 
 
