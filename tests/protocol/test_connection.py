@@ -619,15 +619,33 @@ class TestClientConnection:
         lifecycle; its revision and capabilities become the connection's, and the
         ``notifications/initialized`` it returns is already accepted by it."""
         conn = self.handshake({"tools": {}})
+        assert (conn.renewals, conn.server_info, conn.instructions) == (
+            0,
+            {"name": "s", "version": "1"},
+            None,
+        )
+        assert conn.initialize_result is not None
+        assert conn.initialize_result["protocolVersion"] == "2025-06-18"
         conn.start_request("tools/list", None, "f")  # allowed (and remembered) before
         request = Request("renew-1", "initialize", initialize(caps={}).params)
         conn.start_renewal(request)
         assert conn.protocol_version == "2025-06-18"  # the old verdict serves meanwhile
-        result = {**init_result("2025-03-26"), "capabilities": {"prompts": {}}}
+        result = {
+            **init_result("2025-03-26"),
+            "capabilities": {"prompts": {}},
+            "serverInfo": {"name": "t", "version": "2"},
+            "instructions": "new",
+        }
         note = conn.finish_renewal(Response("renew-1", result))
         assert isinstance(note, Notification) and note.method == "notifications/initialized"
         assert conn.protocol_version == "2025-03-26" and conn.operating
         assert conn.server_capabilities == {"prompts": {}}
+        assert (conn.renewals, conn.server_info, conn.instructions) == (
+            1,
+            {"name": "t", "version": "2"},
+            "new",
+        )
+        assert conn.initialize_result == result
         conn.start_request("prompts/list", None, "f")
         with pytest.raises(MissingServerCapability):
             conn.start_request("tools/list", None, "f")
@@ -641,6 +659,7 @@ class TestClientConnection:
         with pytest.raises(InvalidRequest):
             conn.finish_renewal(ErrorResponse("renew-2", ErrorObject(-32600, "no")))
         assert conn.protocol_version == "2025-06-18" and conn.operating
+        assert conn.renewals == 0
         with pytest.raises(LocalProtocolError, match="no renewal"):
             conn.finish_renewal(Response("renew-2", init_result("2025-06-18")))
 

@@ -46,6 +46,7 @@ from mcpkit.client.host import Host, HostPrompt, HostResource, HostTool, ToolCol
 from mcpkit.client.mrtr import InputRequired
 from mcpkit.client.negotiate import Negotiated
 from mcpkit.client.questions import QuestionContext, form_defaults
+from mcpkit.client.renewal import SessionRenewed, SessionRenewedHandler
 from mcpkit.client.subscriptions import Subscription
 from mcpkit.client.sync import SyncClient, SyncHost
 from mcpkit.client.tasks import TaskCancelled, TaskInfo, TasksUnsupported, ToolTask
@@ -74,6 +75,8 @@ __all__ = [
     "ServerCardMismatch",
     "ServerMisbehaved",
     "ServerUnavailable",
+    "SessionRenewed",
+    "SessionRenewedHandler",
     "StreamConnector",
     "Subscription",
     "SyncClient",

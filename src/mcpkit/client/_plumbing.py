@@ -47,6 +47,7 @@ class ClientPlumbing(abc.ABC):
     _tools_complete: bool
     _questions: Questions
     _log_level: str | None
+    _subscribed: dict[str, None]
     _listeners: set[Callable[[Notification], None]]
     _http: bool
 

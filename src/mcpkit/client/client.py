@@ -53,6 +53,7 @@ from mcpkit.client.connectors import (
 from mcpkit.client.features import ClientFeatures
 from mcpkit.client.mrtr import DEFAULT_MAX_INPUT_ROUNDS, MRTR_METHODS, run_input_rounds
 from mcpkit.client.questions import ElicitationHandler, Questions, RootsSource, SamplingHandler
+from mcpkit.client.renewal import RenewalTracker, SessionRenewed, SessionRenewedHandler, tell
 from mcpkit.client.schemas import SchemaCache, ValidationMode
 from mcpkit.protocol.capabilities import server_supports
 from mcpkit.protocol.connection import ClientConnection
@@ -60,7 +61,9 @@ from mcpkit.protocol.errors import (
     ConnectionClosed,
     InvalidParams,
     JSONRPCError,
+    MCPError,
     ResourceNotFound,
+    SessionReplaced,
     UsageError,
 )
 from mcpkit.protocol.meta import LOG_LEVELS, request_meta
@@ -88,7 +91,8 @@ SendHook = Callable[
     Awaitable[JSONObject],
 ]
 """``async def hook(client, method, params, send) -> result``: wraps each request the client
-sends (each round of a 2026 ``input_required`` exchange is one request).
+sends (each round of a 2026 ``input_required`` exchange is one request, and so is a request
+sent again because its legacy HTTP session was replaced).
 
 ``params`` are the request's params as they will go out (2026 ``_meta`` included); the hook may
 pass changed params to ``send`` (a copy: the caller's dict is not the hook's to change), e.g.
@@ -142,6 +146,9 @@ class Client(ClientFeatures):
     URL mode), ``sampling_handler`` (``sampling_tools`` / ``sampling_context``), ``roots`` — also
     decide the capabilities this client declares.
 
+    ``session_renewed_handler`` is told (a :class:`~mcpkit.client.renewal.SessionRenewed`) when a
+    legacy HTTP server replaced the session after it expired; see :mod:`mcpkit.client.renewal`.
+
     ``timeout`` is the default per-request deadline (``None``: wait forever; progress resets it
     when a call passes a progress callback); ``output_validation`` is what a tool result that
     violates its ``outputSchema`` does: ``"strict"`` raises, ``"warn"`` logs, ``"off"``.
@@ -167,6 +174,7 @@ class Client(ClientFeatures):
         logging_handler: ServerLogHandler | None = None,
         notification_handler: NotificationCallback | None = None,
         elicitation_complete_handler: Callable[[str], Awaitable[None] | None] | None = None,
+        session_renewed_handler: SessionRenewedHandler | None = None,
         log_level: str | None = None,
         timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
         max_timeout: float | None = None,
@@ -202,6 +210,12 @@ class Client(ClientFeatures):
         self._logging_handler = logging_handler
         self._notification_handler = notification_handler
         self._elicitation_complete_handler = elicitation_complete_handler
+        self._session_renewed_handler = session_renewed_handler
+        self._renewal_listeners: list[Callable[[SessionRenewed], Any]] = []
+        """Told of each renewal before the user's handler (listen subscriptions, the Host)."""
+        self._renewals = RenewalTracker(self._after_renewal)
+        self._subscribed: dict[str, None] = {}
+        """Legacy ``resources/subscribe`` URIs in force (in order): set again in a new session."""
         if log_level is not None and log_level not in LOG_LEVELS:
             raise UsageError(
                 f"unknown log level {log_level!r}; expected one of {', '.join(LOG_LEVELS)}"
@@ -224,6 +238,12 @@ class Client(ClientFeatures):
         self._session: Session | None = None
         self._stream: object = None
         self._negotiated: nego.Negotiated | None = None
+        self._connection: ClientConnection[Any, Any] | None = None
+        """The protocol state (kept after ``aclose`` so what was negotiated stays readable)."""
+        self._verdict_at = 0
+        """``_connection.renewals`` when ``_negotiated`` was built from it."""
+        self._reported: nego.Negotiated | None = None
+        """The verdict last reported (connect, or the last renewal caught up with)."""
         self._http = False
         self._closed = False
         self._closed_event = asyncio.Event()
@@ -259,6 +279,7 @@ class Client(ClientFeatures):
         session_id = getattr(self._stream, "session_id", None)
         if isinstance(session_id, str):
             self._negotiated.session_id = session_id
+        self._reported = self._negotiated
         logger.info("%s: %s", self.name, self._negotiated.describe())
 
     async def _apply_initial_log_level(self) -> None:
@@ -272,6 +293,11 @@ class Client(ClientFeatures):
             return
         if server_supports(self.server_capabilities, "logging/setLevel"):
             await self.set_logging_level(self._log_level)
+
+    def _bind_connection(self, connection: ClientConnection[Any, Any]) -> None:
+        self._connection = connection
+        self._verdict_at = connection.renewals
+        self._renewals.start_at(connection.renewals)
 
     async def _open_stream(
         self, stack: contextlib.AsyncExitStack, connector: StreamConnector
@@ -300,6 +326,7 @@ class Client(ClientFeatures):
         )
         await stack.enter_async_context(session)
         channel.attach(session, stream)
+        self._bind_connection(channel.connection)
         self._session = session
         self._channel = channel
         return channel
@@ -312,6 +339,7 @@ class Client(ClientFeatures):
         if self._mode != "legacy":
             exchange = ExchangeChannel(transport, self._on_notification)
             self._channel = exchange
+            self._bind_connection(exchange.connection)
             self._http = True
             adopted = nego.adopt_saved(exchange, config)
             if adopted is not None:
@@ -344,6 +372,7 @@ class Client(ClientFeatures):
         stack, self._stack = self._stack, None
         self._closed = True
         self._closed_event.set()
+        await self._renewals.aclose()
         if stack is not None:
             await stack.aclose()
         self._channel = None
@@ -377,9 +406,22 @@ class Client(ClientFeatures):
 
     @property
     def negotiated(self) -> nego.Negotiated:
-        if self._negotiated is None:
+        """What the server and this client agreed: the connection's current verdict.
+
+        A legacy HTTP session the server replaced after it expired may have agreed on another
+        revision, capabilities, server info and instructions: this report (and the properties
+        below) is rebuilt from the connection as soon as it holds the new verdict."""
+        negotiated = self._negotiated
+        if negotiated is None:
             raise ConnectionClosed(f"{self.name}: not connected")
-        return self._negotiated
+        connection = self._connection
+        if connection is not None and connection.renewals != self._verdict_at:
+            session_id = getattr(self._stream, "session_id", None)
+            negotiated = nego.handshake_verdict(
+                connection, session_id=session_id if isinstance(session_id, str) else None
+            )
+            self._negotiated, self._verdict_at = negotiated, connection.renewals
+        return negotiated
 
     @property
     def era(self) -> Era:
@@ -387,9 +429,7 @@ class Client(ClientFeatures):
 
     @property
     def protocol_version(self) -> str:
-        channel = self._channel
-        recorded = channel.connection.protocol_version if channel is not None else None
-        return recorded or self.negotiated.protocol_version
+        return self.negotiated.protocol_version
 
     @property
     def server_capabilities(self) -> JSONObject:
@@ -434,8 +474,16 @@ class Client(ClientFeatures):
         on_notification: Callable[[Notification], Awaitable[None]] | None = None,
         tool: Mapping[str, Any] | None = None,
     ) -> JSONObject:
-        """Send one request in the negotiated era (adding 2026 ``_meta``); return the result."""
+        """Send one request in the negotiated era (adding 2026 ``_meta``); return the result.
+
+        A request that met the expiry of its legacy HTTP session (:class:`SessionReplaced`) is
+        sent once more, after the client caught up with the new session
+        (:mod:`mcpkit.client.renewal`): the connection checks and shapes it for that session."""
         channel = self._require_channel()
+        connection = self._connection
+        renewals = self._renewals
+        if connection is not None and renewals.behind(connection.renewals):
+            await renewals.catch_up(connection.renewals)  # a renewal someone else met
         negotiated = self.negotiated
         if negotiated.era == "modern":
             params = dict(params or {})
@@ -450,15 +498,12 @@ class Client(ClientFeatures):
                 meta.update(extra)
             params["_meta"] = meta
 
-        # the connection's revision: a legacy HTTP session replaced after it expired may have
-        # negotiated another one than the first handshake did
-        version = self.protocol_version
-
         def send(params: JSONObject | None) -> Awaitable[JSONObject]:
             return channel.request(
                 method,
                 params,
-                protocol_version=version,
+                # the connection's revision: a replaced legacy HTTP session may have another
+                protocol_version=self.protocol_version,
                 timeout=self._timeout if timeout is DEFAULT else timeout,
                 max_timeout=self._max_timeout,
                 progress_callback=progress_callback,
@@ -467,6 +512,17 @@ class Client(ClientFeatures):
             )
 
         hook = self.request_hook
+        try:
+            if hook is None:
+                return await send(params)
+            return await hook(self, method, params, send)
+        except SessionReplaced:
+            if connection is None or not renewals.may_retry():
+                raise
+            replaced = connection
+        # the session was replaced before the request reached it: once more, in the new one
+        await renewals.catch_up(replaced.renewals)
+        self._recheck_after_renewal(method, params, tool)
         if hook is None:
             return await send(params)
         return await hook(self, method, params, send)
@@ -508,6 +564,80 @@ class Client(ClientFeatures):
             method, params, send, answer, max_rounds=self._max_input_rounds
         )
 
+    def _recheck_after_renewal(
+        self, method: str, params: JSONObject | None, tool: Mapping[str, Any] | None
+    ) -> None:
+        """What a fresh client checks before a request and the connection cannot: that the
+        new session's revision still has the 2025-11-25 tasks a task request needs."""
+        if method == "tools/call" and params is not None and "task" in params:
+            name = params.get("name")
+            self._require_core_tasks(
+                name if isinstance(name, str) else None, dict(tool) if tool else None
+            )
+        elif method.startswith("tasks/"):
+            self._require_core_tasks()
+
+    async def _after_renewal(self) -> None:
+        """Catch up with a session that replaced an expired one (see
+        :mod:`mcpkit.client.renewal`): the new verdict reported, the old session's caches
+        dropped, the log level and resource subscriptions set again, listeners told."""
+        current = self.negotiated  # rebuilt from the connection
+        event = SessionRenewed(self._reported or current, current)
+        self._reported = current
+        if self._cache is not None:
+            self._cache.clear()
+        self._tools = {}
+        self._tools_complete = False
+        logger.info("%s: the server replaced the session: %s", self.name, current.describe())
+        changes = event.changes
+        if changes:
+            logger.warning(
+                "%s: the new session differs from the old one: %s", self.name, "; ".join(changes)
+            )
+        await self._restore_session_state()
+        for listener in (*self._renewal_listeners, self._session_renewed_handler):
+            if listener is not None:
+                await tell(listener, event)
+
+    async def _restore_session_state(self) -> None:
+        """Set again, in the new session, what this client had set in the old one."""
+        capabilities = self.server_capabilities
+        level = self._log_level
+        if level is not None:
+            if server_supports(capabilities, "logging/setLevel"):
+                try:
+                    await self.set_logging_level(level)
+                except MCPError as exc:
+                    logger.warning(
+                        "%s: could not set log level %r in the new session: %s",
+                        self.name,
+                        level,
+                        exc,
+                    )
+            else:
+                logger.warning(
+                    "%s: the new session has no logging capability: log level %r not set",
+                    self.name,
+                    level,
+                )
+        uris = list(self._subscribed)
+        if uris and not server_supports(capabilities, "resources/subscribe"):
+            logger.warning(
+                "%s: the new session cannot subscribe to resources: dropped %s",
+                self.name,
+                ", ".join(uris),
+            )
+            self._subscribed.clear()
+            return
+        for uri in uris:
+            try:
+                await self._request("resources/subscribe", {"uri": uri})
+            except MCPError as exc:
+                logger.warning(
+                    "%s: could not subscribe to %s in the new session: %s", self.name, uri, exc
+                )
+                self._subscribed.pop(uri, None)
+
     @staticmethod
     def _resource_error(exc: JSONRPCError, uri: str) -> JSONRPCError:
         """-32002 (legacy) and -32602 with ``data.uri`` (2026) both mean "no such resource"."""
@@ -547,6 +677,11 @@ class Client(ClientFeatures):
 
     async def _on_notification(self, note: Notification) -> None:
         """Every notification that is not claimed by a subscription's stream."""
+        connection = self._connection
+        if connection is not None and self._renewals.behind(connection.renewals):
+            # e.g. the transport's notifications/mcpkit/session_expired: the client is up to
+            # date with the new session before anyone hears of it
+            await self._renewals.catch_up(connection.renewals)
         method = note.method
         if method == "notifications/progress":
             return  # routed to the caller's progress callback by the session
@@ -589,5 +724,5 @@ class Client(ClientFeatures):
         )
 
     def __repr__(self) -> str:
-        state = self._negotiated.describe() if self._negotiated else "not connected"
+        state = self.negotiated.describe() if self._negotiated else "not connected"
         return f"<Client {self.name}: {state}>"

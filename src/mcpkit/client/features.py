@@ -92,12 +92,16 @@ class ClientFeatures(TaskMethods):
         return decode_result(ReadResourceResult, result, "resources/read")
 
     async def subscribe_resource(self, uri: str) -> None:
-        """Legacy ``resources/subscribe``; in 2026 use :meth:`listen` with ``resources=[uri]``."""
+        """Legacy ``resources/subscribe``; in 2026 use :meth:`listen` with ``resources=[uri]``.
+
+        The subscription is made again in a session that replaces an expired one."""
         self._legacy_only("resources/subscribe", "listen(resources=[uri])")
         await self._request("resources/subscribe", {"uri": uri})
+        self._subscribed[uri] = None
 
     async def unsubscribe_resource(self, uri: str) -> None:
         self._legacy_only("resources/unsubscribe", "closing the listen() subscription")
+        self._subscribed.pop(uri, None)
         await self._request("resources/unsubscribe", {"uri": uri})
 
     # -- prompts and completion ----------------------------------------------------------------
@@ -138,7 +142,8 @@ class ClientFeatures(TaskMethods):
     # -- utilities -----------------------------------------------------------------------------
 
     async def set_logging_level(self, level: str) -> None:
-        """Legacy: ``logging/setLevel``. 2026: every later request carries ``logLevel``."""
+        """Legacy: ``logging/setLevel`` (set again in a session that replaces an expired one).
+        2026: every later request carries ``logLevel``."""
         if level not in LOG_LEVELS:
             raise UsageError(
                 f"unknown log level {level!r}; expected one of {', '.join(LOG_LEVELS)}"
@@ -147,6 +152,7 @@ class ClientFeatures(TaskMethods):
             self._log_level = level
             return
         await self._request("logging/setLevel", {"level": level})
+        self._log_level = level
 
     async def ping(self, *, timeout: TimeoutArg = DEFAULT) -> None:
         """Check the server answers. 2026 removed ``ping``; a ``server/discover`` does the job."""

@@ -28,10 +28,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from mcpkit.client._channel import Channel
 from mcpkit.client.errors import IncompatibleServer
+from mcpkit.protocol.connection import ClientConnection
 from mcpkit.protocol.errors import (
     AuthorizationError,
     HeaderMismatch,
@@ -60,6 +61,7 @@ __all__ = [
     "NegotiationConfig",
     "adopt_discover",
     "adopt_saved",
+    "handshake_verdict",
     "initialize",
     "negotiate",
     "probe",
@@ -284,7 +286,7 @@ async def initialize(channel: Channel, config: NegotiationConfig) -> Negotiated:
     result) and reads the result: the revision the server offered, refused when this client does
     not speak it (the error the lifecycle recorded is raised here)."""
     preferred = newest(config.legacy_versions) if config.legacy_versions else LATEST_LEGACY_VERSION
-    result = await channel.request(
+    await channel.request(
         "initialize",
         {
             "protocolVersion": preferred,
@@ -296,15 +298,22 @@ async def initialize(channel: Channel, config: NegotiationConfig) -> Negotiated:
     )
     version = channel.initialized_version()
     await channel.notify("notifications/initialized", None, protocol_version=version)
-    capabilities = result.get("capabilities")
-    info = result.get("serverInfo")
-    instructions = result.get("instructions")
+    return handshake_verdict(channel.connection)
+
+
+def handshake_verdict(
+    connection: ClientConnection[Any, Any], *, session_id: str | None = None
+) -> Negotiated:
+    """The report of what the connection's current ``initialize`` handshake agreed: the first
+    one, or the one of a session that replaced an expired one (the same fields either way)."""
+    version = connection.initialize_outcome()
     return Negotiated(
         era="legacy",
         protocol_version=version,
-        capabilities=capabilities if isinstance(capabilities, dict) else {},
-        server_info=info if isinstance(info, dict) else {},
-        instructions=instructions if isinstance(instructions, str) else None,
-        initialize_result=result,
+        capabilities=connection.server_capabilities,
+        server_info=connection.server_info,
+        instructions=connection.instructions,
+        initialize_result=connection.initialize_result,
         supported_versions=[version],
+        session_id=session_id,
     )

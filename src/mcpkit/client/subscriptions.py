@@ -11,7 +11,10 @@ request, which tells the server (``notifications/cancelled`` on stdio, a closed 
 
 **Legacy**: change notifications arrive on the session at any time; the subscription taps them,
 ``resources/subscribe``-s the requested URIs, and yields a synthesised acknowledgement first, so
-code written for one era works against the other.
+code written for one era works against the other. When a legacy HTTP server replaces an expired
+session (:mod:`mcpkit.client.renewal`), the client subscribes the URIs again; the subscription
+agrees again with the new session's capabilities, yields a new acknowledgement and calls
+``on_resync``, as a 2026 re-listen does (changes in the gap were not seen).
 
 The queue between the connection and the consumer is bounded: a server that floods
 notifications cannot grow memory without bound. On overflow the excess is dropped, caches are
@@ -35,6 +38,7 @@ from mcpkit.types.jsonrpc import JSONObject, Notification
 
 if TYPE_CHECKING:
     from mcpkit.client.client import Client
+    from mcpkit.client.renewal import SessionRenewed
 
 __all__ = [
     "ACK_TIMEOUT",
@@ -112,7 +116,8 @@ class Subscription:
         self.agreed: JSONObject | None = None
         """The subset of ``requested`` the server acknowledged."""
         self.relistens = 0
-        """How many times the stream was re-opened after the server ended it."""
+        """How many times the stream was re-opened after the server ended it (legacy: how many
+        times the server replaced the session)."""
 
     # -- consumer side -------------------------------------------------------------------------
 
@@ -294,6 +299,16 @@ class Subscription:
             if isinstance(uri, str) and any(uri.startswith(w) for w in wanted):
                 self._offer(note)
 
+    async def _renewed(self, event: SessionRenewed) -> None:
+        """Legacy: the session was replaced (the client already subscribed the URIs again)."""
+        agreed = agree_listen_filter(event.current.capabilities, self.requested)
+        self.agreed = agreed
+        self.relistens += 1
+        self._offer(
+            Notification("notifications/subscriptions/acknowledged", {"notifications": agreed})
+        )
+        await self._resync()
+
     async def _run_legacy(self) -> None:
         client = self._client
         agreed = agree_listen_filter(client.server_capabilities, self.requested)
@@ -303,6 +318,7 @@ class Subscription:
                 await client.subscribe_resource(uri)
                 subscribed.append(uri)
             client._listeners.add(self._tap)
+            client._renewal_listeners.append(self._renewed)
             self.agreed = agreed
             self._offer(
                 Notification("notifications/subscriptions/acknowledged", {"notifications": agreed})
@@ -314,6 +330,8 @@ class Subscription:
             self._finish(exc)
         finally:
             client._listeners.discard(self._tap)
+            with contextlib.suppress(ValueError):
+                client._renewal_listeners.remove(self._renewed)
             for uri in subscribed:
                 if client.connected:
                     with contextlib.suppress(MCPError):

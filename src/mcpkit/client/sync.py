@@ -31,6 +31,7 @@ from mcpkit.client.host.host import Host, HostPrompt, HostResource, HostTool
 from mcpkit.client.mrtr import DEFAULT_MAX_INPUT_ROUNDS, InputRequired
 from mcpkit.client.negotiate import Negotiated
 from mcpkit.client.questions import ElicitationHandler, RootsSource, SamplingHandler
+from mcpkit.client.renewal import SessionRenewedHandler
 from mcpkit.client.schemas import ValidationMode
 from mcpkit.client.tasks import TaskInfo, ToolTask
 from mcpkit.protocol.errors import ConnectionClosed
@@ -113,6 +114,7 @@ class SyncClient:
         logging_handler: ServerLogHandler | None = None,
         notification_handler: NotificationCallback | None = None,
         elicitation_complete_handler: Callable[[str], Awaitable[None] | None] | None = None,
+        session_renewed_handler: SessionRenewedHandler | None = None,
         log_level: str | None = None,
         timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
         max_timeout: float | None = None,

@@ -627,6 +627,10 @@ class ClientConnection(Connection[O, I]):
         """Methods the server's current capabilities were found to allow (the hot path)."""
         self._renewal: ClientLifecycle | None = None
         """The handshake of a replacement session while it runs (:meth:`start_renewal`)."""
+        self._initialize_result: JSONObject | None = None
+        self.renewals = 0
+        """How many times :meth:`finish_renewal` replaced the session's verdict: a layer that
+        reports the verdict (``Client.negotiated``) compares it to know its report is stale."""
 
     @property
     def protocol_version(self) -> str | None:
@@ -650,6 +654,21 @@ class ClientConnection(Connection[O, I]):
     def client_capabilities(self) -> JSONObject:
         """What we declared in ``initialize`` (legacy; 2026 requests each declare their own)."""
         return self.lifecycle.client_capabilities
+
+    @property
+    def server_info(self) -> JSONObject:
+        """The ``serverInfo`` of the current session's ``initialize`` result (legacy)."""
+        return self.lifecycle.server_info
+
+    @property
+    def instructions(self) -> str | None:
+        """The ``instructions`` of the current session's ``initialize`` result (legacy)."""
+        return self.lifecycle.instructions
+
+    @property
+    def initialize_result(self) -> JSONObject | None:
+        """The current session's ``initialize`` result as received (legacy), once accepted."""
+        return self._initialize_result
 
     @property
     def operating(self) -> bool:
@@ -699,10 +718,12 @@ class ClientConnection(Connection[O, I]):
 
     def finish_renewal(self, response: Response | ErrorResponse) -> Message:
         """Record the replacement session's verdict from its ``initialize`` answer: the new
-        lifecycle (revision, server capabilities) replaces the old one, capability checks start
-        over, and the ``notifications/initialized`` to send is returned, shaped for the new
-        revision. An error answer, or a revision this client does not speak, raises (as a
-        :class:`JSONRPCError` / :class:`MCPError`) and the old verdict stays."""
+        lifecycle (revision, server capabilities, server info, instructions) replaces the old
+        one, capability checks start over (requests sent from then on are gated and shaped by
+        the new verdict), :attr:`renewals` counts it, and the ``notifications/initialized`` to
+        send is returned, shaped for the new revision. An error answer, or a revision this
+        client does not speak, raises (as a :class:`JSONRPCError` / :class:`MCPError`) and the
+        old verdict stays."""
         renewal, self._renewal = self._renewal, None
         if renewal is None or response.id != renewal.initialize_id:
             raise LocalProtocolError("no renewal of the session is waiting for this answer")
@@ -712,7 +733,9 @@ class ClientConnection(Connection[O, I]):
         note = Notification(INITIALIZED)
         renewal.send(note)
         self.lifecycle = renewal
+        self._initialize_result = response.result
         self._allowed.clear()
+        self.renewals += 1
         return prepare_outbound(note, renewal.protocol_version, INITIALIZED)
 
     def _admit(self, request: Request) -> None:
@@ -736,6 +759,9 @@ class ClientConnection(Connection[O, I]):
             self.lifecycle.receive(response)  # reads the result (or resets on its error)
         except MCPError as exc:  # a revision we do not speak: the lifecycle is closed
             self.handshake_error = exc
+            return
+        if isinstance(response, Response):
+            self._initialize_result = response.result
 
     def receive_notification(self, note: Notification) -> Event:
         if note.method == INITIALIZED:

@@ -56,6 +56,7 @@ __all__ = [
     "RequestTimeout",
     "ResourceNotFound",
     "SSEProtocolError",
+    "SessionReplaced",
     "TooManyInFlight",
     "TransportError",
     "URLElicitationRequired",
@@ -289,6 +290,15 @@ class ConnectionClosed(TransportError):
 
 class ConnectionBroken(TransportError):
     """The connection was lost because of the peer: it exited, hung up, or sent garbage framing."""
+
+
+class SessionReplaced(TransportError):
+    """The server forgot the session a request was sent in (a legacy Streamable HTTP session
+    answered 404), and a new session replaced it: the request was not sent in the new one.
+
+    :class:`~mcpkit.client.Client` sends it again on its own, checked against what the new
+    session negotiated; code driving a session stream by hand may do the same.
+    """
 
 
 class RequestTimeout(MCPError, TimeoutError):

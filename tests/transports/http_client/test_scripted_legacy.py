@@ -344,13 +344,18 @@ async def test_a_new_session_with_another_revision_updates_header_and_connection
 
 
 async def test_the_new_sessions_capabilities_gate_what_is_sent() -> None:
-    """The new verdict is the connection's: a replacement session without ``tools`` makes the
-    next ``tools/list`` a local missing-capability error, sent to no one."""
+    """The new verdict is the connection's: a replacement session without ``tools`` refuses the
+    call that met the expiry, when it is sent again, with the local missing-capability error a
+    fresh client would get, and the next ``tools/list`` too; neither is sent to anyone."""
     app = Scripted(expiring_routes(LEGACY, {}))
     async with running(app) as base:
         async with Client(base + "/mcp", mode="legacy") as client:
-            await client.call_tool("t", {})  # expires the first session, retried in the new
+            with pytest.raises(MissingServerCapability) as refused:
+                await client.call_tool("t", {})  # expires the first session
+            assert refused.value.method == "tools/call"
+            assert client.server_capabilities == {}
             with pytest.raises(MissingServerCapability):
                 await client.list_tools()
         second = app.of("initialize")[1]
-        assert "tools/list" not in [s.method for s in app.seen[app.seen.index(second) :]]
+        later = [s.method for s in app.seen[app.seen.index(second) :]]
+        assert "tools/call" not in later and "tools/list" not in later

@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from asyncio import FIRST_COMPLETED
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
@@ -31,6 +32,7 @@ from mcpkit.client.client import Client
 from mcpkit.client.errors import ServerUnavailable
 from mcpkit.protocol.capabilities import has_capability
 from mcpkit.protocol.errors import MCPError
+from mcpkit.types.subscriptions import SubscriptionsAcknowledgedNotification
 
 __all__ = [
     "MAX_RESTARTS",
@@ -175,13 +177,34 @@ class ServerSupervisor:
             await self._set_state("ready")
             if self._on_change is not None and self.connections > 1:
                 self._on_change(self.name)  # a restarted server may offer something else
-            watcher = asyncio.ensure_future(self._watch_changes(client))
+            renewed = asyncio.Event()
+
+            def session_renewed(_event: object) -> None:
+                # a replaced legacy HTTP session may offer something else too (told before the
+                # requests that met the expiry are sent again)
+                renewed.set()
+                self._changed()
+
+            client._renewal_listeners.append(session_renewed)
+            watcher = asyncio.ensure_future(self._watch_changes(client, renewed))
             stop = asyncio.ensure_future(self._stop.wait())
             gone = asyncio.ensure_future(client.wait_disconnected())
             try:
                 # Only a stop request or the server going away ends the connection; the change
                 # watcher failing is logged by itself and never restarts a working server.
-                await asyncio.wait((stop, gone), return_when=asyncio.FIRST_COMPLETED)
+                while True:
+                    renewal = asyncio.ensure_future(renewed.wait())
+                    try:
+                        await asyncio.wait((stop, gone, renewal), return_when=FIRST_COMPLETED)
+                    finally:
+                        renewal.cancel()
+                    if stop.done() or gone.done():
+                        break
+                    # watch what the new session's capabilities offer
+                    watcher.cancel()
+                    await asyncio.gather(watcher, return_exceptions=True)
+                    renewed.clear()
+                    watcher = asyncio.ensure_future(self._watch_changes(client, renewed))
             finally:
                 for task in (stop, gone, watcher):
                     task.cancel()
@@ -190,8 +213,9 @@ class ServerSupervisor:
                 error = client._disconnect_error()
                 raise error if error is not None else ServerUnavailable("disconnected")
 
-    async def _watch_changes(self, client: Client) -> None:
-        """Tell the host when the server's lists change (both eras)."""
+    async def _watch_changes(self, client: Client, renewed: asyncio.Event) -> None:
+        """Tell the host when the server's lists change (both eras). A resync because the
+        session was replaced (``renewed`` set) was told already."""
         caps = client.server_capabilities
         wanted = {
             kind: has_capability(caps, (kind, "listChanged"))
@@ -204,13 +228,11 @@ class ServerSupervisor:
                 tools=wanted["tools"],
                 prompts=wanted["prompts"],
                 resources=wanted["resources"],
-                on_resync=lambda: self._changed(),
+                on_resync=lambda: None if renewed.is_set() else self._changed(),
             ) as subscription:
-                first = True
-                async for _ in subscription:
-                    if first:
-                        first = False  # the acknowledgement
-                        continue
+                async for note in subscription:
+                    if isinstance(note, SubscriptionsAcknowledgedNotification):
+                        continue  # the first one, and each re-listen's (its resync tells)
                     self._changed()
         except MCPError as exc:
             logger.info("server %r: not watching for changes: %s", self.name, exc)

@@ -19,14 +19,19 @@ A :class:`~mcpkit._runtime.stream.MessageStream` the client's session runs over,
 * **The GET stream** for messages unrelated to a request opens after ``notifications/initialized``
   (405/404/400 mean "no stream here", not an error) and is re-opened when the server closes it.
   If the server cannot be reached at all any more, the stream fails, so idle clients notice too.
-* **Session expiry.** A 404 to a request carrying our session id means the session is gone: the
+* **Session expiry.** A 404 to a message carrying our session id means the session is gone: the
   original ``initialize`` is replayed without a session id through the connection's lifecycle
   (:meth:`~mcpkit.protocol.connection.ClientConnection.start_renewal`, which records the new
-  session's verdict: a different revision changes the header and the connection together),
-  ``notifications/initialized`` sent, the failed message retried once, and a
+  session's verdict: revision, capabilities, server info; a different revision changes the
+  header and the connection together), ``notifications/initialized`` sent, and a
   :class:`SessionExpired` event reported (a callback, and a
   ``notifications/mcpkit/session_expired`` notification the client's handlers see), because
-  whatever the old session held on the server (subscriptions, log level) is gone.
+  whatever the old session held on the server (subscriptions, log level) is gone. The message
+  that met the 404 is not replayed as it was (it was checked and shaped for the old session):
+  a request fails with :class:`~mcpkit.protocol.errors.SessionReplaced`, which the client
+  answers by sending it again through the connection (gated by the new capabilities, shaped
+  for the new revision); a notification is shaped again at the connection's send point and
+  re-sent; an answer to the old session's request cannot be delivered and fails.
 * **Fallback.** If the ``initialize`` POST is refused with 400/404/405 and no modern JSON-RPC
   error, the URL is tried as a 2024-11-05 HTTP+SSE server
   (:mod:`~mcpkit.transports.http.legacy_sse_client`), transparently.
@@ -54,6 +59,7 @@ from mcpkit.protocol.errors import (
     MCPError,
     MessageDecodeError,
     RemoteProtocolError,
+    SessionReplaced,
 )
 from mcpkit.protocol.http_headers import MCP_PROTOCOL_VERSION_HEADER
 from mcpkit.protocol.http_routing import (
@@ -228,7 +234,7 @@ class LegacySessionStream:
             return
         restarts = 0
         while True:
-            generation = self._generation
+            generation, sent_in = self._generation, self.session_id
             try:
                 await self._post(message)
                 break
@@ -245,8 +251,22 @@ class LegacySessionStream:
                         f"POST {self._url} ({_describe(message)}): the session that asked "
                         "for it expired (HTTP 404); a new session was started without it"
                     ) from None
+                if isinstance(message, Request):
+                    raise SessionReplaced(
+                        f"POST {self._url} ({message.method}): session {sent_in!r} expired "
+                        f"(HTTP 404) and session {self.session_id!r} replaced it; the request "
+                        "was not sent in the new session"
+                    ) from None
+                # a notification: shaped again for the new session's revision, and observed
+                message = self._reshape(message)
         if isinstance(message, Notification) and message.method == "notifications/initialized":
             self._start_listening()
+
+    def _reshape(self, message: Message) -> Message:
+        """``message`` through the connection's send point again, for the session now in
+        place."""
+        connection = self._connection
+        return message if connection is None else connection.send(message)
 
     def _headers(self, *, accept: str, initialize: bool = False) -> dict[str, str]:
         headers = {"Accept": accept}
@@ -578,15 +598,22 @@ class LegacySessionStream:
                     f"the session expired and the server refused a new one: {exc}"
                 ) from None
             if self.protocol_version != old_version:
-                logger.warning(
+                logger.info(
                     "%s: the new session speaks %s (was %s)",
                     self._url,
                     self.protocol_version,
                     old_version,
                 )
-            await self._post(initialized)
+            # the connection holds the new session's verdict from here on, whatever follows
             self._generation += 1
             self.session_restarts += 1
+            try:
+                await self._post(initialized)
+            except _SessionGone:
+                raise RemoteProtocolError(
+                    f"session {previous!r} expired (HTTP 404), and session {self.session_id!r} "
+                    "started in its place was gone (HTTP 404) before notifications/initialized"
+                ) from None
             self._start_listening()
             await self._report_expiry(
                 SessionExpired(previous, self.session_id, self.protocol_version)
