@@ -40,6 +40,12 @@ Headers = Sequence[tuple[bytes, bytes]]
 
 JSON_HEADERS: Final[Headers] = ((b"content-type", b"application/json"),)
 SSE_HEADERS: Final[Headers] = tuple((k.encode(), v.encode()) for k, v in SSE_RESPONSE_HEADERS)
+SSE_BODY_HEADERS: Final[Headers] = ((b"content-type", b"text/event-stream"),)
+"""An event stream sent as one complete body: ``Cache-Control: no-cache`` and ``X-Accel-Buffering:
+no`` are for a live stream (no proxy may hold its events back or serve a stored copy); a body
+with a ``Content-Length`` that is sent at once has nothing to hold back, and the answer to a POST
+is not stored by a cache without explicit freshness (RFC 9111 §4.2). Each header costs the
+ASGI server's Python code too (h11 validates every one): ~1.5 µs of CPU per answer here."""
 
 
 def encode_headers(pairs: Iterable[tuple[str, str]]) -> Headers:
@@ -112,9 +118,9 @@ class HttpResponse:
     async def sse_complete(self, events: bytes, headers: Headers = ()) -> None:
         """A whole event stream at once, when every event is known before the first byte: one
         body with a ``Content-Length`` (two writes) instead of a chunked stream (three or more).
-        The client reads the same events and sees the stream end."""
+        The client reads the same events and sees the stream end (see :data:`SSE_BODY_HEADERS`)."""
         self.sse = True
-        await self.body(200, events, [*SSE_HEADERS, *headers])
+        await self.body(200, events, [*SSE_BODY_HEADERS, *headers] if headers else SSE_BODY_HEADERS)
 
     async def event(
         self,
