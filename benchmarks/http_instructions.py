@@ -1,4 +1,4 @@
-"""Server instructions per HTTP ``tools/call``, counted by callgrind: deterministic on a loaded machine.
+"""Server instructions per HTTP ``tools/call``, counted by callgrind (deterministic under load).
 
 CPU time on a shared machine moves by ±30 % with load; an instruction count does not. This runs
 one HTTP benchmark server under ``valgrind --tool=callgrind`` (``PYTHONHASHSEED=0``), opens the
@@ -10,7 +10,7 @@ when callgrind reads its commands, so the zero and the dump land between calls.
     python benchmarks/http_instructions.py --mode legacy-sse [--clients 32] [--calls 30] \\
         -- .venv/bin/python benchmarks/mcpkit_server.py
 
-``--calls`` is per client (32 × 30 = 960 calls, as the driver's concurrent phase with
+``--calls`` is per client (32 x 30 = 960 calls, as the driver's concurrent phase with
 ``--calls 500``). Instructions include the ticks of uvicorn's main loop while the calls run
 (a few thousand instructions per 0.1 s under valgrind: well below 1 % of a call's count).
 """
@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from http_driver import (  # noqa: E402
+from http_driver import (
     HOST,
     MODES,
     McpHttpClient,
@@ -86,7 +86,24 @@ async def _calls(client: McpHttpClient, count: int) -> None:
         await client.echo()
 
 
-async def _count(command: Sequence[str], mode: str, clients: int, calls: int, warmup: int) -> int:
+async def _drive(port: int, pid: int, mode: str, clients: int, calls: int, warmup: int) -> None:
+    """Open the clients, warm them up, then zero, call and dump the server's counters."""
+    opened: list[McpHttpClient] = []
+    try:
+        opened = [McpHttpClient(port, mode) for _ in range(clients)]
+        for client in opened:
+            await client.open()
+        await asyncio.gather(*(_calls(c, warmup) for c in opened))
+        await asyncio.to_thread(_control, "-z", pid)
+        await asyncio.gather(*(_calls(c, calls) for c in opened))
+        await asyncio.to_thread(_control, "-d", pid)
+    finally:
+        for client in opened:
+            await client.close()
+
+
+def count(command: Sequence[str], mode: str, clients: int, calls: int, warmup: int) -> int:
+    """The server's instructions over ``clients`` x ``calls`` timed calls."""
     port = free_port()
     out = Path(tempfile.mkdtemp(prefix="http-callgrind-"))
     env = dict(os.environ, PYTHONHASHSEED="0")
@@ -106,27 +123,18 @@ async def _count(command: Sequence[str], mode: str, clients: int, calls: int, wa
         stderr=subprocess.DEVNULL,
         env=env,
     )
-    opened: list[McpHttpClient] = []
     try:
-        await _wait_ready(port, proc)
-        opened = [McpHttpClient(port, mode) for _ in range(clients)]
-        for client in opened:
-            await client.open()
-        await asyncio.gather(*(_calls(c, warmup) for c in opened))
-        await asyncio.to_thread(_control, "-z", proc.pid)
-        await asyncio.gather(*(_calls(c, calls) for c in opened))
-        await asyncio.to_thread(_control, "-d", proc.pid)
+        asyncio.run(_wait_ready(port, proc))
+        asyncio.run(_drive(port, proc.pid, mode, clients, calls, warmup))
     finally:
-        for client in opened:
-            await client.close()
         proc.terminate()
         try:
             proc.wait(60)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    dumps = sorted(p for p in out.iterdir() if p.name.startswith("cg.out.") and p.suffix != "")
-    dumped = [p for p in dumps if p.name.rsplit(".", 1)[-1].isdigit()]
+    # the dump asked for is cg.out.1 (cg.out itself is written at exit)
+    dumped = sorted(p for p in out.iterdir() if p.name.rsplit(".", 1)[-1].isdigit())
     if not dumped:
         raise PeerError(f"no callgrind dump in {out}: {[p.name for p in out.iterdir()]}")
     total = _totals(dumped[0])
@@ -146,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=3, help="warm-up calls per client")
     parser.add_argument("command", nargs="+", help="server command (after --)")
     args = parser.parse_args(argv)
-    total = asyncio.run(_count(args.command, args.mode, args.clients, args.calls, args.warmup))
+    total = count(args.command, args.mode, args.clients, args.calls, args.warmup)
     calls = args.clients * args.calls
     print(
         json.dumps(
