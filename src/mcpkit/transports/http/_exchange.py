@@ -45,6 +45,7 @@ from mcpkit.protocol.sse import encode_event
 from mcpkit.transports.http._legacy_sessions import LegacySessionState
 from mcpkit.transports.http._pipe import EventPipe, Item, PipeState
 from mcpkit.transports.http._sse_response import Headers, HttpResponse, Receive, watch_disconnect
+from mcpkit.transports.http._step import finish, step
 from mcpkit.transports.http.session_store import StateUnavailable
 from mcpkit.types.jsonrpc import (
     ErrorResponse,
@@ -253,28 +254,31 @@ async def serve_exchange(
     since = loop.time()
     tracked: _SessionRequest | None = None
     if session is not None:
-        tracked = _SessionRequest(session, request.id, pipe)
+        tracked = _SessionRequest(session, request.id, pipe, task)
         if tracked.cancelled_by_session:
             task.cancel()  # cancelled before it started: it ends below with no answer
     writer = _InlineWriter(
         response, receive, pipe, outbound, spawn, options, json_only, headers, since, task, tracked
     )
-    wake_at = since + WATCH_AFTER_SECONDS
     if not json_only:
-        wake_at = min(wake_at, since + options.sse_after)
         pipe.on_emit = writer.start
-    # The timer is set only if the handler yields to the loop: most answer without waiting, and
-    # a plain callback is cheaper to drop than a timer (a heap entry, ordered in Python).
-    arm = loop.call_soon(writer.arm, wake_at)
     try:
         try:
-            reply = await answer(
-                run, request, outbound.protocol_version, era, send=outbound.prepare
+            # The handler runs in this task until it first waits; most answer before that, and
+            # then no timer is ever set. One that waits gets its writer at ``wake_at``.
+            pending, reply = step(
+                answer(run, request, outbound.protocol_version, era, send=outbound.prepare)
             )
+            if pending is not None:
+                wake_at = since + WATCH_AFTER_SECONDS
+                if not json_only:
+                    wake_at = min(wake_at, since + options.sse_after)
+                writer.arm(wake_at)
+                reply = await finish(pending)
         finally:
-            arm.cancel()
             writer.disarm()
             pipe.on_emit = None
+        assert reply is not None
         if writer.task is None:
             if tracked is not None:
                 tracked.finished()
@@ -340,10 +344,16 @@ class _SessionRequest:
 
     __slots__ = ("_entry", "_over", "_pipe", "_session", "_waiter")
 
-    def __init__(self, session: LegacySessionState, request_id: RequestId, pipe: EventPipe) -> None:
+    def __init__(
+        self,
+        session: LegacySessionState,
+        request_id: RequestId,
+        pipe: EventPipe,
+        task: asyncio.Task[Any],
+    ) -> None:
         self._session = session
         self._pipe = pipe
-        self._entry = session.started(request_id, None, pipe)
+        self._entry = session.started_inline(request_id, task, pipe)
         self._over = False
         self._waiter: asyncio.Event | None = None
 
@@ -495,7 +505,7 @@ class _InlineWriter:
         self._timer: asyncio.TimerHandle | None = None
 
     def arm(self, wake_at: float) -> None:
-        """The handler yielded to the loop: start the writer at ``wake_at`` (now, if past)."""
+        """The handler waits: start the writer at ``wake_at`` (now, if past)."""
         loop = self._handler.get_loop()
         if loop.time() >= wake_at:
             self.start()

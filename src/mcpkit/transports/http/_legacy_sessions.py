@@ -266,6 +266,19 @@ class LegacySessionState:
                 task.cancel()
         return entry
 
+    def started_inline(
+        self, request_id: RequestId, task: asyncio.Task[Any], pipe: EventPipe | None
+    ) -> InboundRequest[RequestHandle] | None:
+        """:meth:`started` for a request served in ``task``, the caller's own (an HTTP request's
+        task, which outlives the handler): the caller owes :meth:`done`."""
+        entry = self.engine.inbound.get(request_id)
+        if entry is None:
+            return None
+        entry.value.task = task
+        if pipe is not None and pipe.store is not None:
+            self.pipes[pipe.stream_id] = pipe
+        return entry
+
     def done(self, entry: InboundRequest[RequestHandle], pipe: EventPipe | None = None) -> None:
         """The request is over (answered, cancelled or abandoned): the engine forgets it."""
         if self.engine.inbound.get(entry.id) is entry:
