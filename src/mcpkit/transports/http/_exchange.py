@@ -405,6 +405,27 @@ class _Watch:
             self.task.cancel()
 
 
+class _Due:
+    """What the timer of :func:`_pending` stands for, marked when it fires.
+
+    The loop's clock is not compared with the times instead: a loop with a coarse clock
+    (uvloop's is in milliseconds) may run a timer a little before its time as computed here,
+    and a wait after such a wake-up would have no timer left to end it (a slow request then
+    hung, never promoted to SSE)."""
+
+    __slots__ = ("_pipe", "answer", "watch")
+
+    def __init__(self, pipe: EventPipe) -> None:
+        self._pipe = pipe
+        self.watch = False
+        self.answer = False
+
+    def mark(self, watch: bool, answer: bool) -> None:
+        self.watch = self.watch or watch
+        self.answer = self.answer or answer
+        self._pipe.wake()
+
+
 async def _pending(
     pipe: EventPipe,
     watch: _Watch,
@@ -423,8 +444,10 @@ async def _pending(
     start = now if since is None else since
     watch_at = start + WATCH_AFTER_SECONDS
     deadline = None if json_only else start + options.sse_after
+    due = _Due(pipe)
+    first = watch_at if deadline is None else min(watch_at, deadline)
     timer: asyncio.TimerHandle | None = loop.call_at(
-        watch_at if deadline is None else min(watch_at, deadline), pipe.wake
+        first, due.mark, watch_at <= first, deadline is not None and deadline <= first
     )
     try:
         while True:
@@ -436,13 +459,13 @@ async def _pending(
             if pipe.has_items or pipe.close_requested or (pipe.ended and pipe.final is None):
                 return True
             now = loop.time()
-            if deadline is not None and now >= deadline:
+            if deadline is not None and (due.answer or now >= deadline):
                 return True
-            if watch.task is None and now >= watch_at:
+            if watch.task is None and (due.watch or now >= watch_at):
                 watch.start()
                 if timer is not None:
                     timer.cancel()
-                timer = None if deadline is None else loop.call_at(deadline, pipe.wake)
+                timer = None if deadline is None else loop.call_at(deadline, due.mark, True, True)
             await pipe.wait()
     finally:
         if timer is not None:
