@@ -94,6 +94,8 @@ SESSION_NOT_FOUND: Final = -32001
 MAX_CACHED_TOOL_HEADERS: Final = 4096
 """Compiled ``x-mcp-header`` annotations kept (one entry per tool name)."""
 _CLOSE: Final = ((b"connection", b"close"),)
+_VERSION_HEADER: Final = MCP_PROTOCOL_VERSION_HEADER.lower()
+"""The version header's key in normalised (lower-cased) headers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,7 +440,8 @@ class Endpoint:
         self, session_id: str | None, response: HttpResponse, request_id: RequestId | None
     ) -> LegacySessionState | None:
         """The session named by the request, or ``None`` after answering 400/404."""
-        assert self.sessions is not None
+        sessions = self.sessions
+        assert sessions is not None
         if session_id is None:
             await self._error(
                 response,
@@ -450,7 +453,7 @@ class Endpoint:
                 request_id,
             )
             return None
-        state = await self.sessions.find(session_id)
+        state = sessions.lookup(session_id) if sessions.local else await sessions.find(session_id)
         if state is None:
             await self._error(
                 response,
@@ -482,14 +485,16 @@ class Endpoint:
             if isinstance(lifecycle, ServerLifecycle):  # every request stands alone
                 lifecycle.assume_operating(version)
         else:
-            state = await self._find_session(route.session_id, response, request_id)
-            if state is None:
-                return
+            sessions, session_id = self.sessions, route.session_id
+            state = sessions.lookup(session_id) if sessions.local and session_id else None
+            if state is None:  # not in memory: another store, or the 400/404 answer
+                state = await self._find_session(session_id, response, request_id)
+                if state is None:
+                    return
             connection = state.connection
-            version = state.protocol_version or route.protocol_version or ""
-            mismatch = session_version_error(
-                state.protocol_version, headers.get(MCP_PROTOCOL_VERSION_HEADER.lower())
-            )
+            negotiated = state.protocol_version
+            version = negotiated or route.protocol_version or ""
+            mismatch = session_version_error(negotiated, headers.get(_VERSION_HEADER))
             if mismatch is not None:
                 await self._error(response, 400, mismatch, request_id, session=state)
                 return

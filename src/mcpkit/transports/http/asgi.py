@@ -182,6 +182,8 @@ class McpHttpApp:
     def __init__(self, server: HttpServable, options: HttpOptions | None = None) -> None:
         self.server = server
         self.options = options = options or HttpOptions()
+        self._path = options.path.rstrip("/")
+        """The endpoint's path as requests are compared with it (a trailing ``/`` is ignored)."""
         self.host_policy = options.host_policy or HostPolicy.from_env(
             os.environ, options.allowed_hosts, options.allowed_origins
         )
@@ -412,7 +414,7 @@ class McpHttpApp:
             error = InternalError(f"Server misconfigured: {LIFESPAN_HINT}")
             await response.error(500, ErrorResponse(None, error.to_error_object()))
             return
-        if path.rstrip("/") == options.path.rstrip("/"):
+        if path == self._path or path.rstrip("/") == self._path:
             if method in ("POST", "GET", "DELETE"):
                 await self._endpoint(method, scope, receive, response)
             else:
@@ -429,8 +431,13 @@ class McpHttpApp:
     async def _endpoint(
         self, method: str, scope: Scope, receive: Receive, response: HttpResponse
     ) -> None:
-        serve = {"POST": self.endpoint.post, "GET": self.endpoint.get}.get(
-            method, self.endpoint.delete
+        endpoint = self.endpoint
+        serve = (
+            endpoint.post
+            if method == "POST"
+            else endpoint.get
+            if method == "GET"
+            else endpoint.delete
         )
         try:
             await serve(scope, receive, response)
