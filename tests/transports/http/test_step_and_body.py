@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from mcpkit.transports.http._body import BodyError, read_body
-from mcpkit.transports.http._step import finish, step
+from mcpkit.transports.http._step import Pending, finish, step
 
 Message = MutableMapping[str, Any]
 
@@ -20,7 +20,7 @@ async def test_step_returns_the_result_of_an_awaitable_that_does_not_wait() -> N
     async def ready() -> int:
         return 5
 
-    assert step(ready()) == (None, 5)
+    assert step(ready()) == 5
 
 
 async def test_step_propagates_an_exception_raised_before_any_wait() -> None:
@@ -38,17 +38,20 @@ async def test_finish_completes_an_awaitable_that_had_to_wait() -> None:
         await ready.wait()
         return 7
 
-    pending, result = step(waits())
-    assert pending is not None and result is None
+    pending = step(waits())
+    assert isinstance(pending, Pending)
     asyncio.get_running_loop().call_soon(ready.set)
     assert await finish(pending) == 7
 
 
 async def test_finish_passes_a_future_result_and_exceptions_through() -> None:
     loop = asyncio.get_running_loop()
+    done: asyncio.Future[int] = loop.create_future()
+    done.set_result(2)
+    assert step(done) == 2  # an awaitable that is not a coroutine: through its __await__
     future: asyncio.Future[int] = loop.create_future()
-    pending, _ = step(future)
-    assert pending is not None
+    pending = step(future)
+    assert isinstance(pending, Pending)
     loop.call_soon(future.set_result, 3)
     assert await finish(pending) == 3
 
@@ -56,10 +59,25 @@ async def test_finish_passes_a_future_result_and_exceptions_through() -> None:
         async with asyncio.timeout(0.01):  # the task it runs in is the awaiting one
             await asyncio.sleep(10)
 
-    pending, _ = step(slow())
-    assert pending is not None
+    slowly = step(slow())
+    assert isinstance(slowly, Pending)
     with pytest.raises(TimeoutError):
-        await finish(pending)
+        await finish(slowly)
+
+
+async def test_a_pending_awaitable_that_is_never_finished_can_be_closed() -> None:
+    cleaned = []
+
+    async def waits() -> None:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            cleaned.append(True)
+
+    pending = step(waits())
+    assert isinstance(pending, Pending)
+    pending.close()
+    assert cleaned == [True]
 
 
 async def test_cancelling_the_awaiting_task_reaches_the_stepped_awaitable() -> None:
@@ -74,8 +92,8 @@ async def test_cancelling_the_awaiting_task_reaches_the_stepped_awaitable() -> N
         return "slept"
 
     async def outer() -> str:
-        pending, _ = step(sleeper())
-        assert pending is not None
+        pending = step(sleeper())
+        assert isinstance(pending, Pending)
         result: str = await finish(pending)
         return result
 

@@ -65,18 +65,18 @@ async def read_body(
     # Usually the ASGI server read the whole (small) body with the headers, and the first
     # receive() returns it without waiting: then there is nothing to bound in time, and no
     # deadline is set (a timer, and on 3.11 two getpid system calls).
-    pending, message = step(receive())
+    message = step(receive())
+    if isinstance(message, Pending):
+        return await _read_rest(receive, message, None, announced, limit, timeout)
     if (
-        pending is None
-        and message is not None
-        and not message.get("more_body", False)
+        not message.get("more_body", False)
         and message.get("type") == "http.request"
         and (announced is None or announced <= limit)
     ):
         chunk = message.get("body", b"")
         if len(chunk) <= limit:
             return chunk if type(chunk) is bytes else bytes(chunk)
-    return await _read_rest(receive, pending, message, announced, limit, timeout)
+    return await _read_rest(receive, None, message, announced, limit, timeout)
 
 
 async def _read_rest(
@@ -129,9 +129,7 @@ async def _read_rest(
         ) from None
     finally:
         if pending is not None:  # cancelled before it was awaited
-            close = getattr(pending[0], "close", None)
-            if close is not None:
-                close()
+            pending.close()
 
 
 def _too_large(limit: int) -> str:

@@ -45,7 +45,7 @@ from mcpkit.protocol.sse import encode_event
 from mcpkit.transports.http._legacy_sessions import LegacySessionState
 from mcpkit.transports.http._pipe import EventPipe, Item, PipeState
 from mcpkit.transports.http._sse_response import Headers, HttpResponse, Receive, watch_disconnect
-from mcpkit.transports.http._step import finish, step
+from mcpkit.transports.http._step import Pending, finish, step
 from mcpkit.transports.http.session_store import StateUnavailable
 from mcpkit.types.jsonrpc import (
     ErrorResponse,
@@ -266,25 +266,27 @@ async def serve_exchange(
         try:
             # The handler runs in this task until it first waits; most answer before that, and
             # then no timer is ever set. One that waits gets its writer at ``wake_at``.
-            pending, reply = step(
+            reply = step(
                 answer(run, request, outbound.protocol_version, era, send=outbound.prepare)
             )
-            if pending is not None:
+            if isinstance(reply, Pending):
                 wake_at = since + WATCH_AFTER_SECONDS
                 if not json_only:
                     wake_at = min(wake_at, since + options.sse_after)
                 writer.arm(wake_at)
-                reply = await finish(pending)
+                reply = await finish(reply)
         finally:
             writer.disarm()
             pipe.on_emit = None
-        assert reply is not None
         if writer.task is None:
             if tracked is not None:
                 tracked.finished()
             if json_only or options.sse_after > 0:
                 await response.json_bytes(reply.status, reply.data, headers)
-            else:  # always SSE (sse_after=0), and the whole stream is known: one body
+            elif pipe.store is None:  # always SSE (sse_after=0), one event known now: one body
+                pipe.abandon()  # over: nothing more can be emitted into it
+                await response.sse_complete(encode_event(reply.data), headers)
+            else:  # the same, resumable: the event is numbered and stored as on a live stream
                 await _sse_complete(response, pipe, reply, options, headers)
             return
         if writer.cancelled_handler:
@@ -320,13 +322,10 @@ async def serve_exchange(
 async def _sse_complete(
     response: HttpResponse, pipe: EventPipe, reply: Answer, options: StreamOptions, headers: Headers
 ) -> None:
-    """Answer with an event stream whose every event is known now: one write, not a stream."""
-    if pipe.resumable:  # the events get their ids (and are stored) as on a live stream
-        await pipe.finish(reply.data, reply.status)
-        prime, items = await pipe.start_sse()
-    else:
-        pipe.abandon()  # over: nothing more can be emitted into it
-        prime, items = None, [(None, reply.data)]
+    """Answer a resumable stream whose every event is known now with one body: the events get
+    their ids (and are stored) as on a live stream, after a priming event."""
+    await pipe.finish(reply.data, reply.status)
+    prime, items = await pipe.start_sse()
     events = [] if prime is None else [encode_event(b"", id=prime, retry=options.retry_ms)]
     events += [encode_event(data, id=event_id) for event_id, data in items]
     await response.sse_complete(b"".join(events), headers)

@@ -86,15 +86,32 @@ class HttpResponse:
 
     async def body(self, status: int, body: bytes, headers: Headers) -> None:
         """A complete response (status, headers and the whole body at once)."""
-        if await self._start(status, [*headers, (b"content-length", str(len(body)).encode())]):
-            await self._write({"type": "http.response.body", "body": body, "more_body": False})
+        await self._complete(status, body, [*headers, (b"content-length", b"%d" % len(body))])
+
+    async def _complete(self, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+        """:meth:`body` with the ``Content-Length`` already among ``headers``: the two writes of
+        almost every answer, without the bookkeeping of a stream."""
+        if self.started or self.broken or self.finished:
+            if await self._start(status, headers):
+                await self._write({"type": "http.response.body", "body": body, "more_body": False})
+            self.finished = True
+            return
+        self.started = True
+        try:
+            send = self._send
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+        except Exception as exc:  # OSError, a server's ClientDisconnected, RuntimeError ...
+            logger.debug("response write failed (client gone?): %r", exc)
+            self.broken = True
         self.finished = True
 
     async def json(self, status: int, value: Any, headers: Headers = ()) -> None:
-        await self.body(status, encode_json(value), [*JSON_HEADERS, *headers])
+        await self.json_bytes(status, encode_json(value), headers)
 
     async def json_bytes(self, status: int, data: bytes, headers: Headers = ()) -> None:
-        await self.body(status, data, [*JSON_HEADERS, *headers])
+        length = (b"content-length", b"%d" % len(data))
+        await self._complete(status, data, [*JSON_HEADERS, *headers, length])
 
     async def error(self, status: int, error: ErrorResponse, headers: Headers = ()) -> None:
         """An HTTP error whose body is a JSON-RPC error response (the id may be ``None``)."""
@@ -120,7 +137,8 @@ class HttpResponse:
         body with a ``Content-Length`` (two writes) instead of a chunked stream (three or more).
         The client reads the same events and sees the stream end (see :data:`SSE_BODY_HEADERS`)."""
         self.sse = True
-        await self.body(200, events, [*SSE_BODY_HEADERS, *headers] if headers else SSE_BODY_HEADERS)
+        length = (b"content-length", b"%d" % len(events))
+        await self._complete(200, events, [*SSE_BODY_HEADERS, *headers, length])
 
     async def event(
         self,

@@ -20,33 +20,48 @@ __all__ = ["Pending", "finish", "step"]
 
 T = TypeVar("T")
 
-Pending = tuple[Generator[Any, Any, Any], Any]
-"""An awaitable stopped at its first wait: its iterator and what it yielded to the loop."""
+_Coroutine = types.CoroutineType
 
 
-def step(awaitable: Awaitable[T]) -> tuple[Pending | None, T | None]:
-    """Start ``awaitable`` in the calling task: ``(None, result)`` when it finished without
-    waiting, else ``(pending, None)`` to hand to :func:`finish` (which must then be awaited, or
-    the iterator closed). Its exceptions propagate."""
-    it = awaitable.__await__()
+class Pending:
+    """An awaitable stopped at its first wait: its iterator and what it yielded to the loop.
+    Hand it to :func:`finish`, which must then be awaited (or :meth:`close` it)."""
+
+    __slots__ = ("first", "it")
+
+    def __init__(self, it: Generator[Any, Any, Any], first: Any) -> None:
+        self.it = it
+        self.first = first
+
+    def close(self) -> None:
+        close = getattr(self.it, "close", None)  # an awaitable's iterator need not have it
+        if close is not None:
+            close()
+
+
+def step(awaitable: Awaitable[T]) -> T | Pending:
+    """Start ``awaitable`` in the calling task: its result when it finished without waiting,
+    else a :class:`Pending` (a result is never one). Its exceptions propagate."""
+    # a coroutine is its own iterator (no __await__ wrapper to make)
+    it: Any = awaitable if type(awaitable) is _Coroutine else awaitable.__await__()
     try:
-        first = next(it)
+        first = it.send(None)
     except StopIteration as done:
-        return None, done.value
-    return (it, first), None
+        result: T = done.value
+        return result
+    return Pending(it, first)
 
 
 @types.coroutine
 def finish(pending: Pending) -> Generator[Any, Any, Any]:
     """Await the rest of an awaitable :func:`step` left waiting (``yield from`` by hand)."""
-    it, value = pending
+    it, value = pending.it, pending.first
+    send = getattr(it, "send", None)  # a plain iterator has only __next__
     while True:
         try:
             sent = yield value
         except GeneratorExit:
-            close = getattr(it, "close", None)  # an awaitable's iterator need not have it
-            if close is not None:
-                close()
+            pending.close()
             raise
         except BaseException as exc:
             throw = getattr(it, "throw", None)
@@ -58,6 +73,6 @@ def finish(pending: Pending) -> Generator[Any, Any, Any]:
                 return done.value
         else:
             try:
-                value = next(it) if sent is None else it.send(sent)
+                value = next(it) if send is None else send(sent)
             except StopIteration as done:
                 return done.value
