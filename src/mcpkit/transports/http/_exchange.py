@@ -40,9 +40,10 @@ import msgspec
 from mcpkit.protocol.codec import encode_message
 from mcpkit.protocol.errors import ConnectionClosed, InternalError, JSONRPCError
 from mcpkit.protocol.http_routing import status_for_error
+from mcpkit.protocol.inflight import InboundRequest
 from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.protocol.sse import encode_event
-from mcpkit.transports.http._legacy_sessions import LegacySessionState
+from mcpkit.transports.http._legacy_sessions import LegacySessionState, RequestHandle
 from mcpkit.transports.http._pipe import EventPipe, Item, PipeState
 from mcpkit.transports.http._sse_response import Headers, HttpResponse, Receive, watch_disconnect
 from mcpkit.transports.http._step import Pending, finish, step
@@ -53,7 +54,6 @@ from mcpkit.types.jsonrpc import (
     Message,
     Notification,
     Request,
-    RequestId,
     Response,
 )
 from mcpkit.types.versions import Era
@@ -243,9 +243,59 @@ async def serve_exchange(
     options: StreamOptions,
     json_only: bool = False,
     headers: Headers = (),
+    entry: InboundRequest[RequestHandle] | None = None,
 ) -> None:
     """Serve ``request`` on this POST: run its handler in this task, answer directly unless a
-    writer had to be started (see the module docstring)."""
+    writer had to be started (see the module docstring). A session's request comes with its
+    in-flight ``entry`` (from :meth:`LegacySessionState.admit`)."""
+    send = session.send if session is not None else prepare_outbound
+    # The handler runs in this task until it first waits; most answer before that, having sent
+    # nothing else, and then nothing else is needed: no task look-up, no timer, no writer, and
+    # nobody can have cancelled it (nothing else ran meanwhile).
+    reply = step(answer(run, request, outbound.protocol_version, era, send=send))
+    if (
+        isinstance(reply, Pending)
+        or pipe.has_items
+        or pipe.close_requested
+        or (entry is not None and entry.value.reason is not None)
+    ):
+        await _serve_further(
+            reply, response, receive, request, pipe, outbound, session, entry, spawn, options,
+            json_only, headers,
+        )  # fmt: skip
+        return
+    if session is not None and entry is not None:
+        session.done(entry, pipe)
+    if json_only or options.sse_after > 0:
+        await response.json_bytes(reply.status, reply.data, headers)
+    elif pipe.store is None:  # always SSE (sse_after=0), one event known now: one body
+        pipe.abandon()  # over: nothing more can be emitted into it
+        await response.sse_complete(encode_event(reply.data), headers)
+    else:  # the same, resumable: the event is numbered and stored as on a live stream
+        await _sse_complete(response, pipe, reply, options, headers)
+
+
+async def _serve_further(
+    first: Answer | Pending,
+    response: HttpResponse,
+    receive: Receive,
+    request: Request,
+    pipe: EventPipe,
+    outbound: RequestOutbound,
+    session: LegacySessionState | None,
+    entry: InboundRequest[RequestHandle] | None,
+    spawn: Spawn,
+    options: StreamOptions,
+    json_only: bool,
+    headers: Headers,
+) -> None:
+    """The rest of :func:`serve_exchange` for a handler that waits (``first`` is
+    :class:`Pending`), or that emitted or asked to close its stream: from here on it is tracked
+    by its task, and a writer answers once it is started (see the module docstring).
+
+    The watch and SSE delays count from here, the handler's first wait: a handler that never
+    waits is answered before either could matter.
+    """
     # One look-up of the task (each asyncio.get_running_loop()/current_task() on 3.11 makes a
     # getpid system call); the loop and every object below take it from here.
     task = asyncio.current_task()
@@ -253,40 +303,42 @@ async def serve_exchange(
     loop = task.get_loop()
     since = loop.time()
     tracked: _SessionRequest | None = None
-    if session is not None:
-        tracked = _SessionRequest(session, request.id, pipe, task)
+    if session is not None and entry is not None:
+        tracked = _SessionRequest(session, entry, pipe, task)
         if tracked.cancelled_by_session:
             task.cancel()  # cancelled before it started: it ends below with no answer
     writer = _InlineWriter(
         response, receive, pipe, outbound, spawn, options, json_only, headers, since, task, tracked
     )
-    if not json_only:
-        pipe.on_emit = writer.start
     try:
-        try:
-            # The handler runs in this task until it first waits; most answer before that, and
-            # then no timer is ever set. One that waits gets its writer at ``wake_at``.
-            reply = step(
-                answer(run, request, outbound.protocol_version, era, send=outbound.prepare)
-            )
-            if isinstance(reply, Pending):
-                wake_at = since + WATCH_AFTER_SECONDS
+        if isinstance(first, Pending):
+            try:
                 if not json_only:
-                    wake_at = min(wake_at, since + options.sse_after)
-                writer.arm(wake_at)
-                reply = await finish(reply)
-        finally:
-            writer.disarm()
-            pipe.on_emit = None
+                    pipe.on_emit = writer.start
+                if pipe.has_items or pipe.close_requested:
+                    writer.start()
+                else:
+                    wake_at = since + WATCH_AFTER_SECONDS
+                    if not json_only:
+                        wake_at = min(wake_at, since + options.sse_after)
+                    writer.arm(wake_at)
+                reply: Answer = await finish(first)
+            finally:
+                writer.disarm()
+                pipe.on_emit = None
+        else:
+            reply = first
+            if not json_only and (pipe.has_items or pipe.close_requested):
+                writer.start()  # it emitted (or asked to close) before it answered
         if writer.task is None:
             if tracked is not None:
                 tracked.finished()
             if json_only or options.sse_after > 0:
                 await response.json_bytes(reply.status, reply.data, headers)
-            elif pipe.store is None:  # always SSE (sse_after=0), one event known now: one body
-                pipe.abandon()  # over: nothing more can be emitted into it
+            elif pipe.store is None:
+                pipe.abandon()
                 await response.sse_complete(encode_event(reply.data), headers)
-            else:  # the same, resumable: the event is numbered and stored as on a live stream
+            else:
                 await _sse_complete(response, pipe, reply, options, headers)
             return
         if writer.cancelled_handler:
@@ -346,13 +398,13 @@ class _SessionRequest:
     def __init__(
         self,
         session: LegacySessionState,
-        request_id: RequestId,
+        entry: InboundRequest[RequestHandle],
         pipe: EventPipe,
         task: asyncio.Task[Any],
     ) -> None:
         self._session = session
         self._pipe = pipe
-        self._entry = session.started_inline(request_id, task, pipe)
+        self._entry = session.started_inline(entry, task, pipe)
         self._over = False
         self._waiter: asyncio.Event | None = None
 

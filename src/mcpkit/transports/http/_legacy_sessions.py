@@ -272,12 +272,12 @@ class LegacySessionState:
         return entry
 
     def started_inline(
-        self, request_id: RequestId, task: asyncio.Task[Any], pipe: EventPipe | None
+        self, entry: InboundRequest[RequestHandle], task: asyncio.Task[Any], pipe: EventPipe | None
     ) -> InboundRequest[RequestHandle] | None:
-        """:meth:`started` for a request served in ``task``, the caller's own (an HTTP request's
-        task, which outlives the handler): the caller owes :meth:`done`."""
-        entry = self.engine.inbound.get(request_id)
-        if entry is None:
+        """:meth:`started` for the admitted ``entry``, served in ``task``, the caller's own (an
+        HTTP request's task, which outlives the handler): the caller owes :meth:`done`.
+        ``None`` when the engine no longer tracks it (the session ended)."""
+        if self.engine.inbound.get(entry.id) is not entry:
             return None
         entry.value.task = task
         if pipe is not None and pipe.store is not None:
