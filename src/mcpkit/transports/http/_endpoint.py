@@ -332,15 +332,14 @@ class Endpoint:
             await response.empty(202)
             return
         assert isinstance(message, Request)  # responses were refused by the router
-        pipe = EventPipe(f"modern-{message.id}")
         await self._exchange(
-            message, pipe, None, None, route.protocol_version, auth, receive, response
+            message, None, None, None, route.protocol_version, auth, receive, response
         )
 
     def _exchange(
         self,
         request: Request,
-        pipe: EventPipe,
+        pipe: EventPipe | None,
         session: LegacySessionState | None,
         connection: Any,
         version: str | None,
@@ -350,7 +349,8 @@ class Endpoint:
         entry: InboundRequest[RequestHandle] | None = None,
     ) -> Awaitable[None]:
         """Serve one request on this POST: a 2026 one when ``connection`` is ``None``; a
-        session's with its in-flight ``entry``. (A plain function: the awaitable it returns is
+        session's with its in-flight ``entry``; ``pipe`` is its stream when it is resumable
+        (else one is made if the handler emits). (A plain function: the awaitable it returns is
         the whole work, one coroutine less per request.)"""
         json_only = self._config.json_response
         outbound = RequestOutbound(pipe, session, version, json_only=json_only)
@@ -375,7 +375,6 @@ class Endpoint:
             receive,
             run=run,
             request=request,
-            pipe=pipe,
             outbound=outbound,
             era="legacy" if legacy else "modern",
             session=session,
@@ -417,7 +416,7 @@ class Endpoint:
                 await self._error(response, 200, exc, message.id, session=state)
                 await self.sessions.discard(state)
                 return
-        outbound = RequestOutbound(EventPipe("initialize"), None, None, json_only=True)
+        outbound = RequestOutbound(None, None, None, json_only=True)
         server = self._server
 
         def run() -> Awaitable[Any]:
@@ -522,10 +521,10 @@ class Endpoint:
                 await self._error(response, 200, exc, message.id, session=state)
                 return
         store = self._config.event_store if state is not None else None
-        pipe = EventPipe(
-            state.new_stream_id() if state is not None else "stateless",
-            session_id=state.id if state is not None else None,
-            store=store,
+        pipe = (  # a stream that cannot be resumed is made only if the handler emits
+            EventPipe(state.new_stream_id(), session_id=state.id, store=store)
+            if state is not None and store is not None
+            else None
         )
         await self._exchange(
             message, pipe, state, connection, version, auth, receive, response, entry

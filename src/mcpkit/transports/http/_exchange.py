@@ -103,7 +103,7 @@ class RequestOutbound:
 
     def __init__(
         self,
-        pipe: EventPipe,
+        pipe: EventPipe | None,
         session: LegacySessionState | None,
         protocol_version: str | None,
         *,
@@ -115,12 +115,26 @@ class RequestOutbound:
         self.protocol_version = protocol_version
         self.cancel_reason: str | None = None
 
+    @property
+    def pipe(self) -> EventPipe:
+        """This request's stream. One that cannot be resumed is made on first use (``None``
+        given): most requests are answered without emitting anything."""
+        pipe = self._pipe
+        if pipe is None:
+            pipe = self._pipe = EventPipe("post")
+        return pipe
+
+    @property
+    def made_pipe(self) -> EventPipe | None:
+        """The stream, if it exists yet."""
+        return self._pipe
+
     async def send_notification(self, method: str, params: JSONObject | None = None) -> None:
         if self._json_only:
             logger.debug("JSON-only response: dropping %s", method)
             return
         message = self.prepare(Notification(method, params), self.protocol_version, method)
-        await self._pipe.emit(encode_message(message))
+        await self.pipe.emit(encode_message(message))
 
     def prepare(
         self, message: Message, protocol_version: str | None, method: str | None
@@ -138,14 +152,14 @@ class RequestOutbound:
                 f"cannot send {method}: this request has no session to carry the client's "
                 "answer (stateless HTTP)"
             )
-        pipe = None if self._json_only else self._pipe
+        pipe = None if self._json_only else self.pipe
         return await self._session.request(pipe, method, params, timeout)
 
     async def close_stream(self, retry_ms: int | None = None) -> bool:
         """End this request's HTTP response but not its stream (SSE polling, SEP-1699)."""
         if self._json_only:
             return False
-        return await self._pipe.request_close(retry_ms)
+        return await self.pipe.request_close(retry_ms)
 
 
 class GetStreamOutbound:
@@ -235,7 +249,6 @@ async def serve_exchange(
     *,
     run: Run,
     request: Request,
-    pipe: EventPipe,
     outbound: RequestOutbound,
     era: Era,
     session: LegacySessionState | None,
@@ -247,29 +260,30 @@ async def serve_exchange(
 ) -> None:
     """Serve ``request`` on this POST: run its handler in this task, answer directly unless a
     writer had to be started (see the module docstring). A session's request comes with its
-    in-flight ``entry`` (from :meth:`LegacySessionState.admit`)."""
+    in-flight ``entry`` (from :meth:`LegacySessionState.admit`); its stream is ``outbound``'s."""
     send = session.send if session is not None else prepare_outbound
     # The handler runs in this task until it first waits; most answer before that, having sent
     # nothing else, and then nothing else is needed: no task look-up, no timer, no writer, and
     # nobody can have cancelled it (nothing else ran meanwhile).
     reply = step(answer(run, request, outbound.protocol_version, era, send=send))
+    pipe = outbound.made_pipe
     if (
         isinstance(reply, Pending)
-        or pipe.has_items
-        or pipe.close_requested
+        or (pipe is not None and (pipe.has_items or pipe.close_requested))
         or (entry is not None and entry.value.reason is not None)
     ):
         await _serve_further(
-            reply, response, receive, request, pipe, outbound, session, entry, spawn, options,
-            json_only, headers,
+            reply, response, receive, request, outbound.pipe, outbound, session, entry, spawn,
+            options, json_only, headers,
         )  # fmt: skip
         return
     if session is not None and entry is not None:
         session.done(entry, pipe)
     if json_only or options.sse_after > 0:
         await response.json_bytes(reply.status, reply.data, headers)
-    elif pipe.store is None:  # always SSE (sse_after=0), one event known now: one body
-        pipe.abandon()  # over: nothing more can be emitted into it
+    elif pipe is None or pipe.store is None:  # always SSE (sse_after=0), one event: one body
+        if pipe is not None:
+            pipe.abandon()  # over: nothing more can be emitted into it
         await response.sse_complete(encode_event(reply.data), headers)
     else:  # the same, resumable: the event is numbered and stored as on a live stream
         await _sse_complete(response, pipe, reply, options, headers)
