@@ -49,7 +49,6 @@ class BodyError(Exception):
 async def read_body(
     receive: Receive,
     content_length: str | None,
-    *,
     limit: int = MAX_BODY_BYTES,
     timeout: float = BODY_TIMEOUT_SECONDS,
 ) -> bytes:

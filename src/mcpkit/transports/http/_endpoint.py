@@ -80,7 +80,7 @@ from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope, e
 from mcpkit.transports.http._tail import serve_tail
 from mcpkit.transports.http.event_store import EventStore, UnknownEventId
 from mcpkit.transports.http.session_store import SessionLimitReached, SessionStore
-from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, RequestId, Response
+from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, RequestId
 from mcpkit.types.versions import DEFAULT_HTTP_LEGACY_VERSION, is_legacy, is_modern
 
 __all__ = ["AUTH_SCOPE_KEY", "SESSION_NOT_FOUND", "Endpoint", "EndpointConfig"]
@@ -143,6 +143,7 @@ class Endpoint:
             )
             self.sessions.on_rebuild = _wire_rebuilt
         self._tool_cache: dict[str, tuple[Mapping[str, Any], ParamHeaders | None]] = {}
+        self._tool_headers_lookup = self._tool_headers  # one bound method, not one per request
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -202,12 +203,10 @@ class Endpoint:
         if rejection is not None:
             await self._reject(response, rejection)
             return
+        config = self._config
         try:
             body = await read_body(
-                receive,
-                headers.get("content-length"),
-                limit=self._config.max_body_bytes,
-                timeout=self._config.body_timeout,
+                receive, headers.get("content-length"), config.max_body_bytes, config.body_timeout
             )
         except BodyError as exc:
             if exc.status is not None:
@@ -235,9 +234,10 @@ class Endpoint:
             headers,
             obj,
             supported_versions=self.versions,
-            tool_headers=self._tool_headers,
+            tool_headers=self._tool_headers_lookup,
         )
-        if route.kind is RouteKind.ERROR:
+        route_kind = route.kind
+        if route_kind is RouteKind.ERROR:
             assert route.rejection is not None
             await self._reject(response, route.rejection, _id_of(obj))
             return
@@ -247,8 +247,11 @@ class Endpoint:
             await self._error(response, 400, exc.error, exc.request_id)
             return
         auth = scope.get(AUTH_SCOPE_KEY)
-        if route.kind is RouteKind.LEGACY_INITIALIZE and is_modern(
-            headers.get(MCP_PROTOCOL_VERSION_HEADER.lower(), "").strip()
+        if route_kind is RouteKind.LEGACY_SESSION:
+            await self._legacy(message, route, headers, auth, receive, response)
+            return
+        if route_kind is RouteKind.LEGACY_INITIALIZE and is_modern(
+            headers.get(_VERSION_HEADER, "").strip()
         ):
             # A 2026-07-28 request for initialize: the method does not exist in that revision.
             await self._error(
@@ -262,9 +265,9 @@ class Endpoint:
                 _id_of(obj),
             )
             return
-        if route.kind is RouteKind.MODERN:
+        if route_kind is RouteKind.MODERN:
             await self._modern(message, route, auth, receive, response)
-        elif route.kind is RouteKind.LEGACY_INITIALIZE:
+        elif route_kind is RouteKind.LEGACY_INITIALIZE:
             await self._initialize(message, route, auth, response, peer_key(scope.get("client")))
         else:
             await self._legacy(message, route, headers, auth, receive, response)
@@ -501,17 +504,14 @@ class Endpoint:
             if mismatch is not None:
                 await self._error(response, 400, mismatch, request_id, session=state)
                 return
-        if isinstance(message, Response | ErrorResponse):
-            if state is not None:
+        if not isinstance(message, Request):
+            if isinstance(message, Notification):
+                await self._notification(message, state, connection)
+            elif state is not None:  # an answer to one of our requests
                 assert self.sessions is not None
                 await self.sessions.receive_answer(state, message)
             await response.empty(202)
             return
-        if isinstance(message, Notification):
-            await self._notification(message, state, connection)
-            await response.empty(202)
-            return
-        assert isinstance(message, Request)
         entry: InboundRequest[RequestHandle] | None = None
         if state is not None:
             try:  # the session's engine: a reused in-flight id, too many in flight
