@@ -450,6 +450,8 @@ class LegacySessions:
         self._memory = store if type(store) is MemorySessionStore else None
         """The store, when it is the default in-memory one (exactly: a subclass may override
         ``touch``, so it is awaited): :meth:`lookup` then finds a session without awaiting."""
+        self.local = self._memory is not None
+        """Sessions are found without awaiting (:meth:`lookup`): the default in-memory store."""
         self.on_rebuild: Callable[[LegacySessionState], None] | None = None
         """Set by the endpoint: wires a rebuilt session's connection (its GET-stream outbound)."""
 
@@ -542,11 +544,6 @@ class LegacySessions:
         state.seen = now
         self._peers.used(state.peer, session_id)
         return state
-
-    @property
-    def local(self) -> bool:
-        """Sessions are found without awaiting (:meth:`lookup`): the default in-memory store."""
-        return self._memory is not None
 
     def lookup(self, session_id: str) -> LegacySessionState | None:
         """:meth:`find` when :attr:`local`, without awaiting (every request does it)."""
