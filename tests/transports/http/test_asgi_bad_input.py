@@ -66,6 +66,31 @@ async def test_media_type_checks() -> None:
         assert get_json.status_code == 406
 
 
+async def test_an_accepted_media_pair_is_remembered_and_a_bad_one_still_refused() -> None:
+    app = _app()
+    async with running(app) as url, httpx.AsyncClient(base_url=url) as http:
+        body = initialize_body()
+        for _ in range(2):  # the second request takes the remembered verdict
+            assert (await http.post("/mcp", json=body, headers=ACCEPT_BOTH)).status_code == 200
+        for _ in range(2):  # a refused pair is never remembered
+            wrong = await http.post(
+                "/mcp", json=body, headers={**ACCEPT_BOTH, "content-type": "text/plain"}
+            )
+            assert wrong.status_code == 415
+        # the table is bounded: many distinct accepted pairs (q values) empty it, never grow it
+        for index in range(300):
+            accept = f"application/json, text/event-stream;q=0.{index % 9 + 1}{index}"
+            answer = await http.post(
+                "/mcp", json=body, headers={"content-type": "application/json", "accept": accept}
+            )
+            assert answer.status_code == 200
+        assert 0 < len(app.endpoint._media_ok) <= 256
+        refused = await http.post(
+            "/mcp", json=body, headers={**ACCEPT_BOTH, "accept": "application/json"}
+        )
+        assert refused.status_code == 406
+
+
 async def test_huge_bodies_get_413_before_being_buffered() -> None:
     async with running(_app(max_body_bytes=1024)) as url, httpx.AsyncClient(base_url=url) as http:
         big = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 5000}}

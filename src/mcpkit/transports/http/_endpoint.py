@@ -93,6 +93,10 @@ SESSION_NOT_FOUND: Final = -32001
 """The code of the 404 body for an unknown or ended session (implementation-defined range)."""
 MAX_CACHED_TOOL_HEADERS: Final = 4096
 """Compiled ``x-mcp-header`` annotations kept (one entry per tool name)."""
+MAX_REMEMBERED_MEDIA: Final = 256
+"""Accepted ``Content-Type``/``Accept`` pairs remembered (the table is emptied when full)."""
+MAX_REMEMBERED_MEDIA_BYTES: Final = 512
+"""Longer pairs are checked every time, whatever clients send."""
 _CLOSE: Final = ((b"connection", b"close"),)
 _VERSION_HEADER: Final = MCP_PROTOCOL_VERSION_HEADER.lower()
 """The version header's key in normalised (lower-cased) headers."""
@@ -144,8 +148,18 @@ class Endpoint:
             self.sessions.on_rebuild = _wire_rebuilt
         self._tool_cache: dict[str, tuple[Mapping[str, Any], ParamHeaders | None]] = {}
         self._tool_headers_lookup = self._tool_headers  # one bound method, not one per request
+        self._media_ok: set[tuple[str | None, str | None]] = set()
+        """``Content-Type``/``Accept`` pairs of POSTs that :func:`check_media` accepted (its
+        verdict for a POST depends on those two headers only)."""
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _remember_media(self, media: tuple[str | None, str | None]) -> None:
+        if sum(len(value) for value in media if value is not None) > MAX_REMEMBERED_MEDIA_BYTES:
+            return  # long values are checked every time: the table stays small
+        if len(self._media_ok) >= MAX_REMEMBERED_MEDIA:
+            self._media_ok.clear()
+        self._media_ok.add(media)
 
     def _tool_headers(self, name: str) -> ParamHeaders | None:
         """A tool's compiled ``x-mcp-header`` annotations, cached while its schema is unchanged."""
@@ -199,10 +213,13 @@ class Endpoint:
         except HeaderMismatch as exc:
             await self._error(response, 400, exc)
             return
-        rejection = check_media("POST", headers)
-        if rejection is not None:
-            await self._reject(response, rejection)
-            return
+        media = (headers.get("content-type"), headers.get("accept"))
+        if media not in self._media_ok:  # a client sends the same pair on every request
+            rejection = check_media("POST", headers)
+            if rejection is not None:
+                await self._reject(response, rejection)
+                return
+            self._remember_media(media)
         config = self._config
         try:
             body = await read_body(
