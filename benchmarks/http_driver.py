@@ -222,7 +222,12 @@ class McpHttpClient:
 class HttpServer:
     """A server process serving Streamable HTTP on a free local port."""
 
-    def __init__(self, command: Sequence[str], extra: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        command: Sequence[str],
+        extra: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.port = free_port()
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
@@ -230,6 +235,7 @@ class HttpServer:
             stdin=subprocess.DEVNULL,
             stdout=self._log,
             stderr=self._log,
+            env=env,
         )
         self.cpu = CpuClock(self.proc.pid)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,8 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BENCHMARKS))
 
+import http_ab  # noqa: E402
+import http_instructions  # noqa: E402
 from driver import PeerError, StdioPeer, measure_large, measure_list  # noqa: E402
 from http_driver import measure_http, measure_sessions  # noqa: E402
 from procstats import CpuClock, peak_rss_bytes, reset_peak, rss_bytes  # noqa: E402
@@ -112,6 +115,29 @@ def test_http_modes_against_the_raw_asgi_floor(mode: str) -> None:
 def test_http_modes_against_mcpkit(mode: str) -> None:
     result = measure_http(MCPKIT, mode, calls=10, warmup=1)
     assert result.concurrent_calls_per_s > 0
+
+
+def test_interleaved_http_runs_report_every_server_against_the_first() -> None:
+    servers = [
+        http_ab.Server.parse(f"raw={BENCHMARKS / 'raw_asgi_server.py'}"),
+        http_ab.Server.parse(f"mcpkit={BENCHMARKS.parent / 'src'}:{MCPKIT[1]}"),
+    ]
+    assert servers[1].pythonpath == str(BENCHMARKS.parent / "src")
+    results = http_ab.run(servers, ["legacy-json"], repeats=2, per_client=2)
+    assert [len(values) for values in results["legacy-json"].values()] == [2, 2]
+    assert all(value > 0 for values in results["legacy-json"].values() for value in values)
+    text = http_ab.render(results)
+    assert "x raw" in text and text.count("\n") == 1
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_server_instructions_per_call_are_counted_between_zero_and_dump() -> None:
+    small = http_instructions.count(RAW_HTTP, "legacy-json", clients=2, calls=2, warmup=1)
+    more = http_instructions.count(RAW_HTTP, "legacy-json", clients=2, calls=8, warmup=1)
+    # the start and the warm-up are not counted, only the timed calls and a few million
+    # instructions of the loop's own ticks while callgrind takes its commands
+    per_call = (more - small) / (2 * 6)
+    assert 200_000 < per_call < 3_000_000 < small
 
 
 def test_idle_sessions_are_counted_and_kept() -> None:

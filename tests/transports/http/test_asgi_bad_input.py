@@ -23,6 +23,7 @@ from _asgi_servers import Probe, build_server
 
 from mcpkit.protocol.http_security import HostPolicy
 from mcpkit.transports.http import McpHttpApp
+from mcpkit.transports.http import _endpoint as endpoint_module
 
 LEGACY_HEADERS = {**ACCEPT_BOTH, "mcp-protocol-version": "2025-11-25"}
 
@@ -64,6 +65,37 @@ async def test_media_type_checks() -> None:
         assert no_accept.status_code == 200  # no Accept at all means "anything" (RFC 9110)
         get_json = await http.get("/mcp", headers={"accept": "application/json"})
         assert get_json.status_code == 406
+
+
+async def test_an_accepted_media_pair_is_remembered_and_a_bad_one_still_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(endpoint_module, "MAX_REMEMBERED_MEDIA", 4)
+    app = _app()
+    async with running(app) as url, httpx.AsyncClient(base_url=url) as http:
+        body = initialize_body()
+        for _ in range(2):  # the second request takes the remembered verdict
+            assert (await http.post("/mcp", json=body, headers=ACCEPT_BOTH)).status_code == 200
+        for _ in range(2):  # a refused pair is never remembered
+            wrong = await http.post(
+                "/mcp", json=body, headers={**ACCEPT_BOTH, "content-type": "text/plain"}
+            )
+            assert wrong.status_code == 415
+        # the table is bounded: more distinct accepted pairs (q values) empty it, never grow it;
+        # a body that is no message gets past the media checks, then 400
+        for index in range(6):
+            accept = f"application/json, text/event-stream;q=0.{index + 1}"
+            answer = await http.post(
+                "/mcp",
+                content=b"42",
+                headers={"content-type": "application/json", "accept": accept},
+            )
+            assert answer.status_code == 400
+        assert 0 < len(app.endpoint._media_ok) <= 4
+        refused = await http.post(
+            "/mcp", json=body, headers={**ACCEPT_BOTH, "accept": "application/json"}
+        )
+        assert refused.status_code == 406
 
 
 async def test_huge_bodies_get_413_before_being_buffered() -> None:

@@ -26,7 +26,6 @@ from mcpkit.protocol.errors import HeaderMismatch, JSONRPCError, MessageDecodeEr
 from mcpkit.protocol.meta import is_modern_request
 from mcpkit.transports.http._exchange import RequestOutbound, Spawn, answer
 from mcpkit.transports.http._legacy_sessions import LegacySessions, LegacySessionState
-from mcpkit.transports.http._pipe import EventPipe
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http._sse_response import HttpResponse
 from mcpkit.types.jsonrpc import ErrorResponse, Message, Notification, Request, Response
@@ -98,7 +97,7 @@ def _start(
 ) -> asyncio.Task[bytes]:
     """Run one admitted member as a session request: tracked in flight until it is answered."""
     version = state.protocol_version
-    outbound = RequestOutbound(EventPipe(f"batch-{request.id}"), state, version, json_only=True)
+    outbound = RequestOutbound(None, state, version, json_only=True)
     connection = state.connection
 
     def run() -> Awaitable[Any]:

@@ -12,10 +12,12 @@ way the connection is closed after the answer.
 from __future__ import annotations
 
 import asyncio
-from typing import Final
+from collections.abc import MutableMapping
+from typing import Any, Final
 
 from mcpkit.protocol.framing import HEAD_BYTES
 from mcpkit.transports.http._sse_response import Receive
+from mcpkit.transports.http._step import Pending, finish, step
 
 __all__ = [
     "BODY_TIMEOUT_SECONDS",
@@ -47,7 +49,6 @@ class BodyError(Exception):
 async def read_body(
     receive: Receive,
     content_length: str | None,
-    *,
     limit: int = MAX_BODY_BYTES,
     timeout: float = BODY_TIMEOUT_SECONDS,
 ) -> bytes:
@@ -60,40 +61,63 @@ async def read_body(
         announced = int(text)
         if announced > limit * DRAIN_FACTOR:
             raise BodyError(413, _too_large(limit))
+    # Usually the ASGI server read the whole (small) body with the headers, and the first
+    # receive() returns it without waiting: then there is nothing to bound in time, and no
+    # deadline is set (a timer, and on 3.11 two getpid system calls).
+    message = step(receive())
+    if isinstance(message, Pending):
+        return await _read_rest(receive, message, None, announced, limit, timeout)
+    if (
+        not message.get("more_body", False)
+        and message.get("type") == "http.request"
+        and (announced is None or announced <= limit)
+    ):
+        chunk = message.get("body", b"")
+        if len(chunk) <= limit:
+            return chunk if type(chunk) is bytes else bytes(chunk)
+    return await _read_rest(receive, None, message, announced, limit, timeout)
+
+
+async def _read_rest(
+    receive: Receive,
+    pending: Pending | None,
+    message: MutableMapping[str, Any] | None,
+    announced: int | None,
+    limit: int,
+    timeout: float,
+) -> bytes:
+    """The body from the first message on (already received, or still ``pending``), within
+    ``timeout`` seconds."""
     body = bytearray()
     head = b""
     seen = 0
     try:
-        # The deadline is set only once a receive() waits: an ASGI server has usually read a small
-        # body with the headers, and then a timer (a heap entry, three getpid calls on 3.11) is
-        # pure cost. The callback runs on the loop's next turn, so the bound holds either way.
-        async with asyncio.timeout_at(None) as deadline:
-            loop = asyncio.get_running_loop()
-            arm = loop.call_soon(deadline.reschedule, loop.time() + timeout)
-            try:
-                while True:
+        async with asyncio.timeout(timeout):
+            while True:
+                if pending is not None:
+                    message, pending = await finish(pending), None
+                elif message is None:
                     message = await receive()
-                    if message.get("type") == "http.disconnect":
-                        raise BodyError(None, "the client went away while sending the body")
-                    chunk = message.get("body", b"")
-                    if chunk:
-                        seen += len(chunk)
-                        if seen <= limit and (announced is None or announced <= limit):
-                            body += chunk
-                        else:  # too large: keep only the head, drain the rest (bounded)
-                            if not head:
-                                head = bytes((body + chunk)[:HEAD_BYTES])
-                                body = bytearray()
-                            if announced is None or seen > announced:
-                                # no length to drain to (chunked): answer now, as the client may
-                                # never stop; the connection is closed after the 413
-                                raise BodyError(413, _too_large(limit), head)
-                    if not message.get("more_body", False):
-                        if head or (announced is not None and announced > limit):
+                if message.get("type") == "http.disconnect":
+                    raise BodyError(None, "the client went away while sending the body")
+                chunk = message.get("body", b"")
+                if chunk:
+                    seen += len(chunk)
+                    if seen <= limit and (announced is None or announced <= limit):
+                        body += chunk
+                    else:  # too large: keep only the head, drain the rest (bounded)
+                        if not head:
+                            head = bytes((body + chunk)[:HEAD_BYTES])
+                            body = bytearray()
+                        if announced is None or seen > announced:
+                            # no length to drain to (chunked): answer now, as the client may
+                            # never stop; the connection is closed after the 413
                             raise BodyError(413, _too_large(limit), head)
-                        return bytes(body)
-            finally:
-                arm.cancel()
+                if not message.get("more_body", False):
+                    if head or (announced is not None and announced > limit):
+                        raise BodyError(413, _too_large(limit), head)
+                    return bytes(body)
+                message = None
     except TimeoutError:
         if head:
             raise BodyError(413, _too_large(limit), head) from None
@@ -102,6 +126,9 @@ async def read_body(
             f"Request Timeout: the body did not arrive within {timeout:g} s; send it faster or "
             "in one piece",
         ) from None
+    finally:
+        if pending is not None:  # cancelled before it was awaited
+            pending.close()
 
 
 def _too_large(limit: int) -> str:

@@ -96,7 +96,13 @@ SESSION_NOT_FOUND: Final = -32001
 """The code of the 404 body for an unknown or ended session (implementation-defined range)."""
 MAX_CACHED_TOOL_HEADERS: Final = 4096
 """Compiled ``x-mcp-header`` annotations kept (one entry per tool name)."""
+MAX_REMEMBERED_MEDIA: Final = 256
+"""Accepted ``Content-Type``/``Accept`` pairs remembered (the table is emptied when full)."""
+MAX_REMEMBERED_MEDIA_BYTES: Final = 512
+"""Longer pairs are checked every time, whatever clients send."""
 _CLOSE: Final = ((b"connection", b"close"),)
+_VERSION_HEADER: Final = MCP_PROTOCOL_VERSION_HEADER.lower()
+"""The version header's key in normalised (lower-cased) headers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,8 +152,19 @@ class Endpoint:
         self.stateless = StatelessConversations(server)
         """Legacy POSTs when there are no sessions (``stateless=True``)."""
         self._tool_cache: dict[str, tuple[Mapping[str, Any], ParamHeaders | None]] = {}
+        self._tool_headers_lookup = self._tool_headers  # one bound method, not one per request
+        self._media_ok: set[tuple[str | None, str | None]] = set()
+        """``Content-Type``/``Accept`` pairs of POSTs that :func:`check_media` accepted (its
+        verdict for a POST depends on those two headers only)."""
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _remember_media(self, media: tuple[str | None, str | None]) -> None:
+        if sum(len(value) for value in media if value is not None) > MAX_REMEMBERED_MEDIA_BYTES:
+            return  # long values are checked every time: the table stays small
+        if len(self._media_ok) >= MAX_REMEMBERED_MEDIA:
+            self._media_ok.clear()
+        self._media_ok.add(media)
 
     def _tool_headers(self, name: str) -> ParamHeaders | None:
         """A tool's compiled ``x-mcp-header`` annotations, cached while its schema is unchanged."""
@@ -202,16 +219,17 @@ class Endpoint:
         except HeaderMismatch as exc:
             await self._error(response, 400, exc)
             return
-        rejection = check_media("POST", headers)
-        if rejection is not None:
-            await self._reject(response, rejection)
-            return
+        media = (headers.get("content-type"), headers.get("accept"))
+        if media not in self._media_ok:  # a client sends the same pair on every request
+            rejection = check_media("POST", headers)
+            if rejection is not None:
+                await self._reject(response, rejection)
+                return
+            self._remember_media(media)
+        config = self._config
         try:
             body = await read_body(
-                receive,
-                headers.get("content-length"),
-                limit=self._config.max_body_bytes,
-                timeout=self._config.body_timeout,
+                receive, headers.get("content-length"), config.max_body_bytes, config.body_timeout
             )
         except BodyError as exc:
             if exc.status is not None:
@@ -239,9 +257,10 @@ class Endpoint:
             headers,
             obj,
             supported_versions=self.versions,
-            tool_headers=self._tool_headers,
+            tool_headers=self._tool_headers_lookup,
         )
-        if route.kind is RouteKind.ERROR:
+        route_kind = route.kind
+        if route_kind is RouteKind.ERROR:
             assert route.rejection is not None
             await self._reject(response, route.rejection, _id_of(obj))
             return
@@ -251,8 +270,11 @@ class Endpoint:
             await self._error(response, 400, exc.error, exc.request_id)
             return
         auth = scope.get(AUTH_SCOPE_KEY)
-        if route.kind is RouteKind.LEGACY_INITIALIZE and is_modern(
-            headers.get(MCP_PROTOCOL_VERSION_HEADER.lower(), "").strip()
+        if route_kind is RouteKind.LEGACY_SESSION:
+            await self._legacy(message, route, headers, auth, receive, response)
+            return
+        if route_kind is RouteKind.LEGACY_INITIALIZE and is_modern(
+            headers.get(_VERSION_HEADER, "").strip()
         ):
             # A 2026-07-28 request for initialize: the method does not exist in that revision.
             await self._error(
@@ -266,9 +288,9 @@ class Endpoint:
                 _id_of(obj),
             )
             return
-        if route.kind is RouteKind.MODERN:
+        if route_kind is RouteKind.MODERN:
             await self._modern(message, route, auth, receive, response)
-        elif route.kind is RouteKind.LEGACY_INITIALIZE:
+        elif route_kind is RouteKind.LEGACY_INITIALIZE:
             await self._initialize(message, route, auth, response, peer_key(scope.get("client")))
         else:
             await self._legacy(message, route, headers, auth, receive, response)
@@ -336,25 +358,28 @@ class Endpoint:
             await response.empty(202)
             return
         assert isinstance(message, Request)  # responses were refused by the router
-        pipe = EventPipe(f"modern-{message.id}")
         await self._exchange(
-            message, pipe, None, None, route.protocol_version, auth, receive, response
+            message, None, None, None, route.protocol_version, auth, receive, response
         )
 
-    async def _exchange(
+    def _exchange(
         self,
         request: Request,
-        pipe: EventPipe,
+        pipe: EventPipe | None,
         session: LegacySessionState | None,
         connection: Any,
         version: str | None,
         auth: Any,
         receive: Receive,
         response: HttpResponse,
+        entry: InboundRequest[RequestHandle] | None = None,
         stateless: StatelessConversation | None = None,
-    ) -> None:
-        """Serve one request on this POST: a 2026 one when ``connection`` is ``None``; a legacy
-        one in its ``session``, or on a ``stateless`` app the engine of its own."""
+    ) -> Awaitable[None]:
+        """Serve one request on this POST: a 2026 one when ``connection`` is ``None``; a
+        session's with its in-flight ``entry``, or on a ``stateless`` app the engine of its own;
+        ``pipe`` is its stream when it is resumable (else one is made if the handler emits). (A
+        plain function: the awaitable it returns is the whole work, one coroutine less per
+        request.)"""
         json_only = self._config.json_response
         outbound = RequestOutbound(
             pipe, session if stateless is None else stateless, version, json_only=json_only
@@ -375,18 +400,18 @@ class Endpoint:
                 return server.handle_request(request, outbound, connection=connection, auth=auth)
             return server.handle_request(request, outbound, auth=auth)
 
-        await serve_exchange(
+        return serve_exchange(
             response,
             receive,
             run=run,
             request=request,
-            pipe=pipe,
             outbound=outbound,
             era="legacy" if legacy else "modern",
             session=session,
             spawn=self._spawn,
             options=self._config.stream,
             json_only=json_only,
+            entry=entry,
         )
 
     async def _initialize(
@@ -431,7 +456,7 @@ class Endpoint:
                 await self._error(response, 200, exc, message.id, session=state)
                 await self.sessions.discard(state)
                 return
-        outbound = RequestOutbound(EventPipe("initialize"), None, None, json_only=True)
+        outbound = RequestOutbound(None, None, None, json_only=True)
         server = self._server
 
         def run() -> Awaitable[Any]:
@@ -457,7 +482,8 @@ class Endpoint:
         self, session_id: str | None, response: HttpResponse, request_id: RequestId | None
     ) -> LegacySessionState | None:
         """The session named by the request, or ``None`` after answering 400/404."""
-        assert self.sessions is not None
+        sessions = self.sessions
+        assert sessions is not None
         if session_id is None:
             await self._error(
                 response,
@@ -469,7 +495,7 @@ class Endpoint:
                 request_id,
             )
             return None
-        state = await self.sessions.find(session_id)
+        state = sessions.lookup(session_id) if sessions.local else await sessions.find(session_id)
         if state is None:
             await self._error(
                 response,
@@ -496,34 +522,41 @@ class Endpoint:
             await self._stateless(message, route, auth, receive, response)
             return
         request_id = message.id if isinstance(message, Request) else None
-        state = await self._find_session(route.session_id, response, request_id)
-        if state is None:
-            return
+        sessions, session_id = self.sessions, route.session_id
+        state = sessions.lookup(session_id) if sessions.local and session_id else None
+        if state is None:  # not in memory: another store, or the 400/404 answer
+            state = await self._find_session(session_id, response, request_id)
+            if state is None:
+                return
         connection = state.connection
-        version = state.protocol_version or route.protocol_version or ""
-        mismatch = session_version_error(
-            state.protocol_version, headers.get(MCP_PROTOCOL_VERSION_HEADER.lower())
-        )
+        negotiated = state.protocol_version
+        version = negotiated or route.protocol_version or ""
+        mismatch = session_version_error(negotiated, headers.get(_VERSION_HEADER))
         if mismatch is not None:
             await self._error(response, 400, mismatch, request_id, session=state)
             return
-        if isinstance(message, Response | ErrorResponse):
-            await self.sessions.receive_answer(state, message)
+        if not isinstance(message, Request):
+            if isinstance(message, Notification):
+                await self._notification(message, state, connection)
+            else:  # an answer to one of our requests
+                await sessions.receive_answer(state, message)
             await response.empty(202)
             return
-        if isinstance(message, Notification):
-            await self._notification(message, state, connection)
-            await response.empty(202)
-            return
-        assert isinstance(message, Request)
         try:  # the session's engine: a reused in-flight id, too many in flight
-            state.admit(message)
+            entry = state.admit(message)
         except JSONRPCError as exc:
             # a valid request refused in a legacy session: HTTP 200, the body says why
             await self._error(response, 200, exc, message.id, session=state)
             return
-        pipe = EventPipe(state.new_stream_id(), session_id=state.id, store=self._config.event_store)
-        await self._exchange(message, pipe, state, connection, version, auth, receive, response)
+        store = self._config.event_store
+        pipe = (  # a stream that cannot be resumed is made only if the handler emits
+            EventPipe(state.new_stream_id(), session_id=state.id, store=store)
+            if store is not None
+            else None
+        )
+        await self._exchange(
+            message, pipe, state, connection, version, auth, receive, response, entry
+        )
 
     async def _stateless(
         self, message: Any, route: Route, auth: Any, receive: Receive, response: HttpResponse
@@ -547,16 +580,16 @@ class Endpoint:
         except JSONRPCError as exc:
             await self._error(response, 200, exc, message.id, session=conversation)
             return
-        await self._exchange(
+        await self._exchange(  # its stream is made only if the handler emits
             message,
-            EventPipe("stateless"),
+            None,
             None,
             conversation.connection,
             version,
             auth,
             receive,
             response,
-            conversation,
+            stateless=conversation,
         )
 
     async def _notification(

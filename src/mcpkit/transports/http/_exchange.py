@@ -40,11 +40,13 @@ import msgspec
 from mcpkit.protocol.codec import encode_message
 from mcpkit.protocol.errors import ConnectionClosed, InternalError, JSONRPCError
 from mcpkit.protocol.http_routing import status_for_error
+from mcpkit.protocol.inflight import InboundRequest
 from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.protocol.sse import encode_event
-from mcpkit.transports.http._legacy_sessions import LegacySessionState
+from mcpkit.transports.http._legacy_sessions import LegacySessionState, RequestHandle
 from mcpkit.transports.http._pipe import EventPipe, Item, PipeState
 from mcpkit.transports.http._sse_response import Headers, HttpResponse, Receive, watch_disconnect
+from mcpkit.transports.http._step import Pending, finish, step
 from mcpkit.transports.http.session_store import StateUnavailable
 from mcpkit.types.jsonrpc import (
     ErrorResponse,
@@ -52,7 +54,6 @@ from mcpkit.types.jsonrpc import (
     Message,
     Notification,
     Request,
-    RequestId,
     Response,
 )
 from mcpkit.types.versions import Era
@@ -122,7 +123,7 @@ class RequestOutbound:
 
     def __init__(
         self,
-        pipe: EventPipe,
+        pipe: EventPipe | None,
         session: Conversation | None,
         protocol_version: str | None,
         *,
@@ -134,12 +135,26 @@ class RequestOutbound:
         self.protocol_version = protocol_version
         self.cancel_reason: str | None = None
 
+    @property
+    def pipe(self) -> EventPipe:
+        """This request's stream. One that cannot be resumed is made on first use (``None``
+        given): most requests are answered without emitting anything."""
+        pipe = self._pipe
+        if pipe is None:
+            pipe = self._pipe = EventPipe("post")
+        return pipe
+
+    @property
+    def made_pipe(self) -> EventPipe | None:
+        """The stream, if it exists yet."""
+        return self._pipe
+
     async def send_notification(self, method: str, params: JSONObject | None = None) -> None:
         if self._json_only:
             logger.debug("JSON-only response: dropping %s", method)
             return
         message = self.prepare(Notification(method, params), self.protocol_version, method)
-        await self._pipe.emit(encode_message(message))
+        await self.pipe.emit(encode_message(message))
 
     def prepare(
         self, message: Message, protocol_version: str | None, method: str | None
@@ -158,14 +173,14 @@ class RequestOutbound:
                 f"cannot send {method}: this request has no session to carry the client's "
                 "answer (stateless HTTP)"
             )
-        pipe = None if self._json_only else self._pipe
+        pipe = None if self._json_only else self.pipe
         return await self._session.request(pipe, method, params, timeout)
 
     async def close_stream(self, retry_ms: int | None = None) -> bool:
         """End this request's HTTP response but not its stream (SSE polling, SEP-1699)."""
         if self._json_only:
             return False
-        return await self._pipe.request_close(retry_ms)
+        return await self.pipe.request_close(retry_ms)
 
 
 class GetStreamOutbound:
@@ -255,7 +270,6 @@ async def serve_exchange(
     *,
     run: Run,
     request: Request,
-    pipe: EventPipe,
     outbound: RequestOutbound,
     era: Era,
     session: LegacySessionState | None,
@@ -263,9 +277,60 @@ async def serve_exchange(
     options: StreamOptions,
     json_only: bool = False,
     headers: Headers = (),
+    entry: InboundRequest[RequestHandle] | None = None,
 ) -> None:
     """Serve ``request`` on this POST: run its handler in this task, answer directly unless a
-    writer had to be started (see the module docstring)."""
+    writer had to be started (see the module docstring). A session's request comes with its
+    in-flight ``entry`` (from :meth:`LegacySessionState.admit`); its stream is ``outbound``'s."""
+    send = session.send if session is not None else prepare_outbound
+    # The handler runs in this task until it first waits; most answer before that, having sent
+    # nothing else, and then nothing else is needed: no task look-up, no timer, no writer, and
+    # nobody can have cancelled it (nothing else ran meanwhile).
+    reply = step(answer(run, request, outbound.protocol_version, era, send=send))
+    pipe = outbound.made_pipe
+    if (
+        isinstance(reply, Pending)
+        or (pipe is not None and (pipe.has_items or pipe.close_requested))
+        or (entry is not None and entry.value.reason is not None)
+    ):
+        await _serve_further(
+            reply, response, receive, request, outbound.pipe, outbound, session, entry, spawn,
+            options, json_only, headers,
+        )  # fmt: skip
+        return
+    if session is not None and entry is not None:
+        session.done(entry, pipe)
+    if json_only or options.sse_after > 0:
+        await response.json_bytes(reply.status, reply.data, headers)
+    elif pipe is None or pipe.store is None:  # always SSE (sse_after=0), one event: one body
+        if pipe is not None:
+            pipe.abandon()  # over: nothing more can be emitted into it
+        await response.sse_complete(encode_event(reply.data), headers)
+    else:  # the same, resumable: the event is numbered and stored as on a live stream
+        await _sse_complete(response, pipe, reply, options, headers)
+
+
+async def _serve_further(
+    first: Answer | Pending,
+    response: HttpResponse,
+    receive: Receive,
+    request: Request,
+    pipe: EventPipe,
+    outbound: RequestOutbound,
+    session: LegacySessionState | None,
+    entry: InboundRequest[RequestHandle] | None,
+    spawn: Spawn,
+    options: StreamOptions,
+    json_only: bool,
+    headers: Headers,
+) -> None:
+    """The rest of :func:`serve_exchange` for a handler that waits (``first`` is
+    :class:`Pending`), or that emitted or asked to close its stream: from here on it is tracked
+    by its task, and a writer answers once it is started (see the module docstring).
+
+    The watch and SSE delays count from here, the handler's first wait: a handler that never
+    waits is answered before either could matter.
+    """
     # One look-up of the task (each asyncio.get_running_loop()/current_task() on 3.11 makes a
     # getpid system call); the loop and every object below take it from here.
     task = asyncio.current_task()
@@ -273,35 +338,42 @@ async def serve_exchange(
     loop = task.get_loop()
     since = loop.time()
     tracked: _SessionRequest | None = None
-    if session is not None:
-        tracked = _SessionRequest(session, request.id, pipe)
+    if session is not None and entry is not None:
+        tracked = _SessionRequest(session, entry, pipe, task)
         if tracked.cancelled_by_session:
             task.cancel()  # cancelled before it started: it ends below with no answer
     writer = _InlineWriter(
         response, receive, pipe, outbound, spawn, options, json_only, headers, since, task, tracked
     )
-    wake_at = since + WATCH_AFTER_SECONDS
-    if not json_only:
-        wake_at = min(wake_at, since + options.sse_after)
-        pipe.on_emit = writer.start
-    # The timer is set only if the handler yields to the loop: most answer without waiting, and
-    # a plain callback is cheaper to drop than a timer (a heap entry, ordered in Python).
-    arm = loop.call_soon(writer.arm, wake_at)
     try:
-        try:
-            reply = await answer(
-                run, request, outbound.protocol_version, era, send=outbound.prepare
-            )
-        finally:
-            arm.cancel()
-            writer.disarm()
-            pipe.on_emit = None
+        if isinstance(first, Pending):
+            try:
+                if not json_only:
+                    pipe.on_emit = writer.start
+                if pipe.has_items or pipe.close_requested:
+                    writer.start()
+                else:
+                    wake_at = since + WATCH_AFTER_SECONDS
+                    if not json_only:
+                        wake_at = min(wake_at, since + options.sse_after)
+                    writer.arm(wake_at)
+                reply: Answer = await finish(first)
+            finally:
+                writer.disarm()
+                pipe.on_emit = None
+        else:
+            reply = first
+            if not json_only and (pipe.has_items or pipe.close_requested):
+                writer.start()  # it emitted (or asked to close) before it answered
         if writer.task is None:
             if tracked is not None:
                 tracked.finished()
             if json_only or options.sse_after > 0:
                 await response.json_bytes(reply.status, reply.data, headers)
-            else:  # always SSE (sse_after=0), and the whole stream is known: one body
+            elif pipe.store is None:
+                pipe.abandon()
+                await response.sse_complete(encode_event(reply.data), headers)
+            else:
                 await _sse_complete(response, pipe, reply, options, headers)
             return
         if writer.cancelled_handler:
@@ -337,13 +409,10 @@ async def serve_exchange(
 async def _sse_complete(
     response: HttpResponse, pipe: EventPipe, reply: Answer, options: StreamOptions, headers: Headers
 ) -> None:
-    """Answer with an event stream whose every event is known now: one write, not a stream."""
-    if pipe.resumable:  # the events get their ids (and are stored) as on a live stream
-        await pipe.finish(reply.data, reply.status)
-        prime, items = await pipe.start_sse()
-    else:
-        pipe.abandon()  # over: nothing more can be emitted into it
-        prime, items = None, [(None, reply.data)]
+    """Answer a resumable stream whose every event is known now with one body: the events get
+    their ids (and are stored) as on a live stream, after a priming event."""
+    await pipe.finish(reply.data, reply.status)
+    prime, items = await pipe.start_sse()
     events = [] if prime is None else [encode_event(b"", id=prime, retry=options.retry_ms)]
     events += [encode_event(data, id=event_id) for event_id, data in items]
     await response.sse_complete(b"".join(events), headers)
@@ -361,10 +430,16 @@ class _SessionRequest:
 
     __slots__ = ("_entry", "_over", "_pipe", "_session", "_waiter")
 
-    def __init__(self, session: LegacySessionState, request_id: RequestId, pipe: EventPipe) -> None:
+    def __init__(
+        self,
+        session: LegacySessionState,
+        entry: InboundRequest[RequestHandle],
+        pipe: EventPipe,
+        task: asyncio.Task[Any],
+    ) -> None:
         self._session = session
         self._pipe = pipe
-        self._entry = session.started(request_id, None, pipe)
+        self._entry = session.started_inline(entry, task, pipe)
         self._over = False
         self._waiter: asyncio.Event | None = None
 
@@ -416,6 +491,27 @@ class _Watch:
             self.task.cancel()
 
 
+class _Due:
+    """What the timer of :func:`_pending` stands for, marked when it fires.
+
+    The loop's clock is not compared with the times instead: a loop with a coarse clock
+    (uvloop's is in milliseconds) may run a timer a little before its time as computed here,
+    and a wait after such a wake-up would have no timer left to end it (a slow request then
+    hung, never promoted to SSE)."""
+
+    __slots__ = ("_pipe", "answer", "watch")
+
+    def __init__(self, pipe: EventPipe) -> None:
+        self._pipe = pipe
+        self.watch = False
+        self.answer = False
+
+    def mark(self, watch: bool, answer: bool) -> None:
+        self.watch = self.watch or watch
+        self.answer = self.answer or answer
+        self._pipe.wake()
+
+
 async def _pending(
     pipe: EventPipe,
     watch: _Watch,
@@ -434,8 +530,10 @@ async def _pending(
     start = now if since is None else since
     watch_at = start + WATCH_AFTER_SECONDS
     deadline = None if json_only else start + options.sse_after
+    due = _Due(pipe)
+    first = watch_at if deadline is None else min(watch_at, deadline)
     timer: asyncio.TimerHandle | None = loop.call_at(
-        watch_at if deadline is None else min(watch_at, deadline), pipe.wake
+        first, due.mark, watch_at <= first, deadline is not None and deadline <= first
     )
     try:
         while True:
@@ -447,13 +545,13 @@ async def _pending(
             if pipe.has_items or pipe.close_requested or (pipe.ended and pipe.final is None):
                 return True
             now = loop.time()
-            if deadline is not None and now >= deadline:
+            if deadline is not None and (due.answer or now >= deadline):
                 return True
-            if watch.task is None and now >= watch_at:
+            if watch.task is None and (due.watch or now >= watch_at):
                 watch.start()
                 if timer is not None:
                     timer.cancel()
-                timer = None if deadline is None else loop.call_at(deadline, pipe.wake)
+                timer = None if deadline is None else loop.call_at(deadline, due.mark, True, True)
             await pipe.wait()
     finally:
         if timer is not None:
@@ -516,7 +614,7 @@ class _InlineWriter:
         self._timer: asyncio.TimerHandle | None = None
 
     def arm(self, wake_at: float) -> None:
-        """The handler yielded to the loop: start the writer at ``wake_at`` (now, if past)."""
+        """The handler waits: start the writer at ``wake_at`` (now, if past)."""
         loop = self._handler.get_loop()
         if loop.time() >= wake_at:
             self.start()

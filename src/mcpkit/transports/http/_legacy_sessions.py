@@ -55,7 +55,12 @@ from mcpkit.transports.http._peers import UNKNOWN_PEER, PeerTable
 from mcpkit.transports.http._pipe import EventPipe, PipeState
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http.event_store import EventStore
-from mcpkit.transports.http.session_store import SessionLimitReached, SessionRecord, SessionStore
+from mcpkit.transports.http.session_store import (
+    MemorySessionStore,
+    SessionLimitReached,
+    SessionRecord,
+    SessionStore,
+)
 from mcpkit.types.jsonrpc import (
     ErrorResponse,
     JSONObject,
@@ -266,6 +271,19 @@ class LegacySessionState:
                 task.cancel()
         return entry
 
+    def started_inline(
+        self, entry: InboundRequest[RequestHandle], task: asyncio.Task[Any], pipe: EventPipe | None
+    ) -> InboundRequest[RequestHandle] | None:
+        """:meth:`started` for the admitted ``entry``, served in ``task``, the caller's own (an
+        HTTP request's task, which outlives the handler): the caller owes :meth:`done`.
+        ``None`` when the engine no longer tracks it (the session ended)."""
+        if self.engine.inbound.get(entry.id) is not entry:
+            return None
+        entry.value.task = task
+        if pipe is not None and pipe.store is not None:
+            self.pipes[pipe.stream_id] = pipe
+        return entry
+
     def done(self, entry: InboundRequest[RequestHandle], pipe: EventPipe | None = None) -> None:
         """The request is over (answered, cancelled or abandoned): the engine forgets it."""
         if self.engine.inbound.get(entry.id) is entry:
@@ -429,6 +447,11 @@ class LegacySessions:
         rebuilt from the store's snapshot, and answers, cancellations and session ends that
         concern another worker go through :attr:`relay`."""
         self.relay: Relay | None = None
+        self._memory = store if type(store) is MemorySessionStore else None
+        """The store, when it is the default in-memory one (exactly: a subclass may override
+        ``touch``, so it is awaited): :meth:`lookup` then finds a session without awaiting."""
+        self.local = self._memory is not None
+        """Sessions are found without awaiting (:meth:`lookup`): the default in-memory store."""
         self.on_rebuild: Callable[[LegacySessionState], None] | None = None
         """Set by the endpoint: wires a rebuilt session's connection (its GET-stream outbound)."""
 
@@ -504,7 +527,10 @@ class LegacySessions:
 
     async def find(self, session_id: str) -> LegacySessionState | None:
         """The live session with this id (marking it used), or ``None`` (→ 404)."""
-        session = await self._store.touch(session_id, self.clock())
+        if self._memory is not None:
+            return self.lookup(session_id)
+        now = self.clock()
+        session = await self._store.touch(session_id, now)
         if session is None:
             return None
         state = _state_of(session) or self._local.get(session_id)
@@ -515,7 +541,21 @@ class LegacySessions:
                 self._refresh(state, session.snapshot)  # another worker changed it
         if state is None or state.closed:
             return None
-        state.seen = self.clock()
+        state.seen = now
+        self._peers.used(state.peer, session_id)
+        return state
+
+    def lookup(self, session_id: str) -> LegacySessionState | None:
+        """:meth:`find` when :attr:`local`, without awaiting (every request does it)."""
+        assert self._memory is not None
+        now = self.clock()
+        session = self._memory.touch_now(session_id, now)
+        if session is None:
+            return None
+        state = _state_of(session) or self._local.get(session_id)
+        if state is None or state.closed:
+            return None
+        state.seen = now
         self._peers.used(state.peer, session_id)
         return state
 

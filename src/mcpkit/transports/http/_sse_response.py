@@ -40,6 +40,12 @@ Headers = Sequence[tuple[bytes, bytes]]
 
 JSON_HEADERS: Final[Headers] = ((b"content-type", b"application/json"),)
 SSE_HEADERS: Final[Headers] = tuple((k.encode(), v.encode()) for k, v in SSE_RESPONSE_HEADERS)
+SSE_BODY_HEADERS: Final[Headers] = ((b"content-type", b"text/event-stream"),)
+"""An event stream sent as one complete body: ``Cache-Control: no-cache`` and ``X-Accel-Buffering:
+no`` are for a live stream (no proxy may hold its events back or serve a stored copy); a body
+with a ``Content-Length`` that is sent at once has nothing to hold back, and the answer to a POST
+is not stored by a cache without explicit freshness (RFC 9111 §4.2). Each header costs the
+ASGI server's Python code too (h11 validates every one): ~1.5 µs of CPU per answer here."""
 
 
 def encode_headers(pairs: Iterable[tuple[str, str]]) -> Headers:
@@ -80,15 +86,32 @@ class HttpResponse:
 
     async def body(self, status: int, body: bytes, headers: Headers) -> None:
         """A complete response (status, headers and the whole body at once)."""
-        if await self._start(status, [*headers, (b"content-length", str(len(body)).encode())]):
-            await self._write({"type": "http.response.body", "body": body, "more_body": False})
+        await self._complete(status, body, [*headers, (b"content-length", b"%d" % len(body))])
+
+    async def _complete(self, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+        """:meth:`body` with the ``Content-Length`` already among ``headers``: the two writes of
+        almost every answer, without the bookkeeping of a stream."""
+        if self.started or self.broken or self.finished:
+            if await self._start(status, headers):
+                await self._write({"type": "http.response.body", "body": body, "more_body": False})
+            self.finished = True
+            return
+        self.started = True
+        try:
+            send = self._send
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+        except Exception as exc:  # OSError, a server's ClientDisconnected, RuntimeError ...
+            logger.debug("response write failed (client gone?): %r", exc)
+            self.broken = True
         self.finished = True
 
     async def json(self, status: int, value: Any, headers: Headers = ()) -> None:
-        await self.body(status, encode_json(value), [*JSON_HEADERS, *headers])
+        await self.json_bytes(status, encode_json(value), headers)
 
     async def json_bytes(self, status: int, data: bytes, headers: Headers = ()) -> None:
-        await self.body(status, data, [*JSON_HEADERS, *headers])
+        length = (b"content-length", b"%d" % len(data))
+        await self._complete(status, data, [*JSON_HEADERS, *headers, length])
 
     async def error(self, status: int, error: ErrorResponse, headers: Headers = ()) -> None:
         """An HTTP error whose body is a JSON-RPC error response (the id may be ``None``)."""
@@ -112,9 +135,10 @@ class HttpResponse:
     async def sse_complete(self, events: bytes, headers: Headers = ()) -> None:
         """A whole event stream at once, when every event is known before the first byte: one
         body with a ``Content-Length`` (two writes) instead of a chunked stream (three or more).
-        The client reads the same events and sees the stream end."""
+        The client reads the same events and sees the stream end (see :data:`SSE_BODY_HEADERS`)."""
         self.sse = True
-        await self.body(200, events, [*SSE_HEADERS, *headers])
+        length = (b"content-length", b"%d" % len(events))
+        await self._complete(200, events, [*SSE_BODY_HEADERS, *headers, length])
 
     async def event(
         self,

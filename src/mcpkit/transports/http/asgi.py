@@ -182,6 +182,11 @@ class McpHttpApp:
     def __init__(self, server: HttpServable, options: HttpOptions | None = None) -> None:
         self.server = server
         self.options = options = options or HttpOptions()
+        self._path = options.path.rstrip("/")
+        """The endpoint's path as requests are compared with it (a trailing ``/`` is ignored)."""
+        self._direct: str | None = options.path
+        """Requests to exactly this path go straight to the endpoint once their ``Host`` and
+        ``Origin`` were accepted before (``None`` when another route claims it first)."""
         self.host_policy = options.host_policy or HostPolicy.from_env(
             os.environ, options.allowed_hosts, options.allowed_origins
         )
@@ -233,6 +238,10 @@ class McpHttpApp:
             self._cards = CardRoutes(
                 server, options.path, name=options.server_card_name, public_url=options.public_url
             )
+        if options.path == options.health_path or (
+            self._cards is not None and self._cards.handles(options.path)
+        ):
+            self._direct = None
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -349,11 +358,43 @@ class McpHttpApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
-            await self._http(scope, receive, send)
+            response = HttpResponse(send)
+            path: str = scope.get("path", "/")
+            if scope.get("root_path"):
+                path = _route_path(scope)
+            method = scope["method"]
+            if path == self._direct and method in ("POST", "GET", "DELETE"):
+                host, origin, duplicate = _host_and_origin(scope["headers"])
+                if (
+                    duplicate is None
+                    and self._allowed_policy is self.host_policy
+                    and (host, origin) in self._allowed
+                    and self._stack is not None
+                ):
+                    # the MCP endpoint, a Host/Origin pair accepted before, the app started:
+                    # what nearly every request is (the rest goes through every check below)
+                    endpoint = self.endpoint
+                    serve = (
+                        endpoint.post
+                        if method == "POST"
+                        else endpoint.get
+                        if method == "GET"
+                        else endpoint.delete
+                    )
+                    try:
+                        await serve(scope, receive, response)
+                    except StateUnavailable as exc:
+                        await self._unavailable(response, exc)
+                    return
+            await self._http(path, method, scope, receive, response)
         elif kind == "lifespan":
             await self._run_lifespan(receive, send)
         elif kind == "websocket":
             await send({"type": "websocket.close", "code": 1000})
+
+    def _routed(self, path: str) -> bool:
+        """Whether ``path`` is the MCP endpoint's (a trailing ``/`` is ignored)."""
+        return path == self._path or path.rstrip("/") == self._path
 
     async def _run_lifespan(self, receive: Receive, send: Send) -> None:
         message = await receive()
@@ -377,10 +418,11 @@ class McpHttpApp:
             return
         await send({"type": "lifespan.shutdown.complete"})
 
-    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = HttpResponse(send)
-        path = _route_path(scope)
-        method = scope["method"]
+    async def _http(
+        self, path: str, method: str, scope: Scope, receive: Receive, response: HttpResponse
+    ) -> None:
+        """Every request but the common one :meth:`__call__` serves itself, through every
+        check in order."""
         options = self.options
         if options.health_path is not None and path == options.health_path:
             await self._health(method, response)
@@ -412,7 +454,7 @@ class McpHttpApp:
             error = InternalError(f"Server misconfigured: {LIFESPAN_HINT}")
             await response.error(500, ErrorResponse(None, error.to_error_object()))
             return
-        if path.rstrip("/") == options.path.rstrip("/"):
+        if self._routed(path):
             if method in ("POST", "GET", "DELETE"):
                 await self._endpoint(method, scope, receive, response)
             else:
@@ -429,22 +471,31 @@ class McpHttpApp:
     async def _endpoint(
         self, method: str, scope: Scope, receive: Receive, response: HttpResponse
     ) -> None:
-        serve = {"POST": self.endpoint.post, "GET": self.endpoint.get}.get(
-            method, self.endpoint.delete
+        endpoint = self.endpoint
+        serve = (
+            endpoint.post
+            if method == "POST"
+            else endpoint.get
+            if method == "GET"
+            else endpoint.delete
         )
         try:
             await serve(scope, receive, response)
         except StateUnavailable as exc:
-            # The shared state (Redis) is down: fail fast with the reason; the next request
-            # tries again, and nothing needs a restart once it is back.
-            logger.warning("answered 503: %s", exc)
-            if response.started:
-                await response.end()
-                return
-            error = InternalError(f"Service Unavailable: {exc}")
-            await response.error(
-                503, ErrorResponse(None, error.to_error_object()), ((b"retry-after", b"1"),)
-            )
+            await self._unavailable(response, exc)
+
+    @staticmethod
+    async def _unavailable(response: HttpResponse, exc: StateUnavailable) -> None:
+        # The shared state (Redis) is down: fail fast with the reason; the next request tries
+        # again, and nothing needs a restart once it is back.
+        logger.warning("answered 503: %s", exc)
+        if response.started:
+            await response.end()
+            return
+        error = InternalError(f"Service Unavailable: {exc}")
+        await response.error(
+            503, ErrorResponse(None, error.to_error_object()), ((b"retry-after", b"1"),)
+        )
 
     def _host_allowed(self, host: bytes | None, origin: bytes | None) -> bool:
         """Whether this ``Host``/``Origin`` pair passed the current policy before: a client

@@ -137,10 +137,15 @@ class MemorySessionStore:
         return self._sessions.get(session_id)
 
     async def touch(self, session_id: str, now: float) -> SessionRecord | None:
+        return self.touch_now(session_id, now)
+
+    def touch_now(self, session_id: str, now: float) -> SessionRecord | None:
+        """:meth:`touch` without awaiting: the server looks a session up on every request."""
         session = self._sessions.get(session_id)
         if session is None or now - session.last_seen > self._timeout:
             return None
-        session.last_seen = max(session.last_seen, now)
+        if now > session.last_seen:
+            session.last_seen = now
         self._sessions.move_to_end(session_id)
         return session
 

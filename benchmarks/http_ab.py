@@ -1,0 +1,139 @@
+"""Interleaved A/B runs of HTTP servers: server CPU per ``tools/call`` with 32 clients.
+
+CPU time on a shared machine drifts with load, so servers are compared in the same runs: each
+repeat starts every server in turn (the order rotated between repeats), warms up 32 keep-alive
+clients of ``http_driver.py``, and times their calls; the report gives medians and, per repeat,
+each server's ratio to the first one named (the floor). Typical use: the raw ASGI floor, the
+code before a change and after it (a ``git worktree`` of the old commit)::
+
+    python benchmarks/http_ab.py --modes legacy-sse,legacy-json,modern --repeats 7 \\
+        raw=benchmarks/raw_asgi_server.py \\
+        before=/tmp/base/src:/tmp/base/benchmarks/mcpkit_server.py \\
+        after=src:benchmarks/mcpkit_server.py
+
+A server is ``NAME=[PYTHONPATH:]SCRIPT``; every script runs under this interpreter with the
+command line of ``httpserve.ServerArgs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from http_driver import CONCURRENT_CLIENTS, MODES, HttpServer, McpHttpClient, mode_flags
+from procstats import CpuClock
+
+WARMUP_ROUNDS = 5
+"""Calls per client before the timed ones (every connection and code path warm)."""
+
+
+@dataclass(frozen=True)
+class Server:
+    name: str
+    script: str
+    pythonpath: str | None
+
+    @classmethod
+    def parse(cls, spec: str) -> Server:
+        name, _, where = spec.partition("=")
+        if not name or not where:
+            raise SystemExit(f"server {spec!r}: expected NAME=[PYTHONPATH:]SCRIPT")
+        path, _, script = where.rpartition(":")
+        return cls(name, script, path or None)
+
+
+async def _timed(server: Server, mode: str, per_client: int) -> float:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if server.pythonpath is not None:
+        env["PYTHONPATH"] = server.pythonpath
+    process = HttpServer([sys.executable, server.script], mode_flags(mode), env)
+    clients: list[McpHttpClient] = []
+    try:
+        await process.wait_ready()
+        clients = [McpHttpClient(process.port, mode) for _ in range(CONCURRENT_CLIENTS)]
+        await asyncio.gather(*(client.open() for client in clients))
+        for _ in range(WARMUP_ROUNDS):
+            await asyncio.gather(*(client.echo() for client in clients))
+
+        async def calls(client: McpHttpClient) -> None:
+            for _ in range(per_client):
+                await client.echo()
+
+        before = process.cpu.read()
+        await asyncio.gather(*(calls(client) for client in clients))
+        spent = CpuClock.delta(before, process.cpu.read())
+    finally:
+        for client in clients:
+            await client.close()
+        process.stop()
+    return spent / (per_client * CONCURRENT_CLIENTS) * 1e6
+
+
+def run(
+    servers: Sequence[Server], modes: Sequence[str], repeats: int, per_client: int
+) -> dict[str, dict[str, list[float]]]:
+    """µs of server CPU per call: ``{mode: {server: [one per repeat]}}``."""
+    results = {mode: {server.name: [] for server in servers} for mode in modes}
+    for repeat in range(repeats):
+        for mode in modes:
+            shift = repeat % len(servers)
+            for server in [*servers[shift:], *servers[:shift]]:
+                results[mode][server.name].append(asyncio.run(_timed(server, mode, per_client)))
+        print(f"repeat {repeat + 1}/{repeats}, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    return results
+
+
+def render(results: dict[str, dict[str, list[float]]]) -> str:
+    lines = []
+    for mode, by_server in results.items():
+        names = list(by_server)
+        floor = by_server[names[0]]
+        for name in names:
+            values = by_server[name]
+            median = statistics.median(values)
+            line = f"{mode:12} {name:10} median {median:7.1f} us"
+            if name != names[0]:
+                ratios = [value / base for value, base in zip(values, floor, strict=True)]
+                line += (
+                    f"  ({median / statistics.median(floor):.2f}x {names[0]}; per repeat "
+                    f"{min(ratios):.2f}-{max(ratios):.2f}, median {statistics.median(ratios):.2f})"
+                )
+            lines.append(line + "  [" + " ".join(f"{v:.0f}" for v in values) + "]")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--modes", default="legacy-sse", help="comma-separated: " + ",".join(MODES))
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--per-client", type=int, default=60, help="timed calls per client")
+    parser.add_argument("--json", action="store_true", help="print the raw numbers as JSON")
+    parser.add_argument("servers", nargs="+", help="NAME=[PYTHONPATH:]SCRIPT, the floor first")
+    args = parser.parse_args(argv)
+    modes = args.modes.split(",")
+    unknown = set(modes) - set(MODES)
+    if unknown:
+        parser.error(f"unknown mode(s): {', '.join(sorted(unknown))}")
+    servers = [Server.parse(spec) for spec in args.servers]
+    started = time.perf_counter()
+    results = run(servers, modes, args.repeats, args.per_client)
+    print(json.dumps(results) if args.json else render(results))
+    print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
