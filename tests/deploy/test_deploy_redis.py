@@ -190,7 +190,10 @@ async def test_listen_notifications_reach_clients_on_every_worker(shared: Deploy
             await _next(notes, SubscriptionsAcknowledgedNotification)
         assert await sdk.line() == {"acknowledged": [uri]}
         listens = [r for r in shared.routes() if r.mcp_method == "subscriptions/listen"]
-        assert len(listens) == 4 and {r.worker for r in listens} == {0, 1, 2}  # all workers hold
+        # round robin with the SDK's process and four clients talking at once cannot promise
+        # which worker takes which listen; held on two or more, some listener's stream is on a
+        # worker other than the one the update is announced on, whichever that is
+        assert len(listens) == 4 and len({r.worker for r in listens}) >= 2
         touched_on = _pid(await one.call_tool("touch", {"uri": uri}))
         for notes in streams:
             note = await _next(notes, ResourceUpdatedNotification)

@@ -282,7 +282,7 @@ async def serve_exchange(
     """Serve ``request`` on this POST: run its handler in this task, answer directly unless a
     writer had to be started (see the module docstring). A session's request comes with its
     in-flight ``entry`` (from :meth:`LegacySessionState.admit`); its stream is ``outbound``'s."""
-    send = session.send if session is not None else prepare_outbound
+    send = outbound.prepare  # the conversation's engine (a session, a stateless POST) or none
     # The handler runs in this task until it first waits; most answer before that, having sent
     # nothing else, and then nothing else is needed: no task look-up, no timer, no writer, and
     # nobody can have cancelled it (nothing else ran meanwhile).
