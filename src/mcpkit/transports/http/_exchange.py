@@ -69,6 +69,7 @@ __all__ = [
     "Spawn",
     "StreamOptions",
     "answer",
+    "no_session_to_ask",
     "pump",
     "serve_exchange",
     "serve_stream",
@@ -94,6 +95,15 @@ class StreamOptions:
     keepalive: float = KEEPALIVE_SECONDS
     sse_after: float = SSE_AFTER_SECONDS
     retry_ms: int = DEFAULT_RETRY_MS
+
+
+def no_session_to_ask(method: str) -> ConnectionClosed:
+    """The error of a request that cannot ask the client anything (a 2026 request, a stateless
+    POST): no session carries the client's answer back."""
+    return ConnectionClosed(
+        f"cannot send {method}: this request has no session to carry the client's answer "
+        "(stateless HTTP)"
+    )
 
 
 if TYPE_CHECKING:  # a Protocol class costs every server's start: mypy only
@@ -169,10 +179,7 @@ class RequestOutbound:
         self, method: str, params: JSONObject | None = None, *, timeout: float | None = None
     ) -> JSONObject:
         if self._session is None:
-            raise ConnectionClosed(
-                f"cannot send {method}: this request has no session to carry the client's "
-                "answer (stateless HTTP)"
-            )
+            raise no_session_to_ask(method)
         pipe = None if self._json_only else self.pipe
         return await self._session.request(pipe, method, params, timeout)
 

@@ -27,7 +27,7 @@ from mcpkit.protocol.connection import (
     ServerConnection,
     StatelessServerConnection,
 )
-from mcpkit.protocol.errors import ConnectionClosed
+from mcpkit.transports.http._exchange import no_session_to_ask
 from mcpkit.transports.http._pipe import EventPipe
 from mcpkit.transports.http._servable import HttpServable
 from mcpkit.types.jsonrpc import (
@@ -83,10 +83,7 @@ class StatelessConversation:
     ) -> JSONObject:
         """Nothing can be asked: no session carries the client's answer back (the same error a
         2026 request's ``Outbound`` raises)."""
-        raise ConnectionClosed(
-            f"cannot send {method}: this request has no session to carry the client's "
-            "answer (stateless HTTP)"
-        )
+        raise no_session_to_ask(method)
 
 
 class StatelessConversations:

@@ -373,18 +373,7 @@ class McpHttpApp:
                 ):
                     # the MCP endpoint, a Host/Origin pair accepted before, the app started:
                     # what nearly every request is (the rest goes through every check below)
-                    endpoint = self.endpoint
-                    serve = (
-                        endpoint.post
-                        if method == "POST"
-                        else endpoint.get
-                        if method == "GET"
-                        else endpoint.delete
-                    )
-                    try:
-                        await serve(scope, receive, response)
-                    except StateUnavailable as exc:
-                        await self._unavailable(response, exc)
+                    await self._endpoint(method, scope, receive, response)
                     return
             await self._http(path, method, scope, receive, response)
         elif kind == "lifespan":
