@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
@@ -111,12 +112,17 @@ class Reader:
         return await self.take(10**9)
 
 
-_readers: dict[int, Reader] = {}
+_readers: weakref.WeakKeyDictionary[httpx.Response, Reader] = weakref.WeakKeyDictionary()
+"""One reader per live response. Keyed by the response itself, not ``id(response)``: an id is
+reused once its object is freed, and a later test's listen stream then met an earlier test's
+ended reader and saw no events at all (the intermittent "no listen acknowledgement")."""
 
 
 async def _events(response: httpx.Response, count: int) -> list[SSEEvent]:
     """The next ``count`` data events of ``response`` (bounded by the caller)."""
-    reader = _readers.setdefault(id(response), Reader(response))
+    reader = _readers.get(response)
+    if reader is None:
+        reader = _readers[response] = Reader(response)
     return await reader.take(count)
 
 
