@@ -281,9 +281,21 @@ async def test_a_body_that_outlives_its_ttl_is_stopped_and_the_task_is_gone() ->
     server, gate = build(tasks=TaskManager(ttl_ms=50))
     async with connect(server) as peer:
         task_id = (await call(peer, "held"))["taskId"]
-        await asyncio.wait_for(gate.cancelled.wait(), TIMEOUT)  # stopped by its TTL
-        with pytest.raises(InvalidParams, match="unknown or expired"):
-            await task_op(peer, "tasks/get", task_id)
+
+        async def gone() -> None:
+            while True:
+                try:
+                    await task_op(peer, "tasks/get", task_id)
+                except InvalidParams as error:
+                    assert "unknown or expired" in str(error)
+                    return
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(gone(), TIMEOUT)
+        # Stopped by its TTL. On a loaded machine the 50 ms can run out before the body even
+        # starts (then it never does); a body that did start was cancelled, not left running.
+        if gate.entered.is_set():
+            await asyncio.wait_for(gate.cancelled.wait(), TIMEOUT)
 
 
 async def test_stopping_the_server_fails_running_tasks() -> None:
