@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from mcpkit.protocol.apps import client_supports_apps
 from mcpkit.protocol.errors import InvalidParams, MethodNotFound
 from mcpkit.server._dispatch import Handler, resource_not_found
 from mcpkit.server._params import decode_params
@@ -92,7 +93,9 @@ class ToolHandlers:
             and info.era == "legacy"
             and info.protocol_version == CORE_TASKS_REVISION
         )
-        items = self.tools.definitions(task_support=task_support)
+        items = self.tools.definitions(
+            task_support=task_support, apps=client_supports_apps(info.client_capabilities)
+        )
         return _page(self.tools, "tools", items, info, self._listing)
 
     async def call(self, info: RequestInfo, ctx: Context) -> JSONObject:
@@ -113,7 +116,7 @@ class ToolHandlers:
             params: CallToolRequestParams = decode_params("tools/call", raw)
             name, arguments = params.name, params.arguments
         tool = self.tools.find(name)
-        if tool is None:
+        if tool is None or (tool.app_only and not client_supports_apps(info.client_capabilities)):
             raise InvalidParams(f"Unknown tool: {name}")
         if tool.required_scopes:
             from mcpkit.server.auth_hooks import check_tool_scopes

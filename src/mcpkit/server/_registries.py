@@ -165,9 +165,23 @@ class ToolRegistry(Registry[RegisteredTool]):
     def remove(self, name: str) -> RegisteredTool:
         return self._pop(name)
 
-    def definitions(self, *, task_support: bool = False) -> list[JSONObject]:
+    def definitions(self, *, task_support: bool = False, apps: bool = True) -> list[JSONObject]:
         """The ``Tool`` objects of ``tools/list``; ``task_support``: 2025-11-25 listings, where
-        tools that run as tasks say so in ``execution.taskSupport``."""
+        tools that run as tasks say so in ``execution.taskSupport``; ``apps=False``: for a
+        client that did not declare MCP Apps, without the tools only an app may call."""
+        if not apps and any(t.app_only for t in self._items.values()):
+            return self.listing(
+                "tools@tasks@no-apps" if task_support else "tools@no-apps",
+                lambda: [
+                    d
+                    for t, d in zip(
+                        self._items.values(),
+                        self.definitions(task_support=task_support),
+                        strict=True,
+                    )
+                    if not t.app_only
+                ],
+            )
         if not task_support:
             return self.listing("tools", lambda: [t.definition for t in self._items.values()])
         return self.listing("tools@tasks", self._with_task_support)
