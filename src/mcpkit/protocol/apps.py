@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_VISIBILITY",
     "HOST_TO_APP_METHODS",
     "PERMISSION_FEATURES",
+    "apps_client_options",
     "apps_extension_settings",
     "callable_by_app",
     "client_supports_apps",
@@ -89,16 +90,27 @@ def apps_extension_settings(mime_types: Sequence[str] = (APP_MIME_TYPE,)) -> dic
     return {APPS_EXTENSION_ID: {"mimeTypes": list(mime_types)}}
 
 
+def apps_client_options(mime_types: Sequence[str] = (APP_MIME_TYPE,)) -> dict[str, Any]:
+    """A client's declaration in both eras: ``capabilities.extensions`` (the spec's place, a
+    2026-07-28 field) and the same entry under ``capabilities.experimental``, the one open map
+    every handshake-era revision has (mcpkit never sends a peer a field its revision lacks, so
+    a legacy ``initialize`` carries the declaration there)."""
+    settings = apps_extension_settings(mime_types)
+    return {"extensions": settings, "experimental": settings}
+
+
 def client_supports_apps(capabilities: Mapping[str, Any] | None) -> bool:
-    """Whether a client declared the extension with the HTML app MIME type."""
-    extensions = (capabilities or {}).get("extensions")
-    if not isinstance(extensions, Mapping):
-        return False
-    settings = extensions.get(APPS_EXTENSION_ID)
-    if not isinstance(settings, Mapping):
-        return False
-    mime_types = settings.get("mimeTypes")
-    return isinstance(mime_types, list) and APP_MIME_TYPE in mime_types
+    """Whether a client declared the extension with the HTML app MIME type (under
+    ``extensions``, as hosts do in every era, or under ``experimental``, see
+    :func:`apps_client_options`)."""
+    for where in ("extensions", "experimental"):
+        declared = (capabilities or {}).get(where)
+        settings = declared.get(APPS_EXTENSION_ID) if isinstance(declared, Mapping) else None
+        if isinstance(settings, Mapping):
+            mime_types = settings.get("mimeTypes")
+            if isinstance(mime_types, list) and APP_MIME_TYPE in mime_types:
+                return True
+    return False
 
 
 def _ui_meta(tool: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -50,16 +50,15 @@ from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 if TYPE_CHECKING:
     from pathlib import Path
-
     from typing import Unpack
 
     from mcpkit.server._stdio import InMemoryClientStream
     from mcpkit.server.apps import UiOptions, UiResource
-    from mcpkit.types.apps import AppVisibility
     from mcpkit.server.request_state import RequestStateSealer
     from mcpkit.server.tasks import TaskManager, TaskStore
     from mcpkit.server.tools import TaskStart, TaskSupport
     from mcpkit.transports.http.asgi import McpHttpApp
+    from mcpkit.types.apps import AppVisibility
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -364,7 +363,9 @@ class Server:
         ``domain``, ``bridge=True`` (inline mcpkit's app bridge); see :mod:`mcpkit.server.apps`.
         """
         from mcpkit.server.apps import UiResource
+        from mcpkit.types.apps import APPS_EXTENSION_ID
 
+        self.extensions.setdefault(APPS_EXTENSION_ID, {})  # said in 2026-07-28 capabilities
         if source is not None:
             view = UiResource(uri, source, **options)
             self.add_resource(view)

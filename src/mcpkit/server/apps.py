@@ -148,6 +148,8 @@ class UiResource(RegisteredResource):
     ) -> None:
         if not uri.startswith(UI_SCHEME):
             raise UsageError(f"a view's URI starts with {UI_SCHEME}, not {uri!r}")
+        if "{" in uri:
+            raise UsageError(f"a view is one resource, not a template: {uri!r}")
         self.ui = _ui_settings(csp, permissions, prefers_border, domain)
         meta: JSONObject | None = {UI_META_KEY: self.ui} if self.ui else None
         read = _reader(source, bridge, meta)
@@ -163,8 +165,6 @@ class UiResource(RegisteredResource):
             mime_type=APP_MIME_TYPE,
             meta=meta,
         )
-        if self.is_template:
-            raise UsageError(f"a view is one resource, not a template: {uri!r}")
 
 
 def _reader(
