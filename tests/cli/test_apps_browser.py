@@ -128,7 +128,9 @@ def test_an_app_built_with_the_official_app_class_runs_in_the_inspector(
         inspector = stack.enter_context(run_inspector(*args, "--mode", mode))
         page = _open(browser, inspector.url)
         app = _call(page, "greet", "Ada")
-        expect(app.locator("#state")).to_have_text("connected to mcpkit-inspector")
+        expect(app.locator("#state")).to_have_text(
+            "connected to mcpkit-inspector", timeout=UI_TIMEOUT_MS
+        )
         expect(app.locator("#input")).to_have_text('input {"name":"Ada"}')
         expect(app.locator("#result")).to_have_text("result hello Ada")
         expect(app.locator("#called")).to_have_text("called counter=2")  # an app-only tool
@@ -155,7 +157,8 @@ def test_the_product_cards_add_to_cart_from_inside_the_app(browser: Any, tmp_pat
         page = _open(browser, inspector.url)
         app = _call(page, "search_products", "跑步鞋")
         expect(app.locator(".card h3")).to_have_text(
-            ["Nike Air Max", "ASICS Gel-Kayano 30", "Adidas Ultraboost Light"]
+            ["Nike Air Max", "ASICS Gel-Kayano 30", "Adidas Ultraboost Light"],
+            timeout=UI_TIMEOUT_MS,
         )
         expect(app.locator("#query")).to_have_text("Results for 跑步鞋")
         app.locator(".card", has_text="ASICS").locator("button").click()
@@ -225,10 +228,15 @@ def test_an_mcpkit_app_runs_in_a_host_built_on_the_official_app_bridge(browser: 
         page.route(
             "http://host.test/", lambda r: r.fulfill(body=HOST_PAGE, content_type="text/html")
         )
-        page.route("http://host.test/bridge.js", lambda r: r.fulfill(body=bundle, content_type="text/javascript"))  # fmt: skip
+        page.route(
+            "http://host.test/bridge.js",
+            lambda r: r.fulfill(body=bundle, content_type="text/javascript"),
+        )
         page.goto("http://host.test/")
         app = page.frame_locator("#view")
-        expect(app.locator("#query")).to_have_text("Results for 跑步鞋")  # the tool input
+        expect(app.locator("#query")).to_have_text(
+            "Results for 跑步鞋", timeout=UI_TIMEOUT_MS
+        )  # the tool input
         expect(app.locator(".card h3").first).to_have_text("Nike Air Max")  # the tool result
         app.locator(".card", has_text="Adidas").locator("button").click()
         expect(app.locator("#status")).to_have_text(
@@ -254,7 +262,7 @@ def test_a_fastmcp_app_renders_in_the_inspector(browser: Any) -> None:
     with run_inspector(target, "-e", "PREFAB_BUNDLED_RENDERER=1") as inspector:
         page = _open(browser, inspector.url)
         app = _call(page, "show_greeting", "Ada")
-        expect(app.get_by_text("Hello, Ada!")).to_be_visible()
+        expect(app.get_by_text("Hello, Ada!")).to_be_visible(timeout=UI_TIMEOUT_MS)
         expect(page.locator(".app-view")).to_have_attribute("data-initialized", "true")
         assert not page.errors, page.errors
 
@@ -308,7 +316,7 @@ def test_a_hostile_app_is_contained(browser: Any) -> None:
         page.context.on("page", lambda popup: popups.append(popup))
         app = _call(page, "open_view")
         report = app.locator("#report")
-        expect(report).to_contain_text("done")
+        expect(report).to_contain_text("done", timeout=UI_TIMEOUT_MS)
         text = report.text_content() or ""
         lines = text.splitlines()
         # no token, no page: cross-origin reads are denied, nothing is in the referrer or storage
