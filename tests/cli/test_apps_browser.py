@@ -390,3 +390,70 @@ def test_the_backend_refuses_an_app_call_the_spec_forbids(tmp_path: Path) -> Non
         "connectDomains": ["http://127.0.0.1:1", "http://127.0.0.1:2"]
     }
     assert not_ui.status_code == 400
+
+
+# -- the host's methods and notifications, one by one ---------------------------------------------
+
+
+def test_the_inspector_implements_the_host_side_of_the_protocol(browser: Any) -> None:
+    with (
+        _recording_origin() as (link_origin, link_hits),
+        run_inspector(
+            str(FIXTURES / "host_features_server.py"), "-e", f"FEATURES_LINK={link_origin}/"
+        ) as inspector,
+    ):
+        page = _open(browser, inspector.url)
+        answers = iter([True, False])  # open the first link asked for, refuse the second
+        dialogs: list[str] = []
+
+        def on_dialog(dialog: Any) -> None:
+            dialogs.append(dialog.message)
+            dialog.accept() if next(answers) else dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+        log = _call(page, "show", "one").locator("#log")
+        expect(log).to_contain_text("done", timeout=UI_TIMEOUT_MS)
+        lines = (log.text_content() or "").splitlines()
+        assert lines[:4] == [
+            "context inline web show",
+            'partial {"word":"one"}',
+            'input {"word":"one"}',
+            "result shown one",
+        ], lines
+        assert "message {}" in lines and "context {}" in lines, lines
+        assert "resource info text" in lines and "mode inline" in lines, lines
+        assert "link {}" in lines and link_hits == ["/opened"], (lines, link_hits)
+        assert dialogs and f"{link_origin}/opened" in dialogs[0]
+        expect(page.locator(".app-messages li")).to_have_text(["user: hi from app"])
+        expect(page.locator(".app-context")).to_contain_text('"cart": 3')
+
+        # calling again tears the first view down (it answers), the second link is refused
+        page.click("#call-tool")
+        log = page.frame_locator(".app-frame").frame_locator("iframe").locator("#log")
+        expect(log).to_contain_text("done", timeout=UI_TIMEOUT_MS)
+        assert "link refused Link opening denied by user" in (log.text_content() or "")
+        assert link_hits == ["/opened"]
+
+        # a call cancelled by the person: the view is told why
+        app = _call_without_waiting(page, "slow", "two")
+        expect(app.locator("#log")).to_contain_text('input {"word":"two"}', timeout=UI_TIMEOUT_MS)
+        page.click("#cancel-tool")
+        expect(app.locator("#log")).to_contain_text("cancelled the call was cancelled")
+
+        page.click("#tab-logs")
+        expect(page.locator("#log-lines li", has_text="app log line").first).to_be_visible()
+        expect(page.locator("#log-lines li", has_text="torn down").first).to_be_visible()
+        page.click("#tab-wire")
+        page.select_option("#wire-dir", "app")
+        rows = page.locator("#wire-rows tr:visible")
+        expect(rows.filter(has_text="ui/resource-teardown").first).to_be_visible()
+        expect(rows.filter(has_text="ui/notifications/tool-cancelled").first).to_be_visible()
+        assert not page.errors, page.errors
+
+
+def _call_without_waiting(page: Any, tool: str, value: str) -> Any:
+    page.click("#tab-tools")
+    page.locator("#tool-list button", has_text=re.compile(rf"^{tool}")).first.click()
+    page.locator("#tool-form input").first.fill(value)
+    page.click("#call-tool")
+    return page.frame_locator(".app-frame").frame_locator("iframe")
