@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from mcpkit.protocol.apps import client_supports_apps
 from mcpkit.protocol.errors import InvalidParams, MethodNotFound
 from mcpkit.server._dispatch import Handler, resource_not_found
 from mcpkit.server._params import decode_params
@@ -72,6 +71,13 @@ def _page(
     return registry.page(key, items, params.cursor, listing.page_size)
 
 
+def _declared_apps(info: RequestInfo) -> bool:
+    """MCP Apps: a tool only an app may call is unknown to a client that declared no apps."""
+    from mcpkit.protocol.apps import client_supports_apps
+
+    return client_supports_apps(info.client_capabilities)
+
+
 class ToolHandlers:
     """``tools/list`` and ``tools/call``."""
 
@@ -93,6 +99,8 @@ class ToolHandlers:
             and info.era == "legacy"
             and info.protocol_version == CORE_TASKS_REVISION
         )
+        from mcpkit.protocol.apps import client_supports_apps  # a server start never pays it
+
         items = self.tools.definitions(
             task_support=task_support, apps=client_supports_apps(info.client_capabilities)
         )
@@ -116,7 +124,7 @@ class ToolHandlers:
             params: CallToolRequestParams = decode_params("tools/call", raw)
             name, arguments = params.name, params.arguments
         tool = self.tools.find(name)
-        if tool is None or (tool.app_only and not client_supports_apps(info.client_capabilities)):
+        if tool is None or (tool.app_only and not _declared_apps(info)):
             raise InvalidParams(f"Unknown tool: {name}")
         if tool.required_scopes:
             from mcpkit.server.auth_hooks import check_tool_scopes
