@@ -426,6 +426,8 @@ def test_the_inspector_implements_the_host_side_of_the_protocol(browser: Any) ->
         assert dialogs and f"{link_origin}/opened" in dialogs[0]
         expect(page.locator(".app-messages li")).to_have_text(["user: hi from app"])
         expect(page.locator(".app-context")).to_contain_text('"cart": 3')
+        page.emulate_media(color_scheme="dark")  # the host's context changed: the view is told
+        expect(log).to_contain_text("theme dark")
 
         # calling again tears the first view down (it answers), the second link is refused
         page.click("#call-tool")
