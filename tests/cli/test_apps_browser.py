@@ -423,6 +423,7 @@ def test_the_inspector_implements_the_host_side_of_the_protocol(browser: Any) ->
         assert "message {}" in lines and "context {}" in lines, lines
         assert "resource info text" in lines and "mode inline" in lines, lines
         assert "link {}" in lines and link_hits == ["/opened"], (lines, link_hits)
+        page.bring_to_front()  # the opened link's tab came to the front, as in a real browser
         assert dialogs and f"{link_origin}/opened" in dialogs[0]
         expect(page.locator(".app-messages li")).to_have_text(["user: hi from app"])
         expect(page.locator(".app-context")).to_contain_text('"cart": 3')
