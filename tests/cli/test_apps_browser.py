@@ -335,6 +335,7 @@ def test_a_hostile_app_is_contained(browser: Any) -> None:
         assert "tool allowed fine" in lines, text
         # the policy: the declared origin is reached, the undeclared one never (fetch nor image)
         assert "declared reached" in lines and declared_hits == ["/declared"], text
+        # nothing reached it: neither fetch, image nor form (form-action 'none')
         assert "undeclared failed" in lines and undeclared_hits == [], (text, undeclared_hits)
         assert any(line.startswith("csp-blocked " + undeclared) for line in lines), text
         # no popup, and the top page stays the inspector
@@ -344,6 +345,30 @@ def test_a_hostile_app_is_contained(browser: Any) -> None:
         expect(page.locator("body")).to_have_attribute("data-ready", "true")
     # the inspector's own API refuses an app call of a model-only tool, whatever the page sends
     assert undeclared_hits == []
+
+
+def test_a_view_cannot_navigate_its_own_frame_to_an_undeclared_origin(browser: Any) -> None:
+    """Exfiltration by URL: the proxy's ``frame-src`` forbids the navigation (Chromium shows
+    its error page in the frame instead); the undeclared origin never sees the request."""
+    with (
+        _recording_origin() as (undeclared, hits),
+        run_inspector(
+            str(FIXTURES / "malicious_app_server.py"),
+            "-e",
+            "ATTACK_INSPECTOR=http://127.0.0.1:1",
+            "-e",
+            "ATTACK_DECLARED=http://127.0.0.1:2",
+            "-e",
+            f"ATTACK_UNDECLARED={undeclared}",
+        ) as inspector,  # fmt: skip
+    ):
+        page = _open(browser, inspector.url)
+        with page.expect_event(
+            "framenavigated", lambda frame: frame.url.startswith("chrome-error:")
+        ):
+            _call(page, "open_view", "navigate")
+        assert hits == []
+        assert page.url.startswith(inspector.base + "/")
 
 
 def test_the_backend_refuses_an_app_call_the_spec_forbids(tmp_path: Path) -> None:
@@ -381,6 +406,7 @@ def test_the_backend_refuses_an_app_call_the_spec_forbids(tmp_path: Path) -> Non
         assert foreign.status_code == 403
         policy = proxy.headers["content-security-policy"]
         assert "connect-src https://ok.example;" in policy  # "*" was dropped, never loosening
+        assert "form-action 'none'" in policy
         assert policy.endswith(f"frame-ancestors {inspector.base}")
     assert secret.status_code == 403 and "visibility leaves out apps" in secret.json()["error"]
     assert unknown.status_code == 403

@@ -6,7 +6,9 @@ view can reach neither the inspector's page, its API nor its token. The proxy pa
 with the view's Content-Security-Policy as a real header (built from the domains the view
 declared, :func:`mcpkit.protocol.apps.content_security_policy`); the inner iframe is an
 ``about:srcdoc`` document, which inherits that policy and cannot undo it, and its ``sandbox``
-attribute gives it an opaque origin, no top-level navigation, no popups. ``frame-ancestors``
+attribute gives it an opaque origin, no top-level navigation, no popups; the policy's
+``frame-src`` also keeps the view's own frame from navigating to an undeclared origin, and
+``form-action 'none'`` keeps forms from sending anything by navigation. ``frame-ancestors``
 lets only the inspector's page frame the proxy.
 """
 
@@ -59,6 +61,7 @@ def sandbox_response(
     except ValueError:
         return 400, b"csp: not JSON", b"text/plain", plain
     csp = declared if isinstance(declared, Mapping) else {}
-    policy = f"{content_security_policy(csp)}; frame-ancestors {host}"
+    # further restricted (the spec allows it): no form sends data anywhere by navigating
+    policy = f"{content_security_policy(csp)}; form-action 'none'; frame-ancestors {host}"
     headers = [*plain, (b"content-security-policy", policy.encode())]
     return 200, proxy_page(host), b"text/html; charset=utf-8", headers
