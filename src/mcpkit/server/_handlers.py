@@ -71,6 +71,13 @@ def _page(
     return registry.page(key, items, params.cursor, listing.page_size)
 
 
+def _declared_apps(info: RequestInfo) -> bool:
+    """MCP Apps: a tool only an app may call is unknown to a client that declared no apps."""
+    from mcpkit.protocol.apps import client_supports_apps
+
+    return client_supports_apps(info.client_capabilities)
+
+
 class ToolHandlers:
     """``tools/list`` and ``tools/call``."""
 
@@ -92,7 +99,11 @@ class ToolHandlers:
             and info.era == "legacy"
             and info.protocol_version == CORE_TASKS_REVISION
         )
-        items = self.tools.definitions(task_support=task_support)
+        from mcpkit.protocol.apps import client_supports_apps  # a server start never pays it
+
+        items = self.tools.definitions(
+            task_support=task_support, apps=client_supports_apps(info.client_capabilities)
+        )
         return _page(self.tools, "tools", items, info, self._listing)
 
     async def call(self, info: RequestInfo, ctx: Context) -> JSONObject:
@@ -113,7 +124,7 @@ class ToolHandlers:
             params: CallToolRequestParams = decode_params("tools/call", raw)
             name, arguments = params.name, params.arguments
         tool = self.tools.find(name)
-        if tool is None:
+        if tool is None or (tool.app_only and not _declared_apps(info)):
             raise InvalidParams(f"Unknown tool: {name}")
         if tool.required_scopes:
             from mcpkit.server.auth_hooks import check_tool_scopes

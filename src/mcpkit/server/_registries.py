@@ -165,12 +165,24 @@ class ToolRegistry(Registry[RegisteredTool]):
     def remove(self, name: str) -> RegisteredTool:
         return self._pop(name)
 
-    def definitions(self, *, task_support: bool = False) -> list[JSONObject]:
+    def definitions(self, *, task_support: bool = False, apps: bool = True) -> list[JSONObject]:
         """The ``Tool`` objects of ``tools/list``; ``task_support``: 2025-11-25 listings, where
-        tools that run as tasks say so in ``execution.taskSupport``."""
+        tools that run as tasks say so in ``execution.taskSupport``; ``apps=False``: for a
+        client that did not declare MCP Apps, without the tools only an app may call."""
+        if not apps:
+            return self.listing(
+                "tools@tasks@no-apps" if task_support else "tools@no-apps",
+                lambda: self._without_app_only(task_support),
+            )
         if not task_support:
             return self.listing("tools", lambda: [t.definition for t in self._items.values()])
         return self.listing("tools@tasks", self._with_task_support)
+
+    def _without_app_only(self, task_support: bool) -> list[JSONObject]:
+        listed = self.definitions(task_support=task_support)
+        if not any(tool.app_only for tool in self._items.values()):
+            return listed  # the same list: nothing to leave out
+        return [d for t, d in zip(self._items.values(), listed, strict=True) if not t.app_only]
 
     def _with_task_support(self) -> list[JSONObject]:
         out = []

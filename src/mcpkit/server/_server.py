@@ -49,11 +49,16 @@ from mcpkit.types.jsonrpc import JSONObject, Request
 from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Unpack
+
     from mcpkit.server._stdio import InMemoryClientStream
+    from mcpkit.server.apps import UiOptions, UiResource
     from mcpkit.server.request_state import RequestStateSealer
     from mcpkit.server.tasks import TaskManager, TaskStore
     from mcpkit.server.tools import TaskStart, TaskSupport
     from mcpkit.transports.http.asgi import McpHttpApp
+    from mcpkit.types.apps import AppVisibility
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -216,6 +221,8 @@ class Server:
         input_schema: JSONObject | None = None,
         task_support: TaskSupport = "forbidden",
         task_start: TaskStart = "immediate",
+        ui: str | UiResource | None = None,
+        visibility: Sequence[AppVisibility] | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -239,13 +246,21 @@ class Server:
         input_schema: JSONObject | None = None,
         task_support: TaskSupport = "forbidden",
         task_start: TaskStart = "immediate",
+        ui: str | UiResource | None = None,
+        visibility: Sequence[AppVisibility] | None = None,
     ) -> F | Callable[[F], F]:
         """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=...)``.
 
         ``input_schema`` replaces the schema derived from the signature (contract-first tools);
         the arguments are then validated with JSON Schema and passed as keyword arguments.
         ``task_support`` / ``task_start``: running calls as tasks, see :mod:`mcpkit.server.tasks`.
+        ``ui`` / ``visibility``: MCP Apps, the view the result renders in and who may see the
+        tool (``["app"]``: only its view calls it), see :mod:`mcpkit.server.apps`.
         """
+        if ui is not None or visibility is not None:
+            from mcpkit.server.apps import tool_ui_meta
+
+            meta = {**(meta or {}), "ui": tool_ui_meta(ui, visibility)}
         hints = dict(annotations or {})
         for key, value in (
             ("readOnlyHint", read_only),
@@ -328,6 +343,39 @@ class Server:
 
     def add_resource(self, resource: RegisteredResource) -> None:
         self._resources.add(resource)
+
+    @overload
+    def ui_resource(
+        self, uri: str, source: str | Path, /, **options: Unpack[UiOptions]
+    ) -> UiResource: ...
+
+    @overload
+    def ui_resource(
+        self, uri: str, source: None = None, /, **options: Unpack[UiOptions]
+    ) -> Callable[[F], F]: ...
+
+    def ui_resource(
+        self, uri: str, source: str | Path | None = None, /, **options: Unpack[UiOptions]
+    ) -> UiResource | Callable[[F], F]:
+        """Declare an MCP Apps view: ``server.ui_resource("ui://x", html)`` (a string, or a
+        ``Path`` read on each request), or ``@server.ui_resource("ui://x")`` on a function
+        returning the HTML. Options: ``csp=Csp(...)``, ``permissions``, ``prefers_border``,
+        ``domain``, ``bridge=True`` (inline mcpkit's app bridge); see :mod:`mcpkit.server.apps`.
+        """
+        from mcpkit.server.apps import UiResource
+        from mcpkit.types.apps import APPS_EXTENSION_ID
+
+        self.extensions.setdefault(APPS_EXTENSION_ID, {})  # said in 2026-07-28 capabilities
+        if source is not None:
+            view = UiResource(uri, source, **options)
+            self.add_resource(view)
+            return view
+
+        def register(func: F) -> F:
+            self.add_resource(UiResource(uri, func, **options))
+            return func
+
+        return register
 
     def remove_resource(self, uri: str) -> None:
         self._resources.remove(uri)

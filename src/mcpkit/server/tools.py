@@ -230,6 +230,12 @@ def _is_plain_function(fn: Callable[..., Any]) -> bool:
     return True
 
 
+def _hidden_from_model(meta: JSONObject) -> bool:
+    from mcpkit.protocol.apps import visible_to_model
+
+    return not visible_to_model({"_meta": meta})
+
+
 class RegisteredTool:
     """A tool as the server keeps it: its wire description and how to call it.
 
@@ -248,6 +254,7 @@ class RegisteredTool:
         "_pending",
         "_schema_validator",
         "_signature",
+        "app_only",
         "fn",
         "name",
         "required_scopes",
@@ -289,6 +296,8 @@ class RegisteredTool:
         self.task_start: TaskStart = task_start
         self.timeout = timeout
         self.required_scopes = tuple(required_scopes)
+        self.app_only = meta is not None and _hidden_from_model(meta)
+        """MCP Apps: only an app may call it (``_meta.ui.visibility`` without ``"model"``)."""
         self._schema_validator: _ArgumentSchema | None = None
         self._definition: JSONObject | None = None
         self._signature: ToolSignature | None = None

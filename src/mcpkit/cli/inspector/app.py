@@ -43,6 +43,7 @@ TOKEN_HEADER: Final = b"x-inspector-token"
 ASSETS: Final = {
     "app.js": "text/javascript; charset=utf-8",
     "forms.js": "text/javascript; charset=utf-8",
+    "apps.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
 }
 """The page's files, shipped inside the package (no CDN, no build step)."""
@@ -126,11 +127,21 @@ async def _json(send: Send, status: int, data: Any) -> None:
 class InspectorApp:
     """The ASGI app for one inspector process (``port`` is the port it is served on)."""
 
-    def __init__(self, session: InspectorSession, *, token: str, port: int) -> None:
+    def __init__(
+        self, session: InspectorSession, *, token: str, port: int, sandbox_port: int | None = None
+    ) -> None:
+        from mcpkit.cli.inspector.apps import AppHost
+
         self.session = session
         self._token = token.encode()
         self._port = port
         self._hosts = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()}
+        self._sandbox_port = sandbox_port
+        """MCP Apps views load from this other loopback port: another origin than the page's."""
+        self._sandbox_hosts = {f"127.0.0.1:{sandbox_port}".encode()} if sandbox_port else set()
+        self._apps = AppHost(session)
+        frames = f"http://127.0.0.1:{sandbox_port}" if sandbox_port else "'none'"
+        self._page_csp = _PAGE_CSP + f"; frame-src {frames}".encode()
         self._routes: dict[tuple[str, str], Callable[[_Request], Awaitable[Any]]] = {
             ("GET", "/api/state"): self._state,
             ("GET", "/api/lists"): self._lists,
@@ -149,6 +160,8 @@ class InspectorApp:
             ("GET", "/api/tasks"): self._tasks,
             ("POST", "/api/task"): self._task,
             ("POST", "/api/task/cancel"): self._task_cancel,
+            ("POST", "/api/app/view"): self._app_view,
+            ("POST", "/api/app/call"): self._app_call,
         }
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -158,6 +171,10 @@ class InspectorApp:
         if scope["type"] != "http":
             return
         request = _Request(scope, receive)
+        server = scope.get("server")
+        if self._sandbox_port is not None and server and server[1] == self._sandbox_port:
+            await self._sandbox(request, send)
+            return
         refusal = self._refusal(request)
         if refusal is not None:
             await _json(send, refusal[0], {"error": refusal[1]})
@@ -190,6 +207,25 @@ class InspectorApp:
             return 403, "requests from other sites are refused"
         return None
 
+    async def _sandbox(self, request: _Request, send: Send) -> None:
+        """The sandbox origin serves the app proxy and nothing else (no API, no token)."""
+        from mcpkit.cli.inspector.sandbox import sandbox_response
+
+        hosts = request.header_values(b"host")
+        if len(hosts) != 1 or hosts[0] not in self._sandbox_hosts or request.method != "GET":
+            await _respond(send, 421, b"not this sandbox", b"text/plain")
+            return
+        status, body, content_type, headers = sandbox_response(
+            request.path,
+            request.scope.get("query_string", b""),
+            frozenset(f"http://{h.decode()}" for h in self._hosts),
+            _asset("sandbox-proxy.js"),
+        )
+        await send({"type": "http.response.start", "status": status, "headers": [
+            (b"content-type", content_type), (b"content-length", str(len(body)).encode()),
+            *headers]})  # fmt: skip
+        await send({"type": "http.response.body", "body": body})
+
     def _has_token(self, request: _Request) -> bool:
         if request.path.startswith("/api/"):
             given = request.header_values(TOKEN_HEADER)
@@ -219,7 +255,7 @@ class InspectorApp:
                 200,
                 page,
                 b"text/html; charset=utf-8",
-                [(b"content-security-policy", _PAGE_CSP)],
+                [(b"content-security-policy", self._page_csp)],
             )
             return
         if path == "/api/events" and method == "GET":
@@ -264,7 +300,11 @@ class InspectorApp:
     # -- API handlers --------------------------------------------------------------------------
 
     async def _state(self, request: _Request) -> Any:
-        return {**self.session.state(), "watches": self.session.watches()}
+        return {
+            **self.session.state(),
+            "watches": self.session.watches(),
+            "sandboxPort": self._sandbox_port,
+        }
 
     async def _lists(self, request: _Request) -> Any:
         return await self.session.list_all()
@@ -354,6 +394,19 @@ class InspectorApp:
     async def _unwatch(self, request: _Request) -> Any:
         key = (await request.json()).get("watch")
         return {"stopped": self.session.unwatch(str(key))}
+
+    async def _app_view(self, request: _Request) -> Any:
+        uri = (await request.json()).get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise InspectorError('app/view: give the view\'s "uri"')
+        return await self._apps.view(uri)
+
+    async def _app_call(self, request: _Request) -> Any:
+        data = await request.json()
+        name, arguments = data.get("name"), data.get("arguments", {})
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            raise InspectorError('app/call: give "name" (a string) and "arguments" (an object)')
+        return await self._apps.call(name, arguments)
 
     async def _answer(self, request: _Request) -> Any:
         data = await request.json()

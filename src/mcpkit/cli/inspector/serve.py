@@ -55,9 +55,10 @@ async def serve_inspector(
 
     sock = bind_loopback(port)
     port = sock.getsockname()[1]
+    sandbox = bind_loopback(0)  # MCP Apps views: another origin than the page's
     token = token or secrets.token_urlsafe(TOKEN_BYTES)
     session = InspectorSession(EventHub())
-    app = InspectorApp(session, token=token, port=port)
+    app = InspectorApp(session, token=token, port=port, sandbox_port=sandbox.getsockname()[1])
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -83,10 +84,11 @@ async def serve_inspector(
         if open_browser:
             with contextlib.suppress(Exception):
                 webbrowser.open(url)
-        await server.serve(sockets=[sock])
+        await server.serve(sockets=[sock, sandbox])
     finally:
         await session.aclose()
         sock.close()
+        sandbox.close()
 
 
 def run_inspector(spec: ConnectSpec | None, *, port: int, open_browser: bool) -> int:

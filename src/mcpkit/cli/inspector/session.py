@@ -124,6 +124,7 @@ class InspectorSession:
         if spec.mode not in MODES:
             raise InspectorError(f"mode must be one of {', '.join(MODES)}, not {spec.mode!r}")
         await self.disconnect()
+        self._tool_defs = {}  # another server's tools say nothing of this one's
         client = self._make_client(spec)
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
@@ -150,6 +151,7 @@ class InspectorSession:
         from mcpkit.cli.errors import CliError
         from mcpkit.cli.targets import resolve
         from mcpkit.client import Client
+        from mcpkit.client.apps import APPS_CLIENT_OPTIONS
         from mcpkit.client.connectors import UrlConnector, resolve_target
 
         try:
@@ -184,6 +186,7 @@ class InspectorSession:
             initialize_timeout=CONNECT_TIMEOUT + (OAUTH_SIGN_IN_TIMEOUT if spec.oauth else 0.0),
             probe_timeout=CONNECT_TIMEOUT + (OAUTH_SIGN_IN_TIMEOUT if spec.oauth else 0.0),
             output_validation="off",
+            **APPS_CLIENT_OPTIONS,  # this host renders MCP Apps (the Tools panel)
         )
 
     def _oauth_connector(self, url: str, headers: dict[str, str]) -> Any:
@@ -325,6 +328,17 @@ class InspectorSession:
             self._calls.pop(call_id, None)
         plain = _plain(result)
         return {"result": plain, "outputCheck": await self._check_output(name, plain)}
+
+    async def tool_definitions(self) -> dict[str, dict[str, Any]]:
+        """The connected server's tools by name, as last listed (listed now if never)."""
+        if not self._tool_defs:
+            await self.list_all()
+        return self._tool_defs
+
+    async def relist_tools(self) -> dict[str, dict[str, Any]]:
+        """The tools as the server lists them now (a name the last list lacked may be new)."""
+        await self.list_all()
+        return self._tool_defs
 
     async def _check_output(self, name: str, result: dict[str, Any]) -> dict[str, Any] | None:
         """Does ``structuredContent`` match the tool's ``outputSchema``? (``None``: no schema.)"""

@@ -1,11 +1,12 @@
 // The inspector page: talks to the local backend (/api/*) with the one-time token, renders what
 // the server offers, and shows every event the backend streams (wire, progress, logs, questions).
 import { el, schemaForm } from "/static/forms.js";
+import { AppView, viewUri, visibility } from "/static/apps.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 history.replaceState(null, "", "/"); // keep the token out of the address bar and history
 const $ = (id) => document.getElementById(id);
-const state = { lists: { tools: [], resources: [], resourceTemplates: [], prompts: [] }, calls: new Map(), questions: new Map(), wire: [], callSeq: 0 };
+const state = { lists: { tools: [], resources: [], resourceTemplates: [], prompts: [] }, calls: new Map(), questions: new Map(), wire: [], callSeq: 0, sandboxPort: null, appView: null };
 
 // -- the API -------------------------------------------------------------------------------------
 async function api(path, body) {
@@ -120,7 +121,11 @@ function renderTools() {
   const list = $("tool-list");
   list.replaceChildren();
   if (!state.lists.tools.length) list.append(el("li", { class: "muted", text: "No tools." }));
-  for (const tool of state.lists.tools) listButton(list, tool.name, tool.title || tool.description || "", () => showTool(tool));
+  for (const tool of state.lists.tools) {
+    const appOnly = !visibility(tool).includes("model");
+    const sub = (appOnly ? "[app only] " : viewUri(tool) ? "[app] " : "") + (tool.title || tool.description || "");
+    listButton(list, tool.name, sub, () => showTool(tool));
+  }
 }
 
 function annotationTags(annotations) {
@@ -131,7 +136,27 @@ function annotationTags(annotations) {
   return tags;
 }
 
+// The host side of MCP Apps lives in apps.js; this is what a view needs of the page.
+const appHost = {
+  api,
+  tools: () => state.lists.tools,
+  // the page's clock on the backend's (whose wire events carry ms since the connection began)
+  addWire: (event) => addWire({ ...event, t: wireClock.backend + (event.t - wireClock.page) }),
+  addLog: (event) => addLog(event),
+};
+
+function closeAppView(reason) {
+  const view = state.appView;
+  state.appView = null;
+  if (view) view.teardown(reason);
+}
+
+window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", (event) => {
+  if (state.appView) state.appView.contextChanged({ theme: event.matches ? "dark" : "light" });
+});
+
 function showTool(tool) {
+  closeAppView("another tool was chosen");
   const detail = $("tool-detail");
   const form = schemaForm(tool.inputSchema);
   const call = el("button", { type: "submit", id: "call-tool", text: "Call" });
@@ -141,13 +166,14 @@ function showTool(tool) {
   const bar = el("progress", { id: "tool-progress", hidden: true, max: 1 });
   const progressText = el("span", { id: "tool-progress-text", class: "muted" });
   const result = el("div", { id: "tool-result", "aria-live": "polite" });
+  const appSlot = el("div", { id: "tool-app" });
   const formNode = el("form", { id: "tool-form" }, form.node, el("div", { class: "actions" }, call, cancel, el("span", { class: "check" }, asTask, asTaskLabel), bar, progressText));
   detail.replaceChildren(
     el("h2", { text: tool.title || tool.name }), el("p", { class: "muted", text: tool.description || "" }),
     annotationTags(tool.annotations), formNode,
     el("details", {}, el("summary", { text: "Schemas" }), el("h3", { text: "inputSchema" }), el("pre", { text: JSON.stringify(tool.inputSchema, null, 2) }),
       tool.outputSchema ? el("h3", { text: "outputSchema" }) : null, tool.outputSchema ? el("pre", { text: JSON.stringify(tool.outputSchema, null, 2) }) : null),
-    result,
+    el("div", { class: "result-and-app" }, result, appSlot),
   );
   formNode.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -181,11 +207,16 @@ function showTool(tool) {
     result.replaceChildren(el("p", { class: "muted", text: "calling…" }));
     const onCancel = () => api("/api/cancel", { callId });
     cancel.addEventListener("click", onCancel, { once: true });
+    closeAppView("the tool was called again");
+    const view = viewUri(tool) && state.sandboxPort ? new AppView(appHost, tool, args, appSlot, state.sandboxPort) : null;
+    state.appView = view;
     try {
       const answer = await api("/api/call", { name: tool.name, arguments: args, callId });
       renderToolResult(result, answer);
+      if (view) view.toolResult(answer.result);
     } catch (error) {
       result.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+      if (view) view.toolCancelled(error.message);
     } finally {
       state.calls.delete(callId);
       call.disabled = false;
@@ -503,20 +534,24 @@ function wireLabel(msg) {
 function wireVisible(entry) {
   const dir = $("wire-dir").value;
   const filter = $("wire-method").value.trim();
-  if (dir && entry.dir !== dir) return false;
+  if (dir === "app" ? !entry.dir.startsWith("app") : dir && entry.dir !== dir) return false;
   if (filter && !wireLabel(entry.msg).includes(filter) && !(entry.method || "").includes(filter)) return false;
   return true;
 }
 
+const wireClock = { backend: 0, page: performance.now() };
 const requestMethods = new Map();
+const OPPOSITE = { in: "out", out: "in", "app-in": "app-out", "app-out": "app-in" };
+const ARROWS = { in: "←", out: "→", "app-in": "⇠ app", "app-out": "⇢ app" };
 function addWire(event) {
+  if (!event.dir.startsWith("app")) Object.assign(wireClock, { backend: event.t, page: performance.now() });
   const msg = event.msg;
   if (msg.method && msg.id !== undefined) requestMethods.set(`${event.dir}:${msg.id}`, msg.method);
-  const method = msg.method || requestMethods.get(`${event.dir === "in" ? "out" : "in"}:${msg.id}`) || "";
+  const method = msg.method || requestMethods.get(`${OPPOSITE[event.dir]}:${msg.id}`) || "";
   const entry = { ...event, method };
   state.wire.push(entry);
   const text = JSON.stringify(msg);
-  const row = el("tr", { "data-dir": event.dir, "data-method": method }, el("td", { text: event.t.toFixed(0) }), el("td", { text: event.dir === "out" ? "→" : "←" }),
+  const row = el("tr", { "data-dir": event.dir, "data-method": method }, el("td", { text: event.t.toFixed(0) }), el("td", { text: ARROWS[event.dir] || event.dir }),
     el("td", { text: wireLabel(msg) + (msg.method ? "" : method ? ` (${method})` : "") }), el("td", { class: "msg", tabindex: 0, text }));
   row.querySelector(".msg").addEventListener("click", (e) => toggleWire(row, msg, e.currentTarget));
   row.querySelector(".msg").addEventListener("keydown", (e) => { if (e.key === "Enter") toggleWire(row, msg, e.currentTarget); });
@@ -622,6 +657,7 @@ async function streamEvents() {
 // -- start ---------------------------------------------------------------------------------------
 (async () => {
   const initial = await api("/api/state");
+  state.sandboxPort = initial.sandboxPort || null;
   for (const root of initial.roots) rootRow(root);
   streamEvents();
   if (initial.connected) await connected(initial.server);
