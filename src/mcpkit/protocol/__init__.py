@@ -7,6 +7,25 @@ every rule is tested with plain synchronous tests and reused by every transport 
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
+    from mcpkit.protocol.apps import (
+        APP_TO_HOST_METHODS,
+        CSP_FIELDS,
+        DEFAULT_VISIBILITY,
+        HOST_TO_APP_METHODS,
+        PERMISSION_FEATURES,
+        apps_client_options,
+        apps_extension_settings,
+        callable_by_app,
+        client_supports_apps,
+        content_security_policy,
+        hide_from_host_without_apps,
+        permission_policy,
+        resource_ui_meta,
+        sandbox_csp_domains,
+        tool_resource_uri,
+        tool_visibility,
+        visible_to_model,
+    )
     from mcpkit.protocol.batch import (
         BATCH_REVISIONS,
         BatchAnswers,
@@ -246,6 +265,23 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "APP_TO_HOST_METHODS",
+    "CSP_FIELDS",
+    "DEFAULT_VISIBILITY",
+    "HOST_TO_APP_METHODS",
+    "PERMISSION_FEATURES",
+    "apps_client_options",
+    "apps_extension_settings",
+    "callable_by_app",
+    "client_supports_apps",
+    "content_security_policy",
+    "hide_from_host_without_apps",
+    "permission_policy",
+    "resource_ui_meta",
+    "sandbox_csp_domains",
+    "tool_resource_uri",
+    "tool_visibility",
+    "visible_to_model",
     "STRING_FORMATS",
     "check_form_schema",
     "sampling_messages_problem",
@@ -468,6 +504,25 @@ __all__ += [
 # any ``mcpkit.protocol.x`` import runs first, costs nothing, and a stdio server loads only the
 # rule modules it uses (no SSE, HTTP, elicitation schema or sampling rules).
 _SOURCES: Final[dict[str, tuple[str, ...]]] = {
+    "apps": (
+        "APP_TO_HOST_METHODS",
+        "CSP_FIELDS",
+        "DEFAULT_VISIBILITY",
+        "HOST_TO_APP_METHODS",
+        "PERMISSION_FEATURES",
+        "apps_client_options",
+        "apps_extension_settings",
+        "callable_by_app",
+        "client_supports_apps",
+        "content_security_policy",
+        "hide_from_host_without_apps",
+        "permission_policy",
+        "resource_ui_meta",
+        "sandbox_csp_domains",
+        "tool_resource_uri",
+        "tool_visibility",
+        "visible_to_model",
+    ),
     "batch": (
         "BATCH_REVISIONS",
         "BatchAnswers",

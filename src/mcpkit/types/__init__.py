@@ -12,6 +12,16 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mcpkit.types import meta as meta
+    from mcpkit.types.apps import (
+        APP_MIME_TYPE,
+        APPS_EXTENSION_ID,
+        APPS_PROTOCOL_VERSION,
+        DEPRECATED_RESOURCE_URI_KEY,
+        UI_META_KEY,
+        UI_SCHEME,
+        AppVisibility,
+        DisplayMode,
+    )
     from mcpkit.types.base import (
         RESULT_TYPE_COMPLETE,
         RESULT_TYPE_INPUT_REQUIRED,
@@ -276,6 +286,14 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "APPS_EXTENSION_ID",
+    "APPS_PROTOCOL_VERSION",
+    "APP_MIME_TYPE",
+    "DEPRECATED_RESOURCE_URI_KEY",
+    "UI_META_KEY",
+    "UI_SCHEME",
+    "AppVisibility",
+    "DisplayMode",
     "ALL_VERSIONS",
     "Annotations",
     "AudioContent",
@@ -501,6 +519,14 @@ __all__ = [
 
 _SUBMODULES: frozenset[str] = frozenset({"meta"})
 _SOURCES: dict[str, str] = {
+    "APPS_EXTENSION_ID": "apps",
+    "APPS_PROTOCOL_VERSION": "apps",
+    "APP_MIME_TYPE": "apps",
+    "DEPRECATED_RESOURCE_URI_KEY": "apps",
+    "UI_META_KEY": "apps",
+    "UI_SCHEME": "apps",
+    "AppVisibility": "apps",
+    "DisplayMode": "apps",
     "CacheScope": "base",
     "Cursor": "base",
     "InputRequestModel": "base",
