@@ -11,12 +11,20 @@ server and the call completes. How that works in each era:
   node runs again, finds its parked call by key (thread, checkpoint namespace, tool and
   arguments), and hands the answer to the waiting question. A parked call that is never resumed
   is answered ``cancel`` after ``park_seconds``.
-* **After a restart** nothing is parked. The node runs again and the call is made again: the
-  server asks the same question, and LangGraph's ``interrupt()`` returns the stored answer
-  at once (answers are matched by order, so several questions replay correctly). A 2026 server
-  re-executes its tool on every retry anyway; a legacy server's work *before* the question runs
-  a second time. :func:`mcpkit.contrib.langchain.tool_node` with ``then=`` instead keeps a 2026
-  round's ``requestState`` in the graph's state, so nothing is re-run (see ``nodes``).
+* **After a restart** nothing is parked. The node runs again and the call is made again; each
+  question the server asks is matched with the stored answers *by what it asks*
+  (:mod:`.binding`): an answer is replayed only to the same question (same message and schema).
+  When the server now asks something else — the price changed from 10 to 12 — the stale answer
+  is dropped and the new question interrupts, so consent is never applied to a question the user
+  did not see. A 2026 server re-executes its tool on every retry anyway; a legacy server's work
+  *before* the question runs a second time, which the user is told (a warning, and
+  ``"call_made_again": true`` in the interrupt payload).
+  :func:`mcpkit.contrib.langchain.tool_node` with ``then=`` instead keeps a 2026 round's
+  ``requestState`` in the graph's state, so nothing is re-run (see ``nodes``).
+* **A refused state.** A 2026 server refuses a ``requestState`` that expired (the user took
+  longer than its lifetime, 15 minutes by default) or that a restarted server cannot verify;
+  the client then calls the tool again from the start and its questions are asked again
+  (:mod:`mcpkit.client.mrtr`), so no resume is ever stuck.
 
 Routing a question to the call it belongs to: in 2026 it is asked inside the call's own task (a
 context variable says which call). A legacy server asks over its session, which carries no link
@@ -43,6 +51,7 @@ from langgraph.errors import GraphInterrupt
 from langgraph.types import interrupt
 
 from mcpkit.client import QuestionContext, form_defaults
+from mcpkit.contrib.langchain.binding import QUESTION_IDS, asked_before, question_id
 from mcpkit.types.jsonrpc import JSONObject
 
 __all__ = [
@@ -137,7 +146,13 @@ class _Call:
     writer: StreamWriter | None
     asked: asyncio.Queue[_Asked] = field(default_factory=asyncio.Queue)
     waiting: _Asked | None = None
-    answered: int = 0
+    record: list[str] | None = None
+    """The id of the question each interrupt of this call carried, by interrupt index
+    (:mod:`.binding`); ``None`` until read back from the checkpoint after a restart."""
+    index: int = 0
+    """The next interrupt index of the node's current run."""
+    again: bool = False
+    """A legacy call made again after a restart (its work before the question ran twice)."""
     task: asyncio.Task[Any] | None = None
     expiry: asyncio.TimerHandle | None = None
 
@@ -151,6 +166,8 @@ _CURRENT: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
 )
 
 
+_RESUMING: Final = "__pregel_resuming"
+"""Set in a node's ``configurable`` when the run resumes an interrupted one."""
 _IN_GRAPH: Final = ("__pregel_runtime", "__pregel_scratchpad")
 """Keys LangGraph puts in a node's ``configurable`` (``interrupt()`` and the stream writer need
 them); a plain ``tool.ainvoke`` outside a graph has a config without them."""
@@ -266,10 +283,12 @@ class GraphBridge:
         tool: str,
         key: tuple[Any, ...],
         writer: StreamWriter | None = None,
+        era: str | None = None,
     ) -> T:
         """Run ``start()`` (one tool call) so that its questions become interrupts.
 
-        Outside a graph this is just ``await start()``.
+        Outside a graph this is just ``await start()``. ``era`` is the client's
+        (``"legacy"`` makes a call made again after a restart say so).
         """
         config = _graph_config()
         if config is None:
@@ -281,10 +300,21 @@ class GraphBridge:
             if call.expiry is not None:
                 call.expiry.cancel()
             call.writer = writer or call.writer
-            for _ in range(call.answered):
+            call.index = 0
+            answered = len(call.record or ()) - (1 if call.waiting is not None else 0)
+            for _ in range(answered):
                 interrupt(None)  # replays the stored answers, so the next index is ours
+                call.index += 1
         else:
             call = _Call(server, server_name, tool, writer)
+            if era == "legacy" and configurable.get(_RESUMING):
+                call.again = True
+                logger.warning(
+                    "%s/%s: resumed after a restart; the handshake-era call is made again, so "
+                    "the tool's work before its question runs a second time",
+                    server,
+                    tool,
+                )
             token = _CURRENT.set(call)
             try:
                 call.task = asyncio.ensure_future(start())
@@ -316,18 +346,45 @@ class GraphBridge:
                     return task.result()
                 call.waiting = getter.result()
             asked = call.waiting
-            try:
-                value = interrupt(question_payload(call.server, call.tool, asked.params))
-            except GraphInterrupt:
-                self._park(key, call)
-                raise
+            if call.record is None:
+                call.record = await asked_before()
+            value = self._ask(call, key, asked)
             call.waiting = None
-            call.answered += 1
             if not asked.answer.done():
                 try:
                     asked.answer.set_result(answer_from_resume(value))
                 except TypeError as exc:
                     asked.answer.set_exception(exc)
+
+    def _ask(self, call: _Call, key: tuple[Any, ...], asked: _Asked) -> Any:
+        """``interrupt()`` for one question, its answer bound to it (:mod:`.binding`): a stored
+        answer given to another question at this index is dropped and the question asked at
+        the next index."""
+        record = call.record if call.record is not None else []
+        this = question_id("elicitation/create", asked.params)
+        payload = question_payload(call.server, call.tool, asked.params)
+        if call.again:
+            payload["call_made_again"] = True
+        while True:
+            at = call.index
+            stale = at < len(record) and record[at] != this
+            ids = [*record[:at], this]
+            try:
+                value = interrupt({**payload, QUESTION_IDS: ids})
+            except GraphInterrupt:
+                call.record = ids
+                self._park(key, call)
+                raise
+            call.index += 1
+            if not stale:
+                call.record = record if at < len(record) else ids
+                return value
+            logger.warning(
+                "%s/%s: the stored answer was given to another question than %r; asking again",
+                call.server,
+                call.tool,
+                asked.params.get("message", ""),
+            )
 
     def _park(self, key: tuple[Any, ...], call: _Call) -> None:
         old = self._parked.pop(key, None)

@@ -110,6 +110,7 @@ class MCPTool(BaseTool):
             tool=self.mcp_tool,
             key=(self.mcp_server, self.mcp_tool, _canonical(arguments)),
             writer=writer,
+            era=client.era,
         )
 
     async def _arun(self, **kwargs: Any) -> tuple[Any, Any]:
