@@ -185,3 +185,25 @@ async def test_tool_node_resumed_after_the_state_expired_calls_again(tmp_path: P
         assert state["receipt"] == {"item": "kite", "paid": 10, "address": "Kyiv"}
     # first round; the refused retry never starts the body; the fresh call; two retries
     assert starts.read_text().split() == ["kite"] * 4
+
+
+async def test_a_parked_call_whose_state_expired_asks_again(tmp_path: Path) -> None:
+    """ToolNode over HTTP: the answer comes after the state's lifetime; the client calls again
+    and the question is asked again (not a failed tool message, not a stuck thread)."""
+    server = build(10)
+    server.state_sealer = RequestStateSealer([b"k" * 32], ttl_seconds=1e-9)
+    saver, config, bridge = InMemorySaver(), thread("parked"), GraphBridge()
+    async with (
+        serving(server.http_app()) as base,
+        Client(f"{base}/mcp", mode="2026-07-28", **bridge.client_options()) as client,
+    ):
+        graph = tool_graph(await load_tools(client, bridge=bridge), saver)
+        only_interrupt(await graph.ainvoke(ask("buy", item="kite"), config))
+        server.state_sealer.ttl_seconds = DEFAULT_STATE_TTL
+        again = only_interrupt(await graph.ainvoke(Command(resume={"ok": True}), config))
+        assert again["message"] == "Pay 10 for a kite?"
+        where = only_interrupt(await graph.ainvoke(Command(resume={"ok": True}), config))
+        assert where["message"] == "Where to?"
+        state = await graph.ainvoke(Command(resume={"address": "Riga"}), config)
+        assert state["messages"][-1].artifact["structured_content"]["address"] == "Riga"
+        assert bridge.parked == 0
