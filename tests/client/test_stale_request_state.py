@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from _loopback import serving
-
 from mcpkit.client import Client
 from mcpkit.server import Context, Server
 from mcpkit.server.request_state import DEFAULT_STATE_TTL, RequestStateSealer
@@ -68,7 +67,7 @@ async def test_a_second_refusal_is_raised_not_looped() -> None:
     ):
         try:
             await client.call_tool("greet", {"name": "Ada"})
-        except Exception as exc:  # noqa: BLE001 - the type is asserted below
+        except Exception as exc:
             from mcpkit.protocol.errors import InvalidParams
 
             assert isinstance(exc, InvalidParams)

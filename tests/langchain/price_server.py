@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from mcpkit.server import Context, Server, ToolError
 
 
-
 @dataclass
 class Confirm:
     ok: bool = True

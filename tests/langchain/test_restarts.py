@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _loopback import serving
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 
+from _loopback import serving
 from mcpkit.client import Client, Host
 from mcpkit.contrib.langchain import GraphBridge, PendingState, load_tools, tool_node
 from mcpkit.server.request_state import DEFAULT_STATE_TTL, RequestStateSealer
@@ -33,9 +33,7 @@ SERVER = Path(__file__).with_name("price_server.py")
 
 
 @contextlib.asynccontextmanager
-async def shop(
-    mode: str, price: int, starts: Path, bridge: GraphBridge
-) -> AsyncIterator[Client]:
+async def shop(mode: str, price: int, starts: Path, bridge: GraphBridge) -> AsyncIterator[Client]:
     """One run of the stdio shop at ``price``: a child process and its client."""
     entry = {
         "command": sys.executable,

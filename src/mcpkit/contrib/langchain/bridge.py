@@ -32,9 +32,13 @@ to the request: the question goes to the oldest open graph call on the server wi
 
 Progress notifications and ``notifications/message`` logs of a call are written with
 ``get_stream_writer()`` as ``{"type": "mcp_progress" | "mcp_log", ...}`` events, seen with
-``graph.astream(..., stream_mode="custom")``. Outside a graph, questions go to
-``fallback_elicitation`` (or are answered ``cancel``) and logs to the ``mcpkit.client.server``
-logger.
+``graph.astream(..., stream_mode="custom")``. Each names the ``server``, the ``tool`` and the
+``tool_call_id`` (the model's id for the call; ``None`` from a :func:`tool_node`) it belongs to.
+A log is attributed by the server it came from (:func:`mcpkit.client.client.notifying_server`)
+and, in 2026, by the call it was sent in; a legacy server's log while several of its calls are
+open cannot be told apart, so it streams with ``tool`` and ``tool_call_id`` ``None`` — never
+under another server's call. Outside a graph, questions go to ``fallback_elicitation`` (or are
+answered ``cancel``) and logs to the ``mcpkit.client.server`` logger.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from langgraph.errors import GraphInterrupt
 from langgraph.types import interrupt
 
 from mcpkit.client import QuestionContext, form_defaults
+from mcpkit.client.client import notifying_server
 from mcpkit.contrib.langchain.binding import QUESTION_IDS, asked_before, question_id
 from mcpkit.types.jsonrpc import JSONObject
 
@@ -59,6 +64,7 @@ __all__ = [
     "GraphBridge",
     "StreamWriter",
     "answer_from_resume",
+    "current_tool_call_id",
     "current_writer",
     "in_graph",
     "question_payload",
@@ -144,6 +150,7 @@ class _Call:
     """The name the server gave itself (what a legacy question's context says)."""
     tool: str
     writer: StreamWriter | None
+    tool_call_id: str | None = None
     asked: asyncio.Queue[_Asked] = field(default_factory=asyncio.Queue)
     waiting: _Asked | None = None
     record: list[str] | None = None
@@ -158,12 +165,27 @@ class _Call:
 
     def emit(self, event: JSONObject) -> None:
         if self.writer is not None:
-            self.writer({"server": self.server, "tool": self.tool, **event})
+            self.writer(
+                {
+                    "server": self.server,
+                    "tool": self.tool,
+                    "tool_call_id": self.tool_call_id,
+                    **event,
+                }
+            )
 
 
 _CURRENT: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
     "mcpkit_langchain_call", default=None
 )
+_TOOL_CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "mcpkit_langchain_tool_call_id", default=None
+)
+
+
+def current_tool_call_id() -> str | None:
+    """The model's id of the tool call being run (set by :class:`~.tools.MCPTool`)."""
+    return _TOOL_CALL_ID.get()
 
 
 _RESUMING: Final = "__pregel_resuming"
@@ -262,15 +284,23 @@ class GraphBridge:
         return await answer
 
     def on_log(self, params: Any) -> None:
-        """The client's logging handler: a stream event for the call, else the logger."""
+        """The client's logging handler: a stream event for the call it belongs to (or for its
+        server, when several of that server's calls are open), else the logger."""
         data = _builtins(params)
+        server = notifying_server()
+        mine = [c for c in self._open.values() if server is None or c.server == server]
         call = _CURRENT.get()
-        if call is None and len(self._open) == 1:
-            call = next(iter(self._open.values()))
+        if call is None or call not in mine:
+            call = mine[0] if len(mine) == 1 else None
         if call is not None and call.writer is not None:
             call.emit({"type": "mcp_log", **data})
             return
-        server_logger.info("%s", data)
+        writer = next((c.writer for c in mine if c.writer is not None), None)
+        if writer is not None and (server is not None or len({c.server for c in mine}) == 1):
+            label = server if server is not None else mine[0].server
+            writer({"type": "mcp_log", "server": label, "tool": None, "tool_call_id": None, **data})
+            return
+        server_logger.info("%s%s", f"{server}: " if server else "", data)
 
     # -- running one call ----------------------------------------------------------------------
 
@@ -306,7 +336,7 @@ class GraphBridge:
                 interrupt(None)  # replays the stored answers, so the next index is ours
                 call.index += 1
         else:
-            call = _Call(server, server_name, tool, writer)
+            call = _Call(server, server_name, tool, writer, _TOOL_CALL_ID.get())
             if era == "legacy" and configurable.get(_RESUMING):
                 call.again = True
                 logger.warning(

@@ -154,6 +154,7 @@ def tool_node(
                         "type": "mcp_progress",
                         "server": server,
                         "tool": own,
+                        "tool_call_id": None,
                         "progress": value,
                         "total": total,
                         "message": message,

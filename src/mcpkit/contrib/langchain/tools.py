@@ -36,7 +36,7 @@ from langchain_core.tools import BaseTool
 from pydantic import ConfigDict, Field
 
 from mcpkit.client import Client, Host, SyncClient, SyncHost
-from mcpkit.contrib.langchain.bridge import GraphBridge, current_writer, in_graph
+from mcpkit.contrib.langchain.bridge import _TOOL_CALL_ID, GraphBridge, current_writer, in_graph
 from mcpkit.contrib.langchain.convert import tool_output
 from mcpkit.contrib.langchain.errors import era_neutral
 from mcpkit.protocol.errors import InvalidParams, UsageError
@@ -85,6 +85,8 @@ class MCPTool(BaseTool):
         writer = current_writer()
         bridge: GraphBridge = self.mcp_bridge
 
+        tool_call_id = _TOOL_CALL_ID.get()
+
         def progress(value: float, total: float | None, message: str | None) -> None:
             if writer is not None:
                 writer(
@@ -92,6 +94,7 @@ class MCPTool(BaseTool):
                         "type": "mcp_progress",
                         "server": self.mcp_server,
                         "tool": self.mcp_tool,
+                        "tool_call_id": tool_call_id,
                         "progress": value,
                         "total": total,
                         "message": message,
@@ -112,6 +115,26 @@ class MCPTool(BaseTool):
             writer=writer,
             era=client.era,
         )
+
+    async def arun(  # type: ignore[override]
+        self, tool_input: Any, *args: Any, tool_call_id: str | None = None, **kwargs: Any
+    ) -> Any:
+        """LangChain's ``arun``, with the model's ``tool_call_id`` kept for stream events."""
+        token = _TOOL_CALL_ID.set(tool_call_id)
+        try:
+            return await super().arun(tool_input, *args, tool_call_id=tool_call_id, **kwargs)
+        finally:
+            _TOOL_CALL_ID.reset(token)
+
+    def run(  # type: ignore[override]
+        self, tool_input: Any, *args: Any, tool_call_id: str | None = None, **kwargs: Any
+    ) -> Any:
+        """LangChain's ``run``, with the model's ``tool_call_id`` kept for stream events."""
+        token = _TOOL_CALL_ID.set(tool_call_id)
+        try:
+            return super().run(tool_input, *args, tool_call_id=tool_call_id, **kwargs)
+        finally:
+            _TOOL_CALL_ID.reset(token)
 
     async def _arun(self, **kwargs: Any) -> tuple[Any, Any]:
         kwargs.pop("run_manager", None)
