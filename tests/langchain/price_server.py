@@ -29,6 +29,12 @@ class Receipt:
     address: str
 
 
+def record(path: str, item: str) -> None:
+    """One line per start of ``buy`` (a tiny append: no need for a thread)."""
+    with open(path, "a", encoding="utf-8") as log:
+        log.write(f"{item}\n")
+
+
 def build(price: int, starts: str | None = None) -> Server:
     """The shop at ``price``; ``starts`` names a file each start of ``buy`` is appended to."""
     server = Server("shop", "1.0.0")
@@ -37,8 +43,7 @@ def build(price: int, starts: str | None = None) -> Server:
     async def buy(item: str, ctx: Context) -> Receipt:
         """Asks to confirm the price, then where to send the item."""
         if starts:
-            with open(starts, "a", encoding="utf-8") as log:
-                log.write(f"{item}\n")
+            record(starts, item)
         consent = await ctx.elicit(f"Pay {price} for a {item}?", Confirm)
         if not consent.accepted or consent.content is None or not consent.content.ok:
             raise ToolError("not bought")

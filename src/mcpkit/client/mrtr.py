@@ -19,11 +19,10 @@ is made again from the original params, once, and its questions are asked again
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
-
-import logging
 
 from mcpkit.client.errors import InputRequiredLoopExceeded, ServerMisbehaved
 from mcpkit.protocol.errors import InvalidParams
