@@ -12,6 +12,10 @@ timeouts and transport are used as they are), checks the answer against the docu
 * a 4xx/5xx answer as an ``isError`` result whose text names the status and whose
   ``structuredContent`` is the problem details (RFC 9457 fields, ``status`` always set);
 * a timeout or a connection failure as an ``isError`` result that says which.
+
+Only ``validate_responses="strict"`` advertises the document's output schema: it guarantees it.
+With ``"warn"`` or ``"off"`` an answer may break it, and MCP clients check ``structuredContent``
+against ``outputSchema`` and reject the call — the data would never arrive.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from mcpkit.contrib.openapi.responses import (
     VALIDATION_MODES,
     OutputPlan,
     ValidationMode,
+    binding_output_schema,
     plan_output,
     problem_text,
 )
@@ -270,7 +275,7 @@ class _Caller:
             description=component.description or f"{op.method} {op.path}",
             annotations=annotations,
             input_schema=component.inputs.schema,
-            output_schema=component.output.output_schema,
+            output_schema=binding_output_schema(component.output, self.mode),
         )
 
     def resource(self) -> RegisteredResource:

@@ -14,7 +14,14 @@ from typing import Any, Final, Literal
 from mcpkit.contrib.openapi.operations import Operation, OperationResponse
 from mcpkit.contrib.openapi.schemas import SchemaConverter, attach_defs, is_object_schema
 
-__all__ = ["OutputPlan", "ValidationMode", "object_root", "plan_output", "problem_text"]
+__all__ = [
+    "OutputPlan",
+    "ValidationMode",
+    "binding_output_schema",
+    "object_root",
+    "plan_output",
+    "problem_text",
+]
 
 ValidationMode = Literal["strict", "warn", "off"]
 VALIDATION_MODES: Final = ("strict", "warn", "off")
@@ -56,6 +63,13 @@ class OutputPlan:
             validator = Validator(attach_defs(response.schema, defs))
             self._validators[response.status] = validator
         return validator
+
+
+def binding_output_schema(plan: OutputPlan, mode: ValidationMode) -> dict[str, Any] | None:
+    """The ``outputSchema`` a tool may advertise: the document's only when answers are held to
+    it (``strict``). A client treats an advertised schema as binding and rejects a result that
+    breaks it, so ``warn``/``off`` — which let such answers through — advertise none."""
+    return plan.output_schema if mode == "strict" else None
 
 
 def _depth(error: Any) -> int:
