@@ -27,6 +27,7 @@ from mcpkit.contrib.openapi._asgi import (
     read_body,
     send_json,
 )
+from mcpkit.contrib.openapi._coerce import coerce_text, schema_types
 from mcpkit.contrib.openapi.arguments import Argument
 
 if TYPE_CHECKING:
@@ -37,7 +38,6 @@ __all__ = ["ContractApp", "problem"]
 logger = logging.getLogger("mcpkit.contrib.openapi")
 
 PROBLEM_JSON: Final = "application/problem+json"
-_INTEGER: Final = re.compile(r"-?\d+")
 
 
 def problem(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any]:
@@ -184,23 +184,6 @@ def _media_for(implementation: OperationImplementation, status: int) -> str:
     return (response.media_type if response else None) or PROBLEM_JSON
 
 
-def _types(schema: Any, defs: dict[str, Any], depth: int = 0) -> set[str]:
-    if not isinstance(schema, dict) or depth > 8:
-        return set()
-    if "$ref" in schema:
-        return _types(defs.get(str(schema["$ref"]).removeprefix("#/$defs/")), defs, depth + 1)
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return {kind}
-    if isinstance(kind, list):
-        return set(kind)
-    out: set[str] = set()
-    for key in ("anyOf", "oneOf", "allOf"):
-        for sub in schema.get(key, []):
-            out |= _types(sub, defs, depth + 1)
-    return out
-
-
 def _item_schema(schema: Any, defs: dict[str, Any]) -> Any:
     if isinstance(schema, dict) and "$ref" in schema:
         schema = defs.get(str(schema["$ref"]).removeprefix("#/$defs/"))
@@ -214,30 +197,8 @@ def _item_schema(schema: Any, defs: dict[str, Any]) -> Any:
     return {}
 
 
-def _coerce(text: str, schema: Any, defs: dict[str, Any]) -> Any:
-    """A text value typed by its schema; what cannot be typed stays text (validation says why)."""
-    types = _types(schema, defs)
-    if "integer" in types and _INTEGER.fullmatch(text):
-        return int(text)
-    if "number" in types:
-        try:
-            return float(text) if not _INTEGER.fullmatch(text) else int(text)
-        except ValueError:
-            pass
-    if "boolean" in types and text in ("true", "false"):
-        return text == "true"
-    if "null" in types and text in ("", "null"):
-        return None
-    if ("object" in types or "array" in types) and text[:1] in "[{":
-        try:
-            return json.loads(text)
-        except ValueError:
-            pass
-    return text
-
-
 def _multi(values: list[str], argument: Argument, schema: Any, defs: dict[str, Any]) -> Any:
-    if "array" in _types(schema, defs):
+    if "array" in schema_types(schema, defs):
         param = argument.param
         items: list[str] = []
         for value in values:
@@ -246,8 +207,8 @@ def _multi(values: list[str], argument: Argument, schema: Any, defs: dict[str, A
             else:
                 items.append(value)
         item_schema = _item_schema(schema, defs)
-        return [_coerce(v, item_schema, defs) for v in items]
-    return _coerce(values[-1], schema, defs)
+        return [coerce_text(v, item_schema, defs) for v in items]
+    return coerce_text(values[-1], schema, defs)
 
 
 def _arguments(
@@ -269,7 +230,7 @@ def _arguments(
     for argument in component.inputs.arguments:
         schema = properties.get(argument.key, {})
         if argument.location == "path" and argument.wire_name in path_values:
-            arguments[argument.key] = _coerce(path_values[argument.wire_name], schema, defs)
+            arguments[argument.key] = coerce_text(path_values[argument.wire_name], schema, defs)
         elif argument.location == "query" and argument.wire_name in query:
             arguments[argument.key] = _multi(query[argument.wire_name], argument, schema, defs)
         elif argument.location == "header":
@@ -277,7 +238,7 @@ def _arguments(
             if value is not None:
                 arguments[argument.key] = _multi([value], argument, schema, defs)
         elif argument.location == "cookie" and argument.wire_name in cookies:
-            arguments[argument.key] = _coerce(cookies[argument.wire_name], schema, defs)
+            arguments[argument.key] = coerce_text(cookies[argument.wire_name], schema, defs)
         elif argument.location == "body" and has_body:
             arguments[argument.key] = body
         elif (
