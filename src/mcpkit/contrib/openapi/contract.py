@@ -220,7 +220,7 @@ class Contract:
     def _check(self, implementation: OperationImplementation, status: int, body: Any) -> None:
         if self.validate_responses == "off":
             return
-        problem = implementation.component.output.problem(status, body)
+        problem = implementation.component.output.problem(status, body, formats=True)
         if problem is not None:
             op = implementation.component.operation
             self._violated(

@@ -38,6 +38,8 @@ __all__ = ["ContractApp", "problem"]
 logger = logging.getLogger("mcpkit.contrib.openapi")
 
 PROBLEM_JSON: Final = "application/problem+json"
+MAX_REPORTED: Final = 50
+"""Violations listed in one 400 answer (all of them, up to this many)."""
 
 
 def problem(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any]:
@@ -57,6 +59,28 @@ class _Route:
         self.method = component.operation.method
         self.validator = Validator(component.inputs.schema)
         self.defs = component.inputs.schema.get("$defs", {})
+        body = component.operation.body
+        self.closed_body = body is not None and _closed(body.schema, self.defs)
+        """The body schema says ``additionalProperties: false``: unknown fields are refused."""
+
+    async def problem(self, send: Send, status: int, title: str, detail: str, **extra: Any) -> None:
+        """A problem answer, in the shape the operation documents for ``status`` if it does."""
+        from mcpkit.contrib.openapi._error_shape import shaped_problem
+
+        response = self.implementation.component.operation.response_for(status)
+        defs = self.implementation.component.output.converter.defs_for(
+            response.refs if response is not None else set()
+        )
+        body = shaped_problem(problem(status, title, detail, **extra), response, defs)
+        await send_json(send, status, body, content_type=_media_for(self.implementation, status))
+
+
+def _closed(schema: Any, defs: dict[str, Any]) -> bool:
+    seen: set[str] = set()
+    while isinstance(schema, dict) and "$ref" in schema and str(schema["$ref"]) not in seen:
+        seen.add(str(schema["$ref"]))
+        schema = defs.get(str(schema["$ref"]).removeprefix("#/$defs/"))
+    return isinstance(schema, dict) and schema.get("additionalProperties") is False
 
 
 class ContractApp:
@@ -118,10 +142,7 @@ class ContractApp:
         try:
             raw = await read_body(receive)
         except BodyTooLarge:
-            await send_json(
-                send, 413, problem(413, "Content Too Large", "the body is too large"),
-                content_type=PROBLEM_JSON,
-            )  # fmt: skip
+            await route.problem(send, 413, "Content Too Large", "the body is too large")
             return
         body: Any = None
         has_body = bool(raw.strip())
@@ -129,45 +150,30 @@ class ContractApp:
             try:
                 body = json.loads(raw)
             except ValueError as exc:
-                await send_json(
-                    send, 400, problem(400, "Bad Request", f"the body is not valid JSON: {exc}"),
-                    content_type=PROBLEM_JSON,
-                )  # fmt: skip
+                await route.problem(send, 400, "Bad Request", f"the body is not valid JSON: {exc}")
                 return
         arguments = _arguments(route, path_values, scope, body, has_body)
-        errors = sorted(route.validator.iter_errors(arguments), key=lambda e: list(e.path))
+        errors = sorted(
+            route.validator.iter_errors(arguments), key=lambda e: [str(p) for p in e.path]
+        )
         if errors:
             details = [
                 {"field": ".".join(str(p) for p in e.absolute_path) or None, "message": e.message}
-                for e in errors[:10]
+                for e in errors[:MAX_REPORTED]
             ]
-            first = details[0]
-            where = f"{first['field']}: " if first["field"] else ""
-            await send_json(
-                send,
-                400,
-                problem(400, "Bad Request", f"{where}{first['message']}", errors=details),
-                content_type=_media_for(implementation, 400),
-            )
+            lines = [
+                f"{d['field']}: {d['message']}" if d["field"] else d["message"] for d in details
+            ]
+            await route.problem(send, 400, "Bad Request", "; ".join(lines), errors=details)
             return
         try:
             status, answer = await self.contract.invoke(implementation, arguments)
         except ContractViolation as exc:
-            await send_json(
-                send,
-                500,
-                problem(500, "Contract Violation", str(exc)),
-                content_type=_media_for(implementation, 500),
-            )
+            await route.problem(send, 500, "Contract Violation", str(exc))
             return
         except Exception as exc:  # the implementation's own bug: a well-formed 500, logged
             logger.exception("%s failed", implementation.component.operation.label)
-            await send_json(
-                send,
-                500,
-                problem(500, "Internal Server Error", f"{type(exc).__name__}: {exc}"),
-                content_type=_media_for(implementation, 500),
-            )
+            await route.problem(send, 500, "Internal Server Error", f"{type(exc).__name__}: {exc}")
             return
         response = implementation.component.operation.response_for(status)
         media = (response.media_type if response else None) or "application/json"
@@ -247,6 +253,11 @@ def _arguments(
             and argument.wire_name in body
         ):
             arguments[argument.key] = body[argument.wire_name]
+    if route.closed_body and isinstance(body, dict):  # unknown fields: refused by validation
+        known = {a.wire_name for a in component.inputs.arguments if a.location == "body_field"}
+        for name in body:
+            if name not in known:
+                arguments[name if name not in properties else f"{name}__body"] = body[name]
     if (
         has_body
         and not isinstance(body, dict)
