@@ -121,7 +121,7 @@ class MCPTool(BaseTool):
             era=client.era,
         )
 
-    async def arun(  # type: ignore[override]
+    async def arun(
         self, tool_input: Any, *args: Any, tool_call_id: str | None = None, **kwargs: Any
     ) -> Any:
         """LangChain's ``arun``, with the model's ``tool_call_id`` kept for stream events."""
@@ -131,7 +131,7 @@ class MCPTool(BaseTool):
         finally:
             _TOOL_CALL_ID.reset(token)
 
-    def run(  # type: ignore[override]
+    def run(
         self, tool_input: Any, *args: Any, tool_call_id: str | None = None, **kwargs: Any
     ) -> Any:
         """LangChain's ``run``, with the model's ``tool_call_id`` kept for stream events."""

@@ -98,7 +98,8 @@ def shaped_problem(
     root = _resolve(response.schema, defs)
     if not isinstance(root, dict) or "object" not in (schema_types(root, defs) or {"object"}):
         return problem
-    properties = root.get("properties") if isinstance(root.get("properties"), dict) else {}
+    declared = root.get("properties")
+    properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
     shaped = dict(problem)
     if root.get("additionalProperties") is False:
         shaped = {k: v for k, v in shaped.items() if k in properties}

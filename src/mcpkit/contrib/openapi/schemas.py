@@ -25,7 +25,7 @@ from typing import Any, Final
 from mcpkit.contrib.openapi.document import Document, escape_pointer
 from mcpkit.contrib.openapi.errors import OpenAPIError
 
-__all__ = ["SchemaConverter", "attach_defs", "is_object_schema"]
+__all__ = ["SchemaConverter", "attach_defs", "is_object_schema", "referenced_defs"]
 
 _SCHEMA_MAP_KEYS: Final = ("properties", "patternProperties", "dependentSchemas", "$defs")
 _SCHEMA_KEYS: Final = (
