@@ -337,6 +337,8 @@ class GraphBridge:
                 call.index += 1
         else:
             call = _Call(server, server_name, tool, writer, _TOOL_CALL_ID.get())
+            if not configurable.get(_RESUMING):
+                call.record = []  # a first run: nothing was asked before, nothing to read
             if era == "legacy" and configurable.get(_RESUMING):
                 call.again = True
                 logger.warning(
