@@ -98,12 +98,14 @@ async def test_progress_and_logs_stream_as_custom_events(mode: str) -> None:
             "type": "mcp_progress",
             "server": client.name,
             "tool": "order",
+            "tool_call_id": "call-order",
             "progress": 0,
             "total": 2,
             "message": "asking",
         } in events
         logs = [e for e in events if e["type"] == "mcp_log"]
         assert logs and logs[0]["level"] == "info" and logs[0]["data"] == "ordering hat"
+        assert logs[0]["tool_call_id"] == "call-order" and logs[0]["server"] == client.name
         await bridge.aclose()
 
 

@@ -194,3 +194,24 @@ def test_yaml_and_json_files(tmp_path: Any) -> None:
         load_document(broken)
     with pytest.raises(OpenAPIError, match="could not read"):
         load_document(tmp_path / "missing.yaml")
+
+
+def test_yaml_is_read_with_libyaml_when_pyyaml_has_it(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pure-Python loader takes seconds on a large document: with libyaml it is not used."""
+    import yaml
+
+    assert yaml.__with_libyaml__, "this environment's PyYAML was built without libyaml"
+
+    class PurePython(yaml.SafeLoader):
+        def __init__(self, stream: Any) -> None:
+            raise AssertionError("the pure-Python YAML loader was used")
+
+    monkeypatch.setattr(yaml, "SafeLoader", PurePython)
+    yaml_file = tmp_path / "api.yaml"
+    yaml_file.write_text("openapi: 3.1.0\ninfo: {title: fast, version: '1'}\npaths: {}\n")
+    assert load_document(yaml_file).title == "fast"
+    monkeypatch.delattr(yaml, "CSafeLoader")  # a PyYAML without libyaml: the Python loader
+    with pytest.raises(AssertionError, match="pure-Python"):
+        load_document(yaml_file)

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from typing import Any, Final
 
 from mcpkit._runtime.session import (
@@ -77,6 +78,7 @@ __all__ = [
     "Client",
     "SendHook",
     "ServerLogHandler",
+    "notifying_server",
 ]
 
 logger = logging.getLogger("mcpkit.client")
@@ -112,7 +114,19 @@ _PY_LEVEL: Final = {
 }
 
 ServerLogHandler = Callable[[Any], Awaitable[None] | None]
-"""Receives each ``notifications/message`` (typed params: level, logger, data)."""
+"""Receives each ``notifications/message`` (typed params: level, logger, data); inside it,
+:func:`notifying_server` names the client it came through."""
+
+_NOTIFYING: ContextVar[str | None] = ContextVar("mcpkit_client_notifying", default=None)
+
+
+def notifying_server() -> str | None:
+    """Inside a ``logging_handler`` call: the ``name`` of the client the log came through (a
+    ``Host``'s server name), so one handler shared by several clients — a ``Host``'s
+    ``client_options`` — can tell servers apart; ``None`` elsewhere."""
+    return _NOTIFYING.get()
+
+
 NotificationCallback = Callable[[Any], Awaitable[None] | None]
 
 
@@ -712,7 +726,11 @@ class Client(ClientFeatures):
         if typed is None:
             return
         if self._logging_handler is not None:
-            await _maybe_await(self._logging_handler(typed.params))
+            token = _NOTIFYING.set(self.name)
+            try:
+                await _maybe_await(self._logging_handler(typed.params))
+            finally:
+                _NOTIFYING.reset(token)
             return
         params = typed.params
         server_logger.log(

@@ -10,15 +10,22 @@ of one round are used for the next retry only.
 A result without ``resultType`` is complete (SEP-2322: servers that predate the field); any
 value other than ``input_required`` is returned as is (``complete``, or an extension's such as
 the Tasks extension's ``task``). Rounds are bounded so a server cannot keep a caller forever.
+
+A retry whose ``requestState`` the server no longer accepts (-32602: it expired while a person
+took their time to answer, or the server restarted with another key) is not a dead end: the call
+is made again from the original params, once, and its questions are asked again
+(:func:`is_stale_state`).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from mcpkit.client.errors import InputRequiredLoopExceeded, ServerMisbehaved
+from mcpkit.protocol.errors import InvalidParams
 from mcpkit.types.jsonrpc import JSONObject
 
 __all__ = [
@@ -27,6 +34,7 @@ __all__ = [
     "MRTR_METHODS",
     "InputRequired",
     "check_input_required",
+    "is_stale_state",
     "run_input_rounds",
 ]
 
@@ -35,6 +43,8 @@ DEFAULT_MAX_INPUT_ROUNDS: Final = 16
 INPUT_REQUIRED: Final = "input_required"
 MRTR_METHODS: Final = frozenset({"tools/call", "resources/read", "prompts/get"})
 """The only methods a server may answer with ``input_required``."""
+
+logger = logging.getLogger("mcpkit.client")
 
 Send = Callable[[JSONObject], Awaitable[JSONObject]]
 Answer = Callable[[str, Any], Awaitable[JSONObject]]
@@ -76,6 +86,20 @@ def check_input_required(method: str, result: JSONObject) -> InputRequired:
     return InputRequired(dict(requests or {}), state)
 
 
+def is_stale_state(exc: InvalidParams, sent: JSONObject) -> bool:
+    """Whether ``exc`` answers a retry because of its ``requestState`` (expired, signed by a
+    key the server no longer has, …) rather than its arguments.
+
+    Only a retry carrying a state qualifies (the same arguments were accepted by the first
+    round). Any -32602 to such a retry counts unless it names an argument: servers word the
+    refusal differently (mcpkit says ``Invalid requestState: expired`` with ``data.reason``).
+    """
+    if "requestState" not in sent:
+        return False
+    data = exc.data if isinstance(exc.data, dict) else {}
+    return "uri" not in data and "field" not in data and "path" not in data
+
+
 async def run_input_rounds(
     method: str,
     params: JSONObject,
@@ -91,8 +115,21 @@ async def run_input_rounds(
     """
     base = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
     current = base
+    restarted = False
     for rounds in range(max_rounds + 1):
-        result = await send(current)
+        try:
+            result = await send(current)
+        except InvalidParams as exc:
+            if restarted or not is_stale_state(exc, current):
+                raise
+            logger.warning(
+                "%s: the server refused the retry's requestState (%s); calling again from the "
+                "start, so its questions are asked again",
+                method,
+                exc.message,
+            )
+            restarted = True
+            result = await send(base)
         if result.get("resultType") != INPUT_REQUIRED:
             return result, rounds
         pending = check_input_required(method, result)

@@ -11,12 +11,20 @@ server and the call completes. How that works in each era:
   node runs again, finds its parked call by key (thread, checkpoint namespace, tool and
   arguments), and hands the answer to the waiting question. A parked call that is never resumed
   is answered ``cancel`` after ``park_seconds``.
-* **After a restart** nothing is parked. The node runs again and the call is made again: the
-  server asks the same question, and LangGraph's ``interrupt()`` returns the stored answer
-  at once (answers are matched by order, so several questions replay correctly). A 2026 server
-  re-executes its tool on every retry anyway; a legacy server's work *before* the question runs
-  a second time. :func:`mcpkit.contrib.langchain.tool_node` with ``then=`` instead keeps a 2026
-  round's ``requestState`` in the graph's state, so nothing is re-run (see ``nodes``).
+* **After a restart** nothing is parked. The node runs again and the call is made again; each
+  question the server asks is matched with the stored answers *by what it asks*
+  (:mod:`.binding`): an answer is replayed only to the same question (same message and schema).
+  When the server now asks something else — the price changed from 10 to 12 — the stale answer
+  is dropped and the new question interrupts, so consent is never applied to a question the user
+  did not see. A 2026 server re-executes its tool on every retry anyway; a legacy server's work
+  *before* the question runs a second time, which the user is told (a warning, and
+  ``"call_made_again": true`` in the interrupt payload).
+  :func:`mcpkit.contrib.langchain.tool_node` with ``then=`` instead keeps a 2026 round's
+  ``requestState`` in the graph's state, so nothing is re-run (see ``nodes``).
+* **A refused state.** A 2026 server refuses a ``requestState`` that expired (the user took
+  longer than its lifetime, 15 minutes by default) or that a restarted server cannot verify;
+  the client then calls the tool again from the start and its questions are asked again
+  (:mod:`mcpkit.client.mrtr`), so no resume is ever stuck.
 
 Routing a question to the call it belongs to: in 2026 it is asked inside the call's own task (a
 context variable says which call). A legacy server asks over its session, which carries no link
@@ -24,9 +32,13 @@ to the request: the question goes to the oldest open graph call on the server wi
 
 Progress notifications and ``notifications/message`` logs of a call are written with
 ``get_stream_writer()`` as ``{"type": "mcp_progress" | "mcp_log", ...}`` events, seen with
-``graph.astream(..., stream_mode="custom")``. Outside a graph, questions go to
-``fallback_elicitation`` (or are answered ``cancel``) and logs to the ``mcpkit.client.server``
-logger.
+``graph.astream(..., stream_mode="custom")``. Each names the ``server``, the ``tool`` and the
+``tool_call_id`` (the model's id for the call; ``None`` from a :func:`tool_node`) it belongs to.
+A log is attributed by the server it came from (:func:`mcpkit.client.client.notifying_server`)
+and, in 2026, by the call it was sent in; a legacy server's log while several of its calls are
+open cannot be told apart, so it streams with ``tool`` and ``tool_call_id`` ``None`` — never
+under another server's call. Outside a graph, questions go to ``fallback_elicitation`` (or are
+answered ``cancel``) and logs to the ``mcpkit.client.server`` logger.
 """
 
 from __future__ import annotations
@@ -43,6 +55,8 @@ from langgraph.errors import GraphInterrupt
 from langgraph.types import interrupt
 
 from mcpkit.client import QuestionContext, form_defaults
+from mcpkit.client.client import notifying_server
+from mcpkit.contrib.langchain.binding import QUESTION_IDS, asked_before, question_id
 from mcpkit.types.jsonrpc import JSONObject
 
 __all__ = [
@@ -50,6 +64,7 @@ __all__ = [
     "GraphBridge",
     "StreamWriter",
     "answer_from_resume",
+    "current_tool_call_id",
     "current_writer",
     "in_graph",
     "question_payload",
@@ -135,22 +150,46 @@ class _Call:
     """The name the server gave itself (what a legacy question's context says)."""
     tool: str
     writer: StreamWriter | None
+    tool_call_id: str | None = None
     asked: asyncio.Queue[_Asked] = field(default_factory=asyncio.Queue)
     waiting: _Asked | None = None
-    answered: int = 0
+    record: list[str] | None = None
+    """The id of the question each interrupt of this call carried, by interrupt index
+    (:mod:`.binding`); ``None`` until read back from the checkpoint after a restart."""
+    index: int = 0
+    """The next interrupt index of the node's current run."""
+    again: bool = False
+    """A legacy call made again after a restart (its work before the question ran twice)."""
     task: asyncio.Task[Any] | None = None
     expiry: asyncio.TimerHandle | None = None
 
     def emit(self, event: JSONObject) -> None:
         if self.writer is not None:
-            self.writer({"server": self.server, "tool": self.tool, **event})
+            self.writer(
+                {
+                    "server": self.server,
+                    "tool": self.tool,
+                    "tool_call_id": self.tool_call_id,
+                    **event,
+                }
+            )
 
 
 _CURRENT: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
     "mcpkit_langchain_call", default=None
 )
+_TOOL_CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "mcpkit_langchain_tool_call_id", default=None
+)
 
 
+def current_tool_call_id() -> str | None:
+    """The model's id of the tool call being run (set by :class:`~.tools.MCPTool`)."""
+    return _TOOL_CALL_ID.get()
+
+
+_RESUMING: Final = "__pregel_resuming"
+"""Set in a node's ``configurable`` when the run resumes an interrupted one."""
 _IN_GRAPH: Final = ("__pregel_runtime", "__pregel_scratchpad")
 """Keys LangGraph puts in a node's ``configurable`` (``interrupt()`` and the stream writer need
 them); a plain ``tool.ainvoke`` outside a graph has a config without them."""
@@ -245,15 +284,23 @@ class GraphBridge:
         return await answer
 
     def on_log(self, params: Any) -> None:
-        """The client's logging handler: a stream event for the call, else the logger."""
+        """The client's logging handler: a stream event for the call it belongs to (or for its
+        server, when several of that server's calls are open), else the logger."""
         data = _builtins(params)
+        server = notifying_server()
+        mine = [c for c in self._open.values() if server is None or c.server == server]
         call = _CURRENT.get()
-        if call is None and len(self._open) == 1:
-            call = next(iter(self._open.values()))
+        if call is None or call not in mine:
+            call = mine[0] if len(mine) == 1 else None
         if call is not None and call.writer is not None:
             call.emit({"type": "mcp_log", **data})
             return
-        server_logger.info("%s", data)
+        writer = next((c.writer for c in mine if c.writer is not None), None)
+        if writer is not None and (server is not None or len({c.server for c in mine}) == 1):
+            label = server if server is not None else mine[0].server
+            writer({"type": "mcp_log", "server": label, "tool": None, "tool_call_id": None, **data})
+            return
+        server_logger.info("%s%s", f"{server}: " if server else "", data)
 
     # -- running one call ----------------------------------------------------------------------
 
@@ -266,10 +313,12 @@ class GraphBridge:
         tool: str,
         key: tuple[Any, ...],
         writer: StreamWriter | None = None,
+        era: str | None = None,
     ) -> T:
         """Run ``start()`` (one tool call) so that its questions become interrupts.
 
-        Outside a graph this is just ``await start()``.
+        Outside a graph this is just ``await start()``. ``era`` is the client's
+        (``"legacy"`` makes a call made again after a restart say so).
         """
         config = _graph_config()
         if config is None:
@@ -281,10 +330,23 @@ class GraphBridge:
             if call.expiry is not None:
                 call.expiry.cancel()
             call.writer = writer or call.writer
-            for _ in range(call.answered):
+            call.index = 0
+            answered = len(call.record or ()) - (1 if call.waiting is not None else 0)
+            for _ in range(answered):
                 interrupt(None)  # replays the stored answers, so the next index is ours
+                call.index += 1
         else:
-            call = _Call(server, server_name, tool, writer)
+            call = _Call(server, server_name, tool, writer, _TOOL_CALL_ID.get())
+            if not configurable.get(_RESUMING):
+                call.record = []  # a first run: nothing was asked before, nothing to read
+            if era == "legacy" and configurable.get(_RESUMING):
+                call.again = True
+                logger.warning(
+                    "%s/%s: resumed after a restart; the handshake-era call is made again, so "
+                    "the tool's work before its question runs a second time",
+                    server,
+                    tool,
+                )
             token = _CURRENT.set(call)
             try:
                 call.task = asyncio.ensure_future(start())
@@ -316,18 +378,45 @@ class GraphBridge:
                     return task.result()
                 call.waiting = getter.result()
             asked = call.waiting
-            try:
-                value = interrupt(question_payload(call.server, call.tool, asked.params))
-            except GraphInterrupt:
-                self._park(key, call)
-                raise
+            if call.record is None:
+                call.record = await asked_before()
+            value = self._ask(call, key, asked)
             call.waiting = None
-            call.answered += 1
             if not asked.answer.done():
                 try:
                     asked.answer.set_result(answer_from_resume(value))
                 except TypeError as exc:
                     asked.answer.set_exception(exc)
+
+    def _ask(self, call: _Call, key: tuple[Any, ...], asked: _Asked) -> Any:
+        """``interrupt()`` for one question, its answer bound to it (:mod:`.binding`): a stored
+        answer given to another question at this index is dropped and the question asked at
+        the next index."""
+        record = call.record if call.record is not None else []
+        this = question_id("elicitation/create", asked.params)
+        payload = question_payload(call.server, call.tool, asked.params)
+        if call.again:
+            payload["call_made_again"] = True
+        while True:
+            at = call.index
+            stale = at < len(record) and record[at] != this
+            ids = [*record[:at], this]
+            try:
+                value = interrupt({**payload, QUESTION_IDS: ids})
+            except GraphInterrupt:
+                call.record = ids
+                self._park(key, call)
+                raise
+            call.index += 1
+            if not stale:
+                call.record = record if at < len(record) else ids
+                return value
+            logger.warning(
+                "%s/%s: the stored answer was given to another question than %r; asking again",
+                call.server,
+                call.tool,
+                asked.params.get("message", ""),
+            )
 
     def _park(self, key: tuple[Any, ...], call: _Call) -> None:
         old = self._parked.pop(key, None)

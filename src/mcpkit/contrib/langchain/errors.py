@@ -9,9 +9,20 @@ era.
 
 from __future__ import annotations
 
+from mcpkit.client import InputValidationError, OutputValidationError
 from mcpkit.protocol.errors import InvalidParams, ResourceNotFound
 
-__all__ = ["era_neutral"]
+__all__ = ["MODEL_ERRORS", "era_neutral"]
+
+MODEL_ERRORS: tuple[type[Exception], ...] = (
+    InputValidationError,
+    OutputValidationError,
+    InvalidParams,
+    ResourceNotFound,
+)
+"""Errors a model can act on (fix its arguments, try another id, report the tool's bad
+answer): in an agent loop they reach the model as error tool messages, like a tool's own
+``isError`` result, instead of ending the run (``load_tools(errors_to_model=False)`` raises)."""
 
 
 def era_neutral(exc: BaseException) -> BaseException:

@@ -20,10 +20,18 @@ state under ``pending_key`` (declare it in your state, e.g. by inheriting :class
 the node finishes with the question's round stored, runs again, interrupts, and on resume —
 even in a new process, from a persistent checkpointer — sends the answers with the stored
 ``requestState``, so the server's first round is never re-run.
+
+A resume never gets stuck: when the server refuses the stored ``requestState`` (it expired
+because the user took longer than its lifetime, or the server restarted with another key), the
+tool is called again from the start. Its questions are answered with the answers already given
+only where they are the *same* question (message and schema, :mod:`.binding`); a question that
+changed — the price went from 10 to 12 — interrupts again, so an answer is never applied to a
+question the user did not see.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypedDict
 
@@ -34,6 +42,8 @@ from langgraph.types import Command, interrupt
 
 from mcpkit.client import Client, Host, InputRequired, form_defaults
 from mcpkit.client.errors import ClientError
+from mcpkit.client.mrtr import is_stale_state
+from mcpkit.contrib.langchain.binding import question_id
 from mcpkit.contrib.langchain.bridge import (
     GraphBridge,
     answer_from_resume,
@@ -41,11 +51,13 @@ from mcpkit.contrib.langchain.bridge import (
     question_payload,
 )
 from mcpkit.contrib.langchain.errors import era_neutral
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol.errors import InvalidParams, UsageError
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.tools import CallToolResult
 
 __all__ = ["PendingState", "ToolCallFailed", "structured_value", "tool_node"]
+
+logger = logging.getLogger("mcpkit.contrib.langchain")
 
 
 class PendingState(TypedDict, total=False):
@@ -142,6 +154,7 @@ def tool_node(
                         "type": "mcp_progress",
                         "server": server,
                         "tool": own,
+                        "tool_call_id": None,
                         "progress": value,
                         "total": total,
                         "message": message,
@@ -156,30 +169,56 @@ def tool_node(
             if then is not None and client.era == "modern":
                 name = str((config.get("metadata") or {}).get("langgraph_node", ""))
                 pending = state.get(pending_key) if isinstance(state, Mapping) else None
+                answers: dict[str, Any] = {}
                 if isinstance(pending, Mapping) and pending.get("node") == name:
                     args = dict(pending["arguments"])
+                    answers = dict(pending.get("answers") or {})
                     responses: JSONObject = {}
                     for key, request in pending["input_requests"].items():
                         params = request.get("params") or {}
                         if request.get("method") == "elicitation/create":
-                            payload = question_payload(server, own, params)
-                            responses[key] = _answer(params, interrupt(payload))
+                            asked = question_id("elicitation/create", params)
+                            if pending.get("replay") and asked in answers:
+                                responses[key] = answers[asked]  # the same question, answered
+                            else:
+                                payload = question_payload(server, own, params)
+                                responses[key] = _answer(params, interrupt(payload))
+                            answers[asked] = responses[key]
                         else:
                             responses[key] = await client.answer_input_request(key, request)
-                    outcome = await client.call_tool_round(
-                        own,
-                        args,
-                        input_responses=responses,
-                        request_state=pending.get("request_state"),
-                        progress_callback=progress,
-                        output_validation="strict",
-                    )
+                    try:
+                        outcome = await client.call_tool_round(
+                            own,
+                            args,
+                            input_responses=responses,
+                            request_state=pending.get("request_state"),
+                            progress_callback=progress,
+                            output_validation="strict",
+                        )
+                        replay = bool(pending.get("replay"))
+                    except InvalidParams as exc:
+                        sent: JSONObject = {"requestState": pending.get("request_state")}
+                        if not is_stale_state(exc, sent) or pending.get("request_state") is None:
+                            raise
+                        logger.warning(
+                            "%s/%s: the server refused the stored requestState (%s); calling "
+                            "the tool again, its questions answered only where they are the "
+                            "ones already answered",
+                            server,
+                            own,
+                            exc.message,
+                        )
+                        outcome = await client.call_tool_round(
+                            own, args, progress_callback=progress, output_validation="strict"
+                        )
+                        replay = True
                 else:
                     args = dict(arguments(state))
                     await client.check_arguments(own, args)
                     outcome = await client.call_tool_round(
                         own, args, progress_callback=progress, output_validation="strict"
                     )
+                    replay = False
                 if isinstance(outcome, InputRequired):
                     stored = {
                         "node": name,
@@ -188,6 +227,8 @@ def tool_node(
                         "arguments": args,
                         "input_requests": outcome.input_requests,
                         "request_state": outcome.request_state,
+                        "answers": answers,
+                        "replay": replay,
                     }
                     return Command(update={pending_key: stored}, goto=name)
                 return done(structured_value(tool, outcome), **{pending_key: None})
@@ -199,6 +240,7 @@ def tool_node(
                 tool=own,
                 key=(server, own),
                 writer=writer,
+                era=client.era,
             )
             return done(structured_value(tool, result))
         except GraphBubbleUp:

@@ -6,6 +6,13 @@ The request's ``systemPrompt`` and messages become LangChain messages, the model
 (with the request's ``tools`` bound when the revision allows sampling with tools and the model
 supports ``bind_tools``), and its answer becomes a ``CreateMessageResult``: text, or
 ``tool_use`` blocks with ``stopReason: "toolUse"`` when the model calls tools.
+
+A model that cannot bind tools (``bind_tools`` is LangChain's optional method: the base class
+raises ``NotImplementedError``) still answers: the tools are described in a system message
+(name, description, input schema) and the model answers in text. When the server *requires* a
+tool call (``toolChoice: {"mode": "required"}``) that model cannot make one, so the answer is a
+clear refusal — a text result with ``stopReason: "refusal"`` saying why — never an exception out
+of the server's tool or the graph.
 """
 
 from __future__ import annotations
@@ -80,6 +87,19 @@ def _lc_tool(tool: Mapping[str, Any]) -> JSONObject:
     }
 
 
+def _described(tools: list[Any]) -> str:
+    """The tools of a request in words, for a model that cannot have them bound."""
+    lines = [
+        "These tools exist, but you cannot call them here: answer in text, using what you know "
+        "of them."
+    ]
+    for tool in tools:
+        if isinstance(tool, Mapping):
+            schema = json.dumps(tool.get("inputSchema") or {"type": "object"}, sort_keys=True)
+            lines.append(f"- {tool.get('name')}: {tool.get('description') or ''} (input: {schema})")
+    return "\n".join(lines)
+
+
 class ChatModelSampler:
     """A sampling handler backed by a LangChain chat model (``model.ainvoke``)."""
 
@@ -90,14 +110,32 @@ class ChatModelSampler:
     async def __call__(self, params: Any, ctx: QuestionContext) -> JSONObject:
         raw: JSONObject = params if isinstance(params, dict) else msgspec.to_builtins(params)
         runnable: Any = self.model
+        messages = to_messages(raw)
         tools = raw.get("tools")
         if tools:
-            runnable = self.model.bind_tools([_lc_tool(t) for t in tools])
+            try:
+                runnable = self.model.bind_tools([_lc_tool(t) for t in tools])
+            except NotImplementedError:
+                choice = raw.get("toolChoice") or {}
+                if isinstance(choice, Mapping) and choice.get("mode") == "required":
+                    return self._refusal(
+                        f"{self.model_name} cannot call tools (no bind_tools), and this request "
+                        "requires a tool call"
+                    )
+                messages.insert(0, SystemMessage(content=_described(tools)))
         options: dict[str, Any] = {}
         if raw.get("stopSequences"):
             options["stop"] = list(raw["stopSequences"])
-        answer = await runnable.ainvoke(to_messages(raw), **options)
+        answer = await runnable.ainvoke(messages, **options)
         return self._result(answer)
+
+    def _refusal(self, why: str) -> JSONObject:
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": why},
+            "model": self.model_name,
+            "stopReason": "refusal",
+        }
 
     def _result(self, answer: Any) -> JSONObject:
         if not isinstance(answer, AIMessage):

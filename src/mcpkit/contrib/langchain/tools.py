@@ -13,8 +13,10 @@
   the host — never a session per call.
 * Results are ``(content, artifact)`` (:mod:`.convert`); ``isError`` is a ``ToolException``
   with the server's text, which the tool returns to the model as an error ``ToolMessage``
-  (``handle_tool_error=True``); protocol errors raise mcpkit's typed errors (a missing resource
-  is ``ResourceNotFound`` in both eras, see :mod:`.errors`).
+  (``handle_tool_error=True``). When the model made the call, what it can act on — invalid
+  arguments, a missing resource (``ResourceNotFound`` in both eras, see :mod:`.errors`), a
+  result breaking its ``outputSchema`` — comes back to it the same way
+  (``errors_to_model=False`` raises mcpkit's typed errors instead, as a direct call does).
 * Progress notifications stream out of the graph as ``mcp_progress`` custom events; questions
   become interrupts (:mod:`.bridge`).
 
@@ -32,14 +34,14 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 import msgspec
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, ToolException
 from pydantic import ConfigDict, Field
 
 from mcpkit.client import Client, Host, SyncClient, SyncHost
-from mcpkit.contrib.langchain.bridge import GraphBridge, current_writer, in_graph
+from mcpkit.contrib.langchain.bridge import _TOOL_CALL_ID, GraphBridge, current_writer, in_graph
 from mcpkit.contrib.langchain.convert import tool_output
-from mcpkit.contrib.langchain.errors import era_neutral
-from mcpkit.protocol.errors import InvalidParams, UsageError
+from mcpkit.contrib.langchain.errors import MODEL_ERRORS, era_neutral
+from mcpkit.protocol.errors import UsageError
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.tools import CallToolResult, Tool
 
@@ -71,6 +73,9 @@ class MCPTool(BaseTool):
     mcp_tool: str
     """The tool's own name on that server."""
     mcp_validate: bool = True
+    mcp_errors_to_model: bool = True
+    """Invalid arguments, a missing resource, a result breaking its ``outputSchema``: an error
+    ``ToolMessage`` for the model that made the call (``False``: raise the typed error)."""
     mcp_source: Any = Field(default=None, exclude=True)
     mcp_bridge: Any = Field(default=None, exclude=True)
     mcp_loop: Any = Field(default=None, exclude=True)
@@ -85,6 +90,8 @@ class MCPTool(BaseTool):
         writer = current_writer()
         bridge: GraphBridge = self.mcp_bridge
 
+        tool_call_id = _TOOL_CALL_ID.get()
+
         def progress(value: float, total: float | None, message: str | None) -> None:
             if writer is not None:
                 writer(
@@ -92,6 +99,7 @@ class MCPTool(BaseTool):
                         "type": "mcp_progress",
                         "server": self.mcp_server,
                         "tool": self.mcp_tool,
+                        "tool_call_id": tool_call_id,
                         "progress": value,
                         "total": total,
                         "message": message,
@@ -110,14 +118,46 @@ class MCPTool(BaseTool):
             tool=self.mcp_tool,
             key=(self.mcp_server, self.mcp_tool, _canonical(arguments)),
             writer=writer,
+            era=client.era,
         )
+
+    async def arun(
+        self, tool_input: Any, *args: Any, tool_call_id: str | None = None, **kwargs: Any
+    ) -> Any:
+        """LangChain's ``arun``, with the model's ``tool_call_id`` kept for stream events."""
+        token = _TOOL_CALL_ID.set(tool_call_id)
+        try:
+            return await super().arun(tool_input, *args, tool_call_id=tool_call_id, **kwargs)
+        finally:
+            _TOOL_CALL_ID.reset(token)
+
+    def run(
+        self, tool_input: Any, *args: Any, tool_call_id: str | None = None, **kwargs: Any
+    ) -> Any:
+        """LangChain's ``run``, with the model's ``tool_call_id`` kept for stream events."""
+        token = _TOOL_CALL_ID.set(tool_call_id)
+        try:
+            return super().run(tool_input, *args, tool_call_id=tool_call_id, **kwargs)
+        finally:
+            _TOOL_CALL_ID.reset(token)
+
+    def _model_error(self, exc: Exception) -> Exception:
+        """What a typed error becomes: a ``ToolException`` (an error ``ToolMessage`` for the
+        model) when the model made the call, else the era-neutral typed error."""
+        neutral = era_neutral(exc)
+        if self.mcp_errors_to_model and _TOOL_CALL_ID.get() is not None:
+            problem = ToolException(str(neutral))
+            problem.__cause__ = neutral
+            return problem
+        assert isinstance(neutral, Exception)
+        return neutral
 
     async def _arun(self, **kwargs: Any) -> tuple[Any, Any]:
         kwargs.pop("run_manager", None)
         try:
             result = await self.mcp_call(kwargs)
-        except InvalidParams as exc:
-            raise era_neutral(exc) from None
+        except MODEL_ERRORS as exc:
+            raise self._model_error(exc) from None
         return tool_output(result)
 
     def _run(self, **kwargs: Any) -> tuple[Any, Any]:
@@ -143,8 +183,8 @@ class MCPTool(BaseTool):
 
         try:
             result = asyncio.run_coroutine_threadsafe(in_context(), loop).result()
-        except InvalidParams as exc:
-            raise era_neutral(exc) from None
+        except MODEL_ERRORS as exc:
+            raise self._model_error(exc) from None
         return tool_output(result)
 
 
@@ -156,6 +196,7 @@ def _make(
     bridge: GraphBridge,
     validate: bool,
     handle_tool_error: Any,
+    errors_to_model: bool,
 ) -> MCPTool:
     description = tool.description or tool.title or tool.name
     return MCPTool(
@@ -166,6 +207,7 @@ def _make(
         mcp_server=server,
         mcp_tool=tool.name,
         mcp_validate=validate,
+        mcp_errors_to_model=errors_to_model,
         mcp_source=source,
         mcp_bridge=bridge,
         mcp_loop=asyncio.get_running_loop(),
@@ -180,6 +222,7 @@ async def load_tools(
     prefix: str = "",
     validate: bool = True,
     handle_tool_error: bool | str | Callable[[Exception], str] = True,
+    errors_to_model: bool = True,
 ) -> list[MCPTool]:
     """The tools of ``source`` as LangChain tools.
 
@@ -188,6 +231,10 @@ async def load_tools(
     still streams and questions go to the client's own handlers. ``validate=False`` skips the
     input check and uses the client's ``output_validation``. ``handle_tool_error`` is
     LangChain's: what an ``isError`` result becomes (``True``: the server's text).
+    ``errors_to_model``: when the model made the call (a tool call with an id, as LangGraph's
+    ``ToolNode`` makes), invalid arguments, a missing resource and a result that breaks its
+    ``outputSchema`` come back to it as error tool messages too, instead of ending the run;
+    ``False`` raises them (a direct ``ainvoke(dict)`` always raises them).
     """
     bridge = bridge or GraphBridge()
     if isinstance(source, Host):
@@ -199,7 +246,7 @@ async def load_tools(
     if isinstance(source, Host) and prefix:
         rows = [(prefix + name, server, tool) for name, server, tool in rows]
     return [
-        _make(source, name, server, tool, bridge, validate, handle_tool_error)
+        _make(source, name, server, tool, bridge, validate, handle_tool_error, errors_to_model)
         for name, server, tool in rows
     ]
 

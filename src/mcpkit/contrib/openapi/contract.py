@@ -19,7 +19,9 @@ The contract is enforced at three points:
   response, and an :class:`OperationError` it raises must use a status the operation documents,
   with a body matching that response's schema. A broken promise is the implementation's bug:
   ``validate_responses="strict"`` turns it into an error answer (and a log line), ``"warn"`` only
-  logs it.
+  logs it. Only ``"strict"`` advertises the success response as the MCP tool's ``outputSchema``
+  (clients reject results that break an advertised schema, so ``"warn"``/``"off"`` would never
+  deliver the data they let through).
 """
 
 from __future__ import annotations
@@ -35,7 +37,12 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from mcpkit.contrib.openapi._tool import make_tool
 from mcpkit.contrib.openapi.provider import Component, DocumentSource, convert
-from mcpkit.contrib.openapi.responses import VALIDATION_MODES, ValidationMode, problem_text
+from mcpkit.contrib.openapi.responses import (
+    VALIDATION_MODES,
+    ValidationMode,
+    binding_output_schema,
+    problem_text,
+)
 from mcpkit.protocol.errors import UsageError
 from mcpkit.server.tools import RegisteredTool, ToolResult
 
@@ -213,7 +220,7 @@ class Contract:
     def _check(self, implementation: OperationImplementation, status: int, body: Any) -> None:
         if self.validate_responses == "off":
             return
-        problem = implementation.component.output.problem(status, body)
+        problem = implementation.component.output.problem(status, body, formats=True)
         if problem is not None:
             op = implementation.component.operation
             self._violated(
@@ -281,7 +288,7 @@ class Contract:
             description=component.description or op.label,
             annotations=dict(_ANNOTATIONS.get(op.method, {})),
             input_schema=component.inputs.schema,
-            output_schema=output.output_schema,
+            output_schema=binding_output_schema(output, self.validate_responses),
         )
 
     def rest_app(self, *, require_all: bool = True) -> Any:

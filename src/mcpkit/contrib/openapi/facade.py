@@ -13,6 +13,13 @@ app starts (ASGI lifespan, or ``async with app``) and serves:
 The tools and prompts are listed at start and again (at most once a second) when a request names
 one the facade does not know, so tools a server adds later are reachable and documented.
 
+A tool that *requires* to run as a task is started as one and followed to its end, so a plain
+POST still answers with its result: known from its listing in 2025-11-25
+(``execution.taskSupport: "required"``), from the server's -32021 asking for the Tasks extension
+in 2026-07-28 (the call is then made again as a task, and so are later calls of that tool).
+The body must be what the document declares: a JSON object of arguments (no body means none;
+``null`` is 400).
+
 Failures are RFC 9457 problem details: 400 (arguments break the input schema; body not JSON),
 404 (no such tool, prompt or resource), 405, 413, 422 (the tool reported ``isError``), 502 (the
 server failed or went away), 503 (not connected yet), 504 (the server did not answer in time).
@@ -28,6 +35,7 @@ from typing import Any, Final
 
 from mcpkit.contrib.openapi._asgi import BodyTooLarge, Receive, Scope, Send, read_body, send_json
 from mcpkit.contrib.openapi.facade_document import PROBLEM_JSON, build_document
+from mcpkit.protocol.errors import MissingRequiredClientCapability
 
 __all__ = ["RestFacade", "rest_app"]
 
@@ -80,6 +88,8 @@ class RestFacade:
         self._tools: dict[str, dict[str, Any]] = {}
         self._validators: dict[str, Any] = {}
         self._prompts: dict[str, dict[str, Any]] = {}
+        self._task_only: set[str] = set()
+        """Tools a 2026 server runs only as tasks (it said so with -32021)."""
         self._has_resources = False
         self._refreshed_at = 0.0
         self._refresh_lock: Any = None
@@ -275,7 +285,7 @@ class RestFacade:
     async def _call_tool(self, name: str, arguments: Any) -> tuple[int, Any]:
         import msgspec
 
-        if arguments is None:
+        if arguments is _NO_BODY:
             arguments = {}
         errors = sorted(self._validators[name].iter_errors(arguments), key=lambda e: list(e.path))
         if errors:
@@ -284,9 +294,20 @@ class RestFacade:
                 for e in errors[:10]
             ]
             raise _Failure(400, "Bad Request", details[0]["message"], errors=details)
-        result = msgspec.to_builtins(
-            await self.client.call_tool(name, arguments, output_validation="strict")
-        )
+        execution = self._tools[name].get("execution") or {}
+        if name in self._task_only or (
+            isinstance(execution, dict) and execution.get("taskSupport") == "required"
+        ):
+            called = await self._call_as_task(name, arguments)
+        else:
+            try:
+                called = await self.client.call_tool(name, arguments, output_validation="strict")
+            except MissingRequiredClientCapability as exc:
+                if not _asks_for_tasks(exc):
+                    raise
+                self._task_only.add(name)
+                called = await self._call_as_task(name, arguments)
+        result = msgspec.to_builtins(called)
         content = result.get("content", [])
         if result.get("isError"):
             text = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
@@ -297,10 +318,21 @@ class RestFacade:
             return 200, result.get("structuredContent")
         return 200, {"content": content}
 
+    async def _call_as_task(self, name: str, arguments: Any) -> Any:
+        """Start the tool as a task and follow it to its result (within the facade's timeout)."""
+        task = await self.client.call_tool_as_task(name, arguments)
+        try:
+            return await task.result(timeout=self.client_options.get("timeout"))
+        except TimeoutError:
+            await task.cancel()
+            raise _Failure(
+                504, "Gateway Timeout", f"the task running {name!r} did not finish in time"
+            ) from None
+
     async def _get_prompt(self, name: str, arguments: Any) -> tuple[int, Any]:
         import msgspec
 
-        arguments = arguments if arguments is not None else {}
+        arguments = {} if arguments is _NO_BODY else arguments
         if not isinstance(arguments, dict) or not all(
             isinstance(v, str) for v in arguments.values()
         ):
@@ -324,13 +356,26 @@ class RestFacade:
         return 200, result
 
 
+def _asks_for_tasks(exc: Any) -> bool:
+    from mcpkit.types.base import TASKS_EXTENSION_ID
+
+    data = exc.data if isinstance(exc.data, dict) else {}
+    required = data.get("requiredCapabilities")
+    extensions = required.get("extensions") if isinstance(required, dict) else None
+    return isinstance(extensions, dict) and TASKS_EXTENSION_ID in extensions
+
+
+_NO_BODY: Final = object()
+"""An empty request body (no arguments), unlike a JSON ``null`` (not the object declared)."""
+
+
 async def _json_body(receive: Receive) -> Any:
     try:
         raw = await read_body(receive)
     except BodyTooLarge:
         raise _Failure(413, "Content Too Large", "the body is too large") from None
-    if not raw.strip():
-        return None
+    if not raw:
+        return _NO_BODY
     try:
         return json.loads(raw)
     except ValueError as exc:

@@ -12,6 +12,10 @@ timeouts and transport are used as they are), checks the answer against the docu
 * a 4xx/5xx answer as an ``isError`` result whose text names the status and whose
   ``structuredContent`` is the problem details (RFC 9457 fields, ``status`` always set);
 * a timeout or a connection failure as an ``isError`` result that says which.
+
+Only ``validate_responses="strict"`` advertises the document's output schema: it guarantees it.
+With ``"warn"`` or ``"off"`` an answer may break it, and MCP clients check ``structuredContent``
+against ``outputSchema`` and reject the call — the data would never arrive.
 """
 
 from __future__ import annotations
@@ -35,12 +39,13 @@ from mcpkit.contrib.openapi.responses import (
     VALIDATION_MODES,
     OutputPlan,
     ValidationMode,
+    binding_output_schema,
     plan_output,
     problem_text,
 )
 from mcpkit.contrib.openapi.routes import Kind, RouteMap, choose_kind
 from mcpkit.contrib.openapi.schemas import SchemaConverter
-from mcpkit.protocol.errors import InternalError, UsageError
+from mcpkit.protocol.errors import InternalError, InvalidParams, UsageError
 from mcpkit.server.resources import RegisteredResource
 from mcpkit.server.tools import RegisteredTool, ToolResult
 
@@ -270,7 +275,7 @@ class _Caller:
             description=component.description or f"{op.method} {op.path}",
             annotations=annotations,
             input_schema=component.inputs.schema,
-            output_schema=component.output.output_schema,
+            output_schema=binding_output_schema(component.output, self.mode),
         )
 
     def resource(self) -> RegisteredResource:
@@ -281,7 +286,9 @@ class _Caller:
         }
 
         async def read(**values: Any) -> Any:
-            arguments = {variables.get(k, k): v for k, v in values.items()}
+            arguments = self._template_arguments(
+                {variables.get(k, k): v for k, v in values.items()}
+            )
             response = await self._send(arguments)
             if isinstance(response, str):
                 raise InternalError(response)
@@ -307,6 +314,31 @@ class _Caller:
             description=component.description,
             mime_type=media,
         )
+
+    def _template_arguments(self, values: dict[str, Any]) -> dict[str, Any]:
+        """A template's URI values typed by their parameters' schemas and checked against
+        them: an ill-typed value (``abc`` for an integer id) is the reader's invalid params,
+        refused before any request is sent."""
+        from mcpkit.contrib.openapi._coerce import coerce_text
+        from mcpkit.contrib.openapi._validate import Validator
+
+        schema = self.component.inputs.schema
+        properties = schema.get("properties") or {}
+        defs = schema.get("$defs") or {}
+        typed: dict[str, Any] = {}
+        problems: list[str] = []
+        for key, value in values.items():
+            prop = properties.get(key, {})
+            typed[key] = coerce_text(value, prop, defs) if isinstance(value, str) else value
+            check = {**prop, "$defs": defs} if defs and isinstance(prop, dict) else prop
+            for error in Validator(check).iter_errors(typed[key]):
+                problems.append(f"{key}: {error.message}")
+        if problems:
+            raise InvalidParams(
+                f"{self.label}: invalid URI values: {'; '.join(problems)}",
+                {"errors": problems},
+            )
+        return typed
 
     async def _send(self, arguments: dict[str, Any]) -> httpx.Response | str:
         """The answer, or the text of an ``isError`` for a request that got none."""

@@ -14,10 +14,19 @@ from typing import Any, Final, Literal
 from mcpkit.contrib.openapi.operations import Operation, OperationResponse
 from mcpkit.contrib.openapi.schemas import SchemaConverter, attach_defs, is_object_schema
 
-__all__ = ["OutputPlan", "ValidationMode", "object_root", "plan_output", "problem_text"]
+__all__ = [
+    "OutputPlan",
+    "ValidationMode",
+    "binding_output_schema",
+    "object_root",
+    "plan_output",
+    "problem_text",
+]
 
 ValidationMode = Literal["strict", "warn", "off"]
 VALIDATION_MODES: Final = ("strict", "warn", "off")
+MAX_VIOLATIONS: Final = 20
+"""Violations of one answer listed in its error (then "and N more")."""
 MAX_ERROR_TEXT: Final = 4000
 """Characters of an error body kept in an ``isError`` result."""
 
@@ -33,33 +42,47 @@ class OutputPlan:
     def wrap(self, value: Any) -> Any:
         return {"result": value} if self.wrapped else value
 
-    def problem(self, status: int, value: Any) -> str | None:
-        """Why ``value`` (the JSON body of a ``status`` answer) breaks the document, or None."""
+    def problem(self, status: int, value: Any, *, formats: bool = False) -> str | None:
+        """Why ``value`` (the JSON body of a ``status`` answer) breaks the document — every
+        violation, shallowest first (``at $.a: ...; at $.b: ...``) — or None. ``formats``
+        asserts the schemas' ``format`` keywords too."""
         response = self.operation.response_for(status)
         if response is None or response.schema is None:
             return None
-        validator = self._validator(response)
-        error = next(iter(sorted(validator.iter_errors(value), key=_depth)), None)
-        if error is None:
+        validator = self._validator(response, formats)
+        errors = sorted(validator.iter_errors(value), key=_depth)
+        if not errors:
             return None
-        where = "$" + "".join(
-            f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path
-        )
-        return f"at {where}: {error.message}"
+        found = [f"at {_where(e.absolute_path)}: {e.message}" for e in errors[:MAX_VIOLATIONS]]
+        if len(errors) > MAX_VIOLATIONS:
+            found.append(f"and {len(errors) - MAX_VIOLATIONS} more")
+        return "; ".join(found)
 
-    def _validator(self, response: OperationResponse) -> Any:
-        validator = self._validators.get(response.status)
+    def _validator(self, response: OperationResponse, formats: bool) -> Any:
+        key = f"{response.status}{'+formats' if formats else ''}"
+        validator = self._validators.get(key)
         if validator is None:
             from mcpkit.contrib.openapi._validate import Validator
 
             defs = self.converter.defs_for(response.refs)
-            validator = Validator(attach_defs(response.schema, defs))
-            self._validators[response.status] = validator
+            validator = Validator(attach_defs(response.schema, defs), formats=formats)
+            self._validators[key] = validator
         return validator
 
 
-def _depth(error: Any) -> int:
-    return len(error.absolute_path)
+def binding_output_schema(plan: OutputPlan, mode: ValidationMode) -> dict[str, Any] | None:
+    """The ``outputSchema`` a tool may advertise: the document's only when answers are held to
+    it (``strict``). A client treats an advertised schema as binding and rejects a result that
+    breaks it, so ``warn``/``off`` — which let such answers through — advertise none."""
+    return plan.output_schema if mode == "strict" else None
+
+
+def _depth(error: Any) -> tuple[int, list[str]]:
+    return len(error.absolute_path), [str(p) for p in error.absolute_path]
+
+
+def _where(path: Any) -> str:
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
 
 
 def plan_output(operation: Operation, converter: SchemaConverter) -> OutputPlan:

@@ -27,6 +27,7 @@ from mcpkit.contrib.openapi._asgi import (
     read_body,
     send_json,
 )
+from mcpkit.contrib.openapi._coerce import coerce_text, schema_types
 from mcpkit.contrib.openapi.arguments import Argument
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ __all__ = ["ContractApp", "problem"]
 logger = logging.getLogger("mcpkit.contrib.openapi")
 
 PROBLEM_JSON: Final = "application/problem+json"
-_INTEGER: Final = re.compile(r"-?\d+")
+MAX_REPORTED: Final = 50
+"""Violations listed in one 400 answer (all of them, up to this many)."""
 
 
 def problem(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any]:
@@ -57,6 +59,28 @@ class _Route:
         self.method = component.operation.method
         self.validator = Validator(component.inputs.schema)
         self.defs = component.inputs.schema.get("$defs", {})
+        body = component.operation.body
+        self.closed_body = body is not None and _closed(body.schema, self.defs)
+        """The body schema says ``additionalProperties: false``: unknown fields are refused."""
+
+    async def problem(self, send: Send, status: int, title: str, detail: str, **extra: Any) -> None:
+        """A problem answer, in the shape the operation documents for ``status`` if it does."""
+        from mcpkit.contrib.openapi._error_shape import shaped_problem
+
+        response = self.implementation.component.operation.response_for(status)
+        defs = self.implementation.component.output.converter.defs_for(
+            response.refs if response is not None else set()
+        )
+        body = shaped_problem(problem(status, title, detail, **extra), response, defs)
+        await send_json(send, status, body, content_type=_media_for(self.implementation, status))
+
+
+def _closed(schema: Any, defs: dict[str, Any]) -> bool:
+    seen: set[str] = set()
+    while isinstance(schema, dict) and "$ref" in schema and str(schema["$ref"]) not in seen:
+        seen.add(str(schema["$ref"]))
+        schema = defs.get(str(schema["$ref"]).removeprefix("#/$defs/"))
+    return isinstance(schema, dict) and schema.get("additionalProperties") is False
 
 
 class ContractApp:
@@ -118,10 +142,7 @@ class ContractApp:
         try:
             raw = await read_body(receive)
         except BodyTooLarge:
-            await send_json(
-                send, 413, problem(413, "Content Too Large", "the body is too large"),
-                content_type=PROBLEM_JSON,
-            )  # fmt: skip
+            await route.problem(send, 413, "Content Too Large", "the body is too large")
             return
         body: Any = None
         has_body = bool(raw.strip())
@@ -129,45 +150,30 @@ class ContractApp:
             try:
                 body = json.loads(raw)
             except ValueError as exc:
-                await send_json(
-                    send, 400, problem(400, "Bad Request", f"the body is not valid JSON: {exc}"),
-                    content_type=PROBLEM_JSON,
-                )  # fmt: skip
+                await route.problem(send, 400, "Bad Request", f"the body is not valid JSON: {exc}")
                 return
         arguments = _arguments(route, path_values, scope, body, has_body)
-        errors = sorted(route.validator.iter_errors(arguments), key=lambda e: list(e.path))
+        errors = sorted(
+            route.validator.iter_errors(arguments), key=lambda e: [str(p) for p in e.path]
+        )
         if errors:
             details = [
                 {"field": ".".join(str(p) for p in e.absolute_path) or None, "message": e.message}
-                for e in errors[:10]
+                for e in errors[:MAX_REPORTED]
             ]
-            first = details[0]
-            where = f"{first['field']}: " if first["field"] else ""
-            await send_json(
-                send,
-                400,
-                problem(400, "Bad Request", f"{where}{first['message']}", errors=details),
-                content_type=_media_for(implementation, 400),
-            )
+            lines = [
+                f"{d['field']}: {d['message']}" if d["field"] else d["message"] for d in details
+            ]
+            await route.problem(send, 400, "Bad Request", "; ".join(lines), errors=details)
             return
         try:
             status, answer = await self.contract.invoke(implementation, arguments)
         except ContractViolation as exc:
-            await send_json(
-                send,
-                500,
-                problem(500, "Contract Violation", str(exc)),
-                content_type=_media_for(implementation, 500),
-            )
+            await route.problem(send, 500, "Contract Violation", str(exc))
             return
         except Exception as exc:  # the implementation's own bug: a well-formed 500, logged
             logger.exception("%s failed", implementation.component.operation.label)
-            await send_json(
-                send,
-                500,
-                problem(500, "Internal Server Error", f"{type(exc).__name__}: {exc}"),
-                content_type=_media_for(implementation, 500),
-            )
+            await route.problem(send, 500, "Internal Server Error", f"{type(exc).__name__}: {exc}")
             return
         response = implementation.component.operation.response_for(status)
         media = (response.media_type if response else None) or "application/json"
@@ -184,23 +190,6 @@ def _media_for(implementation: OperationImplementation, status: int) -> str:
     return (response.media_type if response else None) or PROBLEM_JSON
 
 
-def _types(schema: Any, defs: dict[str, Any], depth: int = 0) -> set[str]:
-    if not isinstance(schema, dict) or depth > 8:
-        return set()
-    if "$ref" in schema:
-        return _types(defs.get(str(schema["$ref"]).removeprefix("#/$defs/")), defs, depth + 1)
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return {kind}
-    if isinstance(kind, list):
-        return set(kind)
-    out: set[str] = set()
-    for key in ("anyOf", "oneOf", "allOf"):
-        for sub in schema.get(key, []):
-            out |= _types(sub, defs, depth + 1)
-    return out
-
-
 def _item_schema(schema: Any, defs: dict[str, Any]) -> Any:
     if isinstance(schema, dict) and "$ref" in schema:
         schema = defs.get(str(schema["$ref"]).removeprefix("#/$defs/"))
@@ -214,30 +203,8 @@ def _item_schema(schema: Any, defs: dict[str, Any]) -> Any:
     return {}
 
 
-def _coerce(text: str, schema: Any, defs: dict[str, Any]) -> Any:
-    """A text value typed by its schema; what cannot be typed stays text (validation says why)."""
-    types = _types(schema, defs)
-    if "integer" in types and _INTEGER.fullmatch(text):
-        return int(text)
-    if "number" in types:
-        try:
-            return float(text) if not _INTEGER.fullmatch(text) else int(text)
-        except ValueError:
-            pass
-    if "boolean" in types and text in ("true", "false"):
-        return text == "true"
-    if "null" in types and text in ("", "null"):
-        return None
-    if ("object" in types or "array" in types) and text[:1] in "[{":
-        try:
-            return json.loads(text)
-        except ValueError:
-            pass
-    return text
-
-
 def _multi(values: list[str], argument: Argument, schema: Any, defs: dict[str, Any]) -> Any:
-    if "array" in _types(schema, defs):
+    if "array" in schema_types(schema, defs):
         param = argument.param
         items: list[str] = []
         for value in values:
@@ -246,8 +213,8 @@ def _multi(values: list[str], argument: Argument, schema: Any, defs: dict[str, A
             else:
                 items.append(value)
         item_schema = _item_schema(schema, defs)
-        return [_coerce(v, item_schema, defs) for v in items]
-    return _coerce(values[-1], schema, defs)
+        return [coerce_text(v, item_schema, defs) for v in items]
+    return coerce_text(values[-1], schema, defs)
 
 
 def _arguments(
@@ -269,7 +236,7 @@ def _arguments(
     for argument in component.inputs.arguments:
         schema = properties.get(argument.key, {})
         if argument.location == "path" and argument.wire_name in path_values:
-            arguments[argument.key] = _coerce(path_values[argument.wire_name], schema, defs)
+            arguments[argument.key] = coerce_text(path_values[argument.wire_name], schema, defs)
         elif argument.location == "query" and argument.wire_name in query:
             arguments[argument.key] = _multi(query[argument.wire_name], argument, schema, defs)
         elif argument.location == "header":
@@ -277,7 +244,7 @@ def _arguments(
             if value is not None:
                 arguments[argument.key] = _multi([value], argument, schema, defs)
         elif argument.location == "cookie" and argument.wire_name in cookies:
-            arguments[argument.key] = _coerce(cookies[argument.wire_name], schema, defs)
+            arguments[argument.key] = coerce_text(cookies[argument.wire_name], schema, defs)
         elif argument.location == "body" and has_body:
             arguments[argument.key] = body
         elif (
@@ -286,6 +253,11 @@ def _arguments(
             and argument.wire_name in body
         ):
             arguments[argument.key] = body[argument.wire_name]
+    if route.closed_body and isinstance(body, dict):  # unknown fields: refused by validation
+        known = {a.wire_name for a in component.inputs.arguments if a.location == "body_field"}
+        for name in body:
+            if name not in known:
+                arguments[name if name not in properties else f"{name}__body"] = body[name]
     if (
         has_body
         and not isinstance(body, dict)

@@ -9,7 +9,12 @@ OpenAPI 3.0's dialect differs from JSON Schema in a few places, translated here:
 ``nullable: true`` → ``"null"`` in ``type`` (or ``anyOf`` with ``{"type": "null"}``);
 boolean ``exclusiveMinimum``/``exclusiveMaximum`` → the numeric 2020-12 form; ``example`` →
 ``examples``. Keywords that only mean something to OpenAPI tooling (``discriminator``, ``xml``,
-``externalDocs``, ``x-*``) are dropped.
+``externalDocs``, ``x-*``) are dropped. 3.1 documents written in the 3.0 habit (``nullable``,
+boolean exclusive bounds — common in large real documents) are translated the same way, so every
+produced schema is valid JSON Schema 2020-12.
+
+A schema carries only the ``$defs`` it references: a definition whose ``$ref`` was replaced (a
+flattened request body, an object root made concrete) is not emitted.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any, Final
 from mcpkit.contrib.openapi.document import Document, escape_pointer
 from mcpkit.contrib.openapi.errors import OpenAPIError
 
-__all__ = ["SchemaConverter", "attach_defs", "is_object_schema"]
+__all__ = ["SchemaConverter", "attach_defs", "is_object_schema", "referenced_defs"]
 
 _SCHEMA_MAP_KEYS: Final = ("properties", "patternProperties", "dependentSchemas", "$defs")
 _SCHEMA_KEYS: Final = (
@@ -122,12 +127,15 @@ class SchemaConverter:
             return node
         if not isinstance(node, dict):
             raise OpenAPIError(at, f"a schema must be an object, not {type(node).__name__}")
+        if node.get("nullable") is True:  # 3.0, or the 3.0 habit in a 3.1 document
+            inner = self._convert({k: v for k, v in node.items() if k != "nullable"}, at, refs)
+            return _nullable(inner) if isinstance(inner, dict) else inner
         if "$ref" in node:
             name = self._def_for(node["$ref"], f"{at}/$ref")
             refs.add(name)
             ref: dict[str, Any] = {"$ref": f"#/$defs/{name}"}
-            if self.document.is_30:  # 3.0: siblings of $ref are ignored, except our nullable
-                return _nullable(ref) if node.get("nullable") is True else ref
+            if self.document.is_30:  # 3.0: siblings of $ref are ignored (nullable: above)
+                return ref
             rest = {k: v for k, v in node.items() if k != "$ref"}
             if not rest:
                 return ref
@@ -167,10 +175,7 @@ class SchemaConverter:
                 out[key] = value
         if "example" in node and "examples" not in node:
             out["examples"] = [node["example"]]
-        if self.document.is_30:
-            _exclusive_bounds(out, node)
-            if node.get("nullable") is True:
-                return _nullable(out)
+        _exclusive_bounds(out, node)  # boolean flags: 3.0, or the 3.0 habit in 3.1
         return out
 
 
@@ -202,7 +207,29 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
+def referenced_defs(schema: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """The entries of ``defs`` that ``schema`` reaches through ``$ref`` (transitively)."""
+    reached: set[str] = set()
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                name = ref[len("#/$defs/") :]
+                if name in defs and name not in reached:
+                    reached.add(name)
+                    pending.append(defs[name])
+            pending.extend(v for k, v in node.items() if k != "$defs")
+        elif isinstance(node, list):
+            pending.extend(node)
+    return {name: value for name, value in defs.items() if name in reached}
+
+
 def attach_defs(schema: Any, defs: dict[str, Any]) -> Any:
+    """``schema`` with the ``defs`` it references attached at its root (wrapped in ``allOf``
+    when the root is not an object); unreferenced definitions are left out."""
+    defs = referenced_defs(schema, defs) if defs else defs
     if not defs:
         return schema
     if isinstance(schema, dict) and "$defs" not in schema:
