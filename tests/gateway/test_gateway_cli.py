@@ -53,10 +53,12 @@ async def test_over_http_behind_a_static_token(tmp_path: Path) -> None:
     try:
         assert process.stderr is not None
         url = None
+        said: list[str] = []
         async with asyncio.timeout(60):
             while url is None:
                 line = (await process.stderr.readline()).decode()
-                assert line, "the gateway exited before serving"
+                assert line, f"the gateway exited ({await process.wait()}) before serving: {said}"
+                said.append(line)
                 found = re.search(r"gateway cli-gateway at (\S+)", line)
                 url = found.group(1) if found else None
         target = {"url": url, "headers": {"Authorization": f"Bearer {TOKEN}"}}
