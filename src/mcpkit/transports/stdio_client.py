@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Final, Literal, TextIO
 
-from mcpkit.protocol.errors import ConnectionBroken
+from mcpkit.protocol.errors import PARSE_ERROR, ConnectionBroken, MessageDecodeError, ParseError
 from mcpkit.protocol.framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer
 from mcpkit.transports._lines import READ_CHUNK_BYTES, LineStream
 from mcpkit.transports._pipes import limit_pipe_reads
@@ -87,6 +87,8 @@ STDERR_LOG_LEVEL: Final = logging.INFO
 STDERR_RECORD_ATTR: Final = "mcpkit_stderr"
 """Log records of the server's stderr lines carry the server's name under this attribute, so a
 handler (the ``mcpkit`` command's) can show them apart from this module's own messages."""
+STRAY_TEXT_SHOWN: Final = 200
+"""Characters of a server's stray stdout line quoted in the parse error it causes."""
 TAIL_LINES_IN_ERRORS: Final = 20
 """stderr lines quoted in a ``ConnectionBroken`` message."""
 
@@ -316,6 +318,29 @@ class StdioClientStream(LineStream):
             out.flush()
         except (OSError, ValueError):  # our stderr is gone: the line has nowhere to go
             pass
+
+    def _decode(self, line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
+        decoded = super()._decode(line)
+        if (
+            isinstance(decoded, MessageDecodeError)
+            and decoded.error.code == PARSE_ERROR
+            and isinstance(line, bytes)
+            and not line.lstrip()[:1] in (b"{", b"[")
+        ):
+            # Not a broken message: text (a print() at import time, a banner) where only
+            # protocol messages may go. Say so, and show it, rather than "byte 0".
+            text = line.decode("utf-8", "replace").rstrip("\r")
+            if len(text) > STRAY_TEXT_SHOWN:
+                text = text[:STRAY_TEXT_SHOWN] + "…"
+            decoded = MessageDecodeError(
+                ParseError(
+                    "Parse error: the server wrote non-protocol text to its "
+                    f"stdout, which carries only JSON-RPC messages (print to stderr instead): "
+                    f"{text!r}"
+                ),
+                answerable=decoded.answerable,
+            )
+        return decoded
 
     # -- MessageStream -------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -94,7 +95,13 @@ def execute(args: argparse.Namespace) -> int:
     from mcpkit.cli.reload import watch_reload_parent
 
     watch_reload_parent()  # a reloader's child: end with it, even if it is killed
-    server = load_server(args.target)
+    if args.http:
+        server = load_server(args.target)
+    else:
+        # stdout carries the protocol: a print() at import time goes to stderr, as it does
+        # once the server runs.
+        with contextlib.redirect_stdout(sys.stderr):
+            server = load_server(args.target)
     if args.http:
         serve_http(server, args)
     else:
