@@ -28,6 +28,7 @@ from mcpkit.client.mrtr import INPUT_REQUIRED, InputRequired, check_input_requir
 from mcpkit.client.schemas import SchemaProblem, ValidationMode
 from mcpkit.protocol.errors import InvalidParams, JSONRPCError
 from mcpkit.protocol.http_headers import tool_header_problem
+from mcpkit.protocol.schema_dialects import argument_problem_text
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.tools import CallToolResult, Tool
 
@@ -211,11 +212,12 @@ class ToolMethods(ClientPlumbing):
             compiled = self._schemas.get(name, "inputSchema", schema)
         except SchemaProblem:
             return
-        problem = compiled.first_error(dict(arguments or {}))
+        problem = compiled.first_argument_problem(dict(arguments or {}))
         if problem is not None:
             path, detail = problem
+            # Worded as the server words the same mistake (an ``isError`` result's text).
             raise InputValidationError(
-                f"invalid arguments for tool {name!r} at {path}: {detail}",
+                argument_problem_text(path, detail),
                 tool=name,
                 path=path,
                 detail=detail,
