@@ -1,6 +1,6 @@
 """The ``mcpkit`` command: argument parsing, dispatch, and what every failure looks like.
 
-Each subcommand lives in :mod:`mcpkit.cli.commands` as a module with ``register(subparsers)``
+Each subcommand lives in :mod:`mcpkit.cli._commands` as a module with ``register(subparsers)``
 and ``execute(args) -> int``; only the chosen command's heavy imports are ever loaded, so
 ``mcpkit --help`` is quick. Failures print as::
 
@@ -95,7 +95,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from mcpkit.cli.commands import load_command
+    from mcpkit.cli._commands import load_command
 
     parser = _Parser(
         prog="mcpkit",
@@ -178,7 +178,7 @@ def report(error: CliError) -> int:
 
 def run_cli(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (default: ``sys.argv[1:]``), run the command, return the exit code."""
-    from mcpkit.cli.commands import load_command
+    from mcpkit.cli._commands import load_command
 
     try:
         parser = build_parser()
