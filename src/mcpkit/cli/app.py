@@ -40,7 +40,8 @@ server.py:object), a module (package.module[:object]), or a program on PATH.
 EPILOG: Final = """\
 exit codes: 0 ok, 1 the tool reported an error, 2 usage, 3 connection (server failed to
 start, went away or timed out), 4 protocol error, 130 interrupted.
-docs: docs/cli.md
+help: `mcpkit COMMAND --help` shows every option of a command; the whole guide is docs/cli.md
+in mcpkit's source (a checkout, or the sdist that scripts/build makes).
 """
 
 
