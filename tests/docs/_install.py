@@ -15,25 +15,45 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT_S: Final = 600.0
 INSTALL_TIMEOUT_S: Final = 600.0
-_PIP_EXTRAS: Final = re.compile(r"pip install [^\n`]*?(?:mcpkit|\.|\.whl)\[(?P<extras>[a-z,\s]+)\]")
+_PIP_INSTALL: Final = re.compile(r"pip install (?P<args>[^\n`#]+)")
+_WITH_EXTRAS: Final = re.compile(r"""^["']?(?:mcpkit|\.|\S+\.whl)\[(?P<extras>[a-z,\s]+)\]["']?$""")
+_PACKAGE: Final = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+
+
+@dataclass(frozen=True)
+class Told:
+    """What a page tells its reader to install: mcpkit's extras and other packages."""
+
+    extras: frozenset[str] = frozenset()
+    packages: frozenset[str] = frozenset()
+
+
+def installs_told(text: str) -> Told:
+    """Every ``pip install …`` on a page: ``".[a,b]"`` (or ``mcpkit[…]``, ``….whl[…]``) gives
+    extras, a plain name (``starlette``) a package."""
+    extras: set[str] = set()
+    packages: set[str] = set()
+    for match in _PIP_INSTALL.finditer(text):
+        for arg in match.group("args").split():
+            if found := _WITH_EXTRAS.match(arg):
+                extras |= {e.strip() for e in found.group("extras").split(",") if e.strip()}
+            elif _PACKAGE.match(arg) and arg not in ("mcpkit", "pip"):
+                packages.add(arg)
+    return Told(frozenset(extras), frozenset(packages))
 
 
 def extras_told(text: str) -> frozenset[str]:
-    """The extras a page tells its reader to install: every ``pip install …[a,b]`` on it."""
-    return frozenset(
-        extra.strip()
-        for match in _PIP_EXTRAS.finditer(text)
-        for extra in match.group("extras").split(",")
-        if extra.strip()
-    )
+    """The extras a page tells its reader to install (see :func:`installs_told`)."""
+    return installs_told(text).extras
 
 
 @contextmanager
@@ -80,10 +100,12 @@ class Installs:
             assert len(found) == 1, f"scripts/build made {found}"
             return found[0]
 
-    def venv(self, extras: Iterable[str] = ()) -> Path:
-        """A venv holding the wheel with ``extras`` and what they need, nothing else."""
-        chosen = sorted(set(extras))
-        name = "venv-" + ("-".join(chosen) or "core")
+    def venv(self, told: Told = Told()) -> Path:
+        """A venv holding the wheel with the extras told (and their needs), and the packages
+        told, nothing else."""
+        chosen = sorted(told.extras)
+        packages = sorted(told.packages)
+        name = "venv-" + ("-".join([*chosen, *packages]) or "core")
         path = self.base / name
         wheel = self.wheel()
         with _locked(self.base / f"{name}.lock"):
@@ -93,7 +115,7 @@ class Installs:
                 spec = f"{wheel}[{','.join(chosen)}]" if chosen else str(wheel)
                 _run(
                     [sys.executable, "-m", "pip", "--python", str(path / "bin" / "python"),
-                     "install", "--disable-pip-version-check", "--quiet", spec],
+                     "install", "--disable-pip-version-check", "--quiet", spec, *packages],
                     timeout=INSTALL_TIMEOUT_S,
                     what=f"installing {spec} into {name}",
                 )  # fmt: skip

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Final
 
 import pytest
-
 from tests.test_public_api import _documented
 
 from ._blocks import PYTHON_LANGUAGES, SHELL_LANGUAGES, parse_blocks, shell_commands
@@ -125,8 +124,7 @@ def test_every_mcpkit_command_a_page_names_exists(page: Path) -> None:
 
     text = page.read_text(encoding="utf-8")
     named = [
-        (text.count("\n", 0, m.start()) + 1, m.group("word"))
-        for m in _PROSE_COMMAND.finditer(text)
+        (text.count("\n", 0, m.start()) + 1, m.group("word")) for m in _PROSE_COMMAND.finditer(text)
     ]
     for block in parse_blocks(page.relative_to(ROOT), text):
         if block.language in SHELL_LANGUAGES:

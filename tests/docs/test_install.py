@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from ._blocks import PYTHON_LANGUAGES, parse_blocks
-from ._install import ROOT, Installs, extras_told
+from ._install import ROOT, Installs, installs_told
 
 RUN_TIMEOUT_S: Final = 60.0
 
@@ -34,9 +34,9 @@ def test_the_readme_quickstart_runs_from_the_installed_wheel(
     installs: Installs, tmp_path: Path
 ) -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    extras = extras_told(readme)
-    assert extras == {"cli"}, extras  # what the README tells its reader to install
-    venv = installs.venv(extras)
+    told = installs_told(readme)
+    assert told.extras == {"cli"} and not told.packages, told  # what the README says to install
+    venv = installs.venv(told)
     server = next(
         b for b in parse_blocks(Path("README.md"), readme)
         if b.language in PYTHON_LANGUAGES and b.save_as == "server.py"

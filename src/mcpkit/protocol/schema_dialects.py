@@ -182,8 +182,8 @@ class CompiledSchema:
             if extra and error.validator_value is False:
                 if nested:
                     return f"{path}.{extra[0]}", "unknown field"
-                hint = f" (expected one of: {', '.join(names)})" if names else " (takes no arguments)"
-                return f"$.{extra[0]}", "unknown argument" + hint
+                hint = f"expected one of: {', '.join(names)}" if names else "takes no arguments"
+                return f"$.{extra[0]}", f"unknown argument ({hint})"
         return path, error.message
 
     def errors(self, value: Any) -> list[tuple[str, str]]:

@@ -16,8 +16,8 @@ from mcpkit.server import content
 from mcpkit.server._server import Server
 from mcpkit.server.auth_hooks import ScopeRequired
 from mcpkit.server.context import Context, ElicitAnswer, Question
-from mcpkit.server.middleware import CallNext, Middleware, RequestView
 from mcpkit.server.memo import MAX_MEMO_BYTES, MemoTooLarge
+from mcpkit.server.middleware import CallNext, Middleware, RequestView
 from mcpkit.server.prompts import Message, RegisteredPrompt
 from mcpkit.server.resources import RegisteredResource, ResourceData
 from mcpkit.server.safe_files import read_under

@@ -199,7 +199,8 @@ class StdioClientStream(LineStream):
         self._stdin_close_timeout = stdin_close_timeout
         self._terminate_timeout = terminate_timeout
         self._log = logging.getLogger(f"mcpkit.stdio.{self._name}")
-        self._stderr_sink: StderrSink = params.stderr if params.stderr is not None else _default_stderr
+        sink = params.stderr
+        self._stderr_sink: StderrSink = sink if sink is not None else _default_stderr
         self._tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self._exited = protocol.exited
         self._stopping = False
@@ -325,7 +326,7 @@ class StdioClientStream(LineStream):
             isinstance(decoded, MessageDecodeError)
             and decoded.error.code == PARSE_ERROR
             and isinstance(line, bytes)
-            and not line.lstrip()[:1] in (b"{", b"[")
+            and line.lstrip()[:1] not in (b"{", b"[")
         ):
             # Not a broken message: text (a print() at import time, a banner) where only
             # protocol messages may go. Say so, and show it, rather than "byte 0".

@@ -96,7 +96,11 @@ async def _main(args: argparse.Namespace) -> int:
     from mcpkit.cli.connect import open_client
     from mcpkit.cli.render import dump_json
 
-    kinds = KINDS if not args.kind else ("resources", "templates") if args.kind == "resources" else (args.kind,)
+    kinds: tuple[str, ...] = KINDS
+    if args.kind == "resources":
+        kinds = ("resources", "templates")  # a template offers resources too
+    elif args.kind:
+        kinds = (args.kind,)
     async with open_client(args) as client:
         found = await gather(client, kinds)
     if args.kind and args.kind not in found:
