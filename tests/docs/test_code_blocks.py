@@ -74,9 +74,10 @@ those that serve until interrupted, install things, or need a server or secrets 
 reader's)."""
 OUTPUT_TAIL_CHARS: Final = 3000
 """How much of a failing block's output the failure shows."""
-NOT_LINKED: Final = frozenset({"scripts", "src", "tests"})
+NOT_LINKED: Final = frozenset({"scripts", "src", "tests", "pyproject.toml"})
 """Top-level entries kept out of workspaces: scripts find the repository from their own path, and
-the reader has the installed mcpkit, not the checkout's source or its test helpers."""
+the reader has the installed mcpkit, not the checkout's source, test helpers or project settings
+(mcpkit's pytest settings would change the reader's own ``pytest`` run)."""
 TEXT_LANGUAGES: Final = frozenset({"text", ""})
 TOML_LANGUAGES: Final = frozenset({"toml"})
 CLAIM: Final = re.compile(r"#\s*→\s*(?P<text>.+?)\s*$")
