@@ -509,7 +509,7 @@ class Server:
             given = ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
             raise UsageError(
                 f"server.run() serves stdio, which takes no options, but got {given}; "
-                f"for Streamable HTTP write server.run(\"http\", {given})"
+                f'for Streamable HTTP write server.run("http", {given})'
             )
         _log_as_asked()
         if transport == "stdio":
