@@ -123,6 +123,22 @@ def test_top_level_names_are_the_real_objects() -> None:
         _ = mcpkit.NoSuchName  # type: ignore[attr-defined]
 
 
+def test_errors_holds_what_users_catch() -> None:
+    """The exceptions users meet (raised at them or by their code) are all in mcpkit.errors,
+    and are the very classes raised (not copies)."""
+    import mcpkit.errors
+    from mcpkit.protocol import errors as protocol_errors
+    from mcpkit.server.memo import MemoTooLarge
+    from mcpkit.transports.stdio_client import ServerStartError
+
+    for name in ("MissingServerCapability", "HeaderMismatch", "SessionReplaced", "ParseError",
+                 "SSEProtocolError", "TooManyInFlight"):  # fmt: skip
+        assert getattr(mcpkit.errors, name) is getattr(protocol_errors, name), name
+    assert mcpkit.errors.ServerStartError is ServerStartError
+    assert mcpkit.errors.MemoTooLarge is MemoTooLarge
+    assert issubclass(mcpkit.errors.UnknownTool, mcpkit.errors.InvalidParams)
+
+
 def test_import_mcpkit_loads_nothing_heavy() -> None:
     code = (
         "import sys, mcpkit\n"
