@@ -40,7 +40,7 @@ def _public_modules() -> list[str]:
 
 
 PUBLIC = _public_modules()
-CHECKED = [n for n in PUBLIC if not n.startswith(CLI_INTERNALS) or n == "mcpkit.cli.commands"]
+CHECKED = [n for n in PUBLIC if not n.startswith(CLI_INTERNALS)]
 PACKAGES = [n for n in PUBLIC if hasattr(importlib.import_module(n), "__path__")]
 
 
@@ -92,6 +92,11 @@ def test_each_public_class_name_means_one_class() -> None:
 def test_internals_are_not_public() -> None:
     import mcpkit.server
 
+    # The command table is the CLI's own business: a private package, not in docs/api.md.
+    assert importlib.util.find_spec("mcpkit.cli.commands") is None
+    assert "mcpkit.cli._commands" not in PUBLIC
+    assert "cli._commands" not in API_DOC.read_text(encoding="utf-8")
+
     for internal in ("LegacyConnection", "Outbound", "RequestInfo", "InputRequired"):
         assert internal not in mcpkit.server.__all__
         assert not hasattr(mcpkit.server, internal)
@@ -116,6 +121,22 @@ def test_top_level_names_are_the_real_objects() -> None:
         assert issubclass(getattr(errors, name), errors.MCPError) != (name == "ToolError"), name
     with pytest.raises(AttributeError):
         _ = mcpkit.NoSuchName  # type: ignore[attr-defined]
+
+
+def test_errors_holds_what_users_catch() -> None:
+    """The exceptions users meet (raised at them or by their code) are all in mcpkit.errors,
+    and are the very classes raised (not copies)."""
+    import mcpkit.errors
+    from mcpkit.protocol import errors as protocol_errors
+    from mcpkit.server.memo import MemoTooLarge
+    from mcpkit.transports.stdio_client import ServerStartError
+
+    for name in ("MissingServerCapability", "HeaderMismatch", "SessionReplaced", "ParseError",
+                 "SSEProtocolError", "TooManyInFlight"):  # fmt: skip
+        assert getattr(mcpkit.errors, name) is getattr(protocol_errors, name), name
+    assert mcpkit.errors.ServerStartError is ServerStartError
+    assert mcpkit.errors.MemoTooLarge is MemoTooLarge
+    assert issubclass(mcpkit.errors.UnknownTool, mcpkit.errors.InvalidParams)
 
 
 def test_import_mcpkit_loads_nothing_heavy() -> None:

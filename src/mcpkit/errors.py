@@ -8,7 +8,11 @@
   :class:`ClientError` and its subclasses are the client's own verdicts (unreachable server,
   wrong era, invalid arguments, a misbehaving server); :class:`TransportError`,
   :class:`RequestTimeout` and :class:`RequestCancelled` are about the connection.
-* :class:`UsageError` means the API was used wrongly (a bad argument, a duplicate name).
+  :class:`ServerStartError` says a stdio server's command could not be started,
+  :class:`SessionReplaced` that a legacy HTTP server forgot the session a request was sent in,
+  :class:`MissingServerCapability` that the server does not declare what a method needs.
+* :class:`UsageError` means the API was used wrongly (a bad argument, a duplicate name);
+  :class:`MemoTooLarge` is one (a tool's ``ctx.memo`` entries past their bound).
 
 Loaded lazily: ``import mcpkit.errors`` costs nothing until a name is used.
 """
@@ -35,6 +39,7 @@ if TYPE_CHECKING:
         AuthorizationError,
         ConnectionBroken,
         ConnectionClosed,
+        HeaderMismatch,
         InternalError,
         InvalidParams,
         InvalidRequest,
@@ -43,23 +48,31 @@ if TYPE_CHECKING:
         MCPError,
         MethodNotFound,
         MissingRequiredClientCapability,
+        MissingServerCapability,
+        ParseError,
         RemoteProtocolError,
         RequestCancelled,
         RequestTimeout,
         ResourceNotFound,
+        SessionReplaced,
+        SSEProtocolError,
+        TooManyInFlight,
         TransportError,
         UnsupportedProtocolVersion,
         URLElicitationRequired,
         UsageError,
     )
     from mcpkit.server.auth_hooks import ScopeRequired
+    from mcpkit.server.memo import MemoTooLarge
     from mcpkit.server.tools import ToolError
+    from mcpkit.transports.stdio_client import ServerStartError
 
 __all__ = [
     "AuthorizationError",
     "ClientError",
     "ConnectionBroken",
     "ConnectionClosed",
+    "HeaderMismatch",
     "IncompatibleServer",
     "InputRequiredLoopExceeded",
     "InputValidationError",
@@ -69,18 +82,25 @@ __all__ = [
     "JSONRPCError",
     "LocalProtocolError",
     "MCPError",
+    "MemoTooLarge",
     "MethodNotFound",
     "MissingRequiredClientCapability",
+    "MissingServerCapability",
     "OutputValidationError",
+    "ParseError",
     "RemoteProtocolError",
     "RequestCancelled",
     "RequestTimeout",
     "ResourceNotFound",
+    "SSEProtocolError",
     "ScopeRequired",
     "ServerMisbehaved",
+    "ServerStartError",
     "ServerUnavailable",
+    "SessionReplaced",
     "TaskCancelled",
     "TasksUnsupported",
+    "TooManyInFlight",
     "ToolError",
     "TransportError",
     "URLElicitationRequired",
@@ -111,6 +131,8 @@ _WHERE: dict[str, str] = {
     "TasksUnsupported": "mcpkit.client.tasks",
     "ScopeRequired": "mcpkit.server.auth_hooks",
     "ToolError": "mcpkit.server.tools",
+    "MemoTooLarge": "mcpkit.server.memo",
+    "ServerStartError": "mcpkit.transports.stdio_client",
 }
 
 

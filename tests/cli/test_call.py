@@ -51,9 +51,9 @@ def test_a_tool_error_prints_its_message_and_exits_1() -> None:
     [
         (["--json", "{bad"], "--json is not valid JSON: Expecting property name"),
         (["--json", "[1, 2]"], "--json must be a JSON object, not list"),
-        (["query=x", "limit=many"], "argument limit: expected integer, got 'many'"),
+        (["query=x", "limit=many"], "Invalid arguments: `limit`: expected an integer, got 'many'"),
         (["query"], "argument 'query' is not key=value"),
-        (["max_price=5"], "invalid arguments for tool 'search_products' at $.query"),
+        (["max_price=5"], "Invalid arguments: `query`: required argument is missing"),
         (["query=a", "query=b"], "argument query is given twice"),
     ],
 )

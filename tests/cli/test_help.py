@@ -27,6 +27,15 @@ def test_help_lists_every_command_and_the_exit_codes() -> None:
     assert "exit codes: 0 ok, 1 the tool reported an error, 2 usage" in ran.out
 
 
+def test_help_points_to_help_a_pip_user_can_reach() -> None:
+    """A wheel has no docs/ folder: the first pointer is help the command itself gives."""
+    epilog = " ".join(mcpkit("--help").out.split())
+    assert "help: `mcpkit COMMAND --help` shows every option of a command" in epilog
+    assert "docs: docs/cli.md" not in epilog
+    assert "the sdist that scripts/build makes" in epilog
+    assert mcpkit("call", "--help").code == 0
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help(command: str) -> None:
     ran = mcpkit(command, "--help")

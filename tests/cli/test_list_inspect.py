@@ -27,9 +27,21 @@ def test_list_one_kind_as_json_uses_the_wire_names() -> None:
     ran = mcpkit("list", "examples/docs_server.py", "resources", "--json")
     assert ran.code == 0, ran
     listed = json.loads(ran.out)
-    assert list(listed) == ["resources"]
+    assert list(listed) == ["resources", "templates"]  # a template offers resources too
     uris = {r["uri"]: r for r in listed["resources"]}
     assert uris["file:///docs/api-guide.md"]["mimeType"] == "text/markdown"
+
+
+@pytest.mark.parametrize("era", ["auto", "legacy"])
+def test_list_resources_shows_the_templates_too(era: str) -> None:
+    ran = mcpkit("list", "examples/feature_tour.py", "resources", "--era", era)
+    assert ran.code == 0, ran
+    lines = ran.out.splitlines()
+    assert any(line.startswith("resources (") for line in lines), ran
+    at = next(i for i, line in enumerate(lines) if line.startswith("templates ("))
+    assert lines[at] != "templates (0)"
+    assert lines[at + 1].split()[:2] == ["URI", "TEMPLATE"]
+    assert lines[at + 3].startswith("orders://{order_id}/items")
 
 
 def test_list_prompts_marks_optional_arguments() -> None:

@@ -202,6 +202,35 @@ def test_workers_sharing_redis_serve_one_legacy_session_from_every_worker() -> N
             client.close()
 
 
+def test_workers_without_redis_serve_legacy_requests_without_sessions() -> None:
+    """No shared state: a legacy session opened on one worker would be unknown to the other,
+    so the workers serve legacy requests session-less (said at start), and a legacy client's
+    calls succeed whichever worker takes them, never "report it"."""
+    running, endpoint, pids = _start()
+    try:
+        said = "\n".join(running.stderr_seen)
+        assert "share no sessions" in said and "Add --redis URL" in said, said
+        opened = _legacy(endpoint, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "workers-test", "version": "0"}}}, None)  # fmt: skip
+        _legacy_result(opened)
+        assert "mcp-session-id" not in opened.headers
+        seen: set[int] = set()
+        for n in range(ATTEMPTS):
+            call = {"jsonrpc": "2.0", "id": n + 1, "method": "tools/call",
+                    "params": {"name": "whoami", "arguments": {}}}  # fmt: skip
+            seen.add(int(_text(_legacy_result(_legacy(endpoint, call, None)))))
+            if seen == pids:
+                break
+        assert seen == pids
+        # The command's own client, in the legacy era, over and over: no error.
+        for _ in range(4):
+            ran = mcpkit("call", endpoint, "--era", "legacy", "whoami")
+            assert ran.code == 0 and int(ran.out.strip()) in pids, ran
+    finally:
+        _stop(running)
+
+
 def test_workers_need_http_and_a_positive_count() -> None:
     ran = mcpkit("run", SERVER, "--workers", "2")
     assert ran.code == 2 and "--workers applies to --http" in ran.err, ran
@@ -211,3 +240,5 @@ def test_workers_need_http_and_a_positive_count() -> None:
     assert ran.code == 2 and "do not combine" in ran.err, ran
     ran = mcpkit("run", SERVER, "--redis", "redis://127.0.0.1:6379/15")
     assert ran.code == 2 and "--redis applies to --http" in ran.err, ran
+    ran = mcpkit("run", SERVER, "--stateless")
+    assert ran.code == 2 and "--stateless applies to --http" in ran.err, ran

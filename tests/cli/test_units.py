@@ -45,9 +45,9 @@ def test_values_follow_the_schema() -> None:
 @pytest.mark.parametrize(
     ("item", "message"),
     [
-        ("count=3.5x", "argument count: expected integer, got '3.5x'"),
-        ("on=maybe", "argument on: expected true or false, got 'maybe'"),
-        ("tags=a,b", "argument tags: expected array, got 'a,b'"),
+        ("count=3.5x", "Invalid arguments: `count`: expected an integer, got '3.5x'"),
+        ("on=maybe", "Invalid arguments: `on`: expected a boolean (true or false), got 'maybe'"),
+        ("tags=a,b", "Invalid arguments: `tags`: expected an array, got 'a,b'"),
         ("=5", "has no name before '='"),
         ("raw:=[1", "argument raw:= is not valid JSON"),
     ],

@@ -56,6 +56,25 @@ def test_watch_prints_changes_until_interrupted(url: str, era: str) -> None:
     assert "Traceback" not in err, err
 
 
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+def test_watch_a_resource_prefix_follows_every_listed_resource_under_it(url: str, era: str) -> None:
+    watcher = Running([*MCPKIT, "watch", url, "--era", era, "--resource", "note://archive/",
+                       "--json"])  # fmt: skip
+    try:
+        ready = watcher.wait_stderr("mcpkit: watching")
+        assert "updates of note://archive/one" in ready, ready
+        assert "updates of note://archive/two" in ready, ready
+        assert "note://today" not in ready, ready
+        # Not under the prefix: not followed (it would arrive first, the calls are in order).
+        assert mcpkit("call", url, "touch", "uri=note://today").code == 0
+        assert mcpkit("call", url, "touch", "uri=note://archive/two").code == 0
+        updated = json.loads(watcher.wait_stdout("notifications/resources/updated"))
+        assert updated["params"]["uri"] == "note://archive/two"
+    finally:
+        code = _stop(watcher)
+    assert code == 0
+
+
 def test_watch_a_stdio_server_stops_cleanly_on_ctrl_c() -> None:
     watcher = Running([*MCPKIT, "watch", SERVER])
     try:

@@ -7,6 +7,9 @@ import os
 import re
 import socket
 import subprocess
+from pathlib import Path
+
+import pytest
 
 from ._servers import ROOT
 
@@ -37,3 +40,26 @@ def test_demo_shows_both_servers_and_the_search() -> None:
     assert '"name": "Nike Air Max"' in result and '"price": 899.0' in result
     with socket.socket() as sock:  # binding succeeds only if the demo's server is gone
         sock.bind(("127.0.0.1", int(port.group(1))))
+
+
+@pytest.mark.timeout(2 * DEMO_TIMEOUT)
+def test_the_first_demo_installs_only_what_it_needs(tmp_path: Path) -> None:
+    """Without a development venv the demo makes its own with mcpkit[cli] alone: no test tools,
+    no LangChain, not the 600 MB of the whole ``dev`` set."""
+    venv = tmp_path / "demo-venv"
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "demo")],
+        cwd=ROOT, capture_output=True, text=True, timeout=2 * DEMO_TIMEOUT, check=False,
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")},
+             "DEMO_VENV": str(venv)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "installed mcpkit[cli] into" in done.stdout + done.stderr
+    assert '"name": "Nike Air Max"' in done.stdout
+    listed = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"],
+        capture_output=True, text=True, timeout=DEMO_TIMEOUT, check=True,
+    ).stdout.lower()  # fmt: skip
+    names = {line.split("==")[0] for line in listed.splitlines()}
+    assert {"mcpkit", "httpx", "uvicorn"} <= names
+    assert not names & {"pytest", "langgraph", "langchain-core", "mypy", "playwright", "redis"}

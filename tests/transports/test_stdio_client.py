@@ -96,7 +96,7 @@ async def test_ten_megabyte_messages_both_ways() -> None:
 
 async def test_stray_output_is_logged_from_stderr(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="mcpkit.stdio.strays")
-    async with stdio_client(fixture("server.py", name="strays")) as stream:
+    async with stdio_client(fixture("server.py", name="strays", stderr="log")) as stream:
         assert await call(stream, 1, "print") == {"ok": True}
         assert await call(stream, 2, "echo", {"still": "fine"}) == {"params": {"still": "fine"}}
         await call(stream, 3, "stderr", {"text": "a log line"})

@@ -1,6 +1,6 @@
 """The ``mcpkit`` command: argument parsing, dispatch, and what every failure looks like.
 
-Each subcommand lives in :mod:`mcpkit.cli.commands` as a module with ``register(subparsers)``
+Each subcommand lives in :mod:`mcpkit.cli._commands` as a module with ``register(subparsers)``
 and ``execute(args) -> int``; only the chosen command's heavy imports are ever loaded, so
 ``mcpkit --help`` is quick. Failures print as::
 
@@ -40,7 +40,8 @@ server.py:object), a module (package.module[:object]), or a program on PATH.
 EPILOG: Final = """\
 exit codes: 0 ok, 1 the tool reported an error, 2 usage, 3 connection (server failed to
 start, went away or timed out), 4 protocol error, 130 interrupted.
-docs: docs/cli.md
+help: `mcpkit COMMAND --help` shows every option of a command; the whole guide is docs/cli.md
+in mcpkit's source (a checkout, or the sdist that scripts/build makes).
 """
 
 
@@ -95,7 +96,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from mcpkit.cli.commands import load_command
+    from mcpkit.cli._commands import load_command
 
     parser = _Parser(
         prog="mcpkit",
@@ -178,7 +179,7 @@ def report(error: CliError) -> int:
 
 def run_cli(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (default: ``sys.argv[1:]``), run the command, return the exit code."""
-    from mcpkit.cli.commands import load_command
+    from mcpkit.cli._commands import load_command
 
     try:
         parser = build_parser()

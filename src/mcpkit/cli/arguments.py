@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from mcpkit.cli.errors import CliError
+from mcpkit.protocol.schema_dialects import JSON_TYPE_WORDS
 
 __all__ = ["parse_assignments", "parse_json_object", "parse_string_assignments"]
 
@@ -103,7 +104,8 @@ def _coerce(key: str, text: str, schema: Any) -> Any:
         if lowered in _FALSE:
             return False
         raise CliError(
-            f"argument {key}: expected true or false, got {text!r}", hint=f"give {key}=true"
+            f"Invalid arguments: `{key}`: expected a boolean (true or false), got {text!r}",
+            hint=f"give {key}=true",
         )
     try:
         value = json.loads(text)
@@ -111,8 +113,9 @@ def _coerce(key: str, text: str, schema: Any) -> Any:
         if not types or "string" in types:
             return text
         expected = " or ".join(sorted(types))
+        words = " or ".join(JSON_TYPE_WORDS.get(name, name) for name in sorted(types))
         raise CliError(
-            f"argument {key}: expected {expected}, got {text!r}",
+            f"Invalid arguments: `{key}`: expected {words}, got {text!r}",
             hint=f"give {key}=<JSON {expected}>",
         ) from None
     if (

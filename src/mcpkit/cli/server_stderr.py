@@ -88,6 +88,11 @@ def install(*, prefix: bool = False, live: bool = False) -> ServerStderr:
     line twice.
     """
     global _handler
+    from mcpkit.transports.stdio_client import set_default_stderr
+
+    # The library shows a server's stderr on ours as it comes; the command logs it instead so
+    # this handler can hold it back while connecting and prefix it by server.
+    set_default_stderr("log")
     stdio_logger = logging.getLogger("mcpkit.stdio")
     if _handler is not None:
         stdio_logger.removeHandler(_handler)

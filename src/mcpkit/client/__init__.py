@@ -14,6 +14,7 @@ URLs resolve to :class:`UrlConnector`, which loads ``mcpkit.transports.http`` an
 a ``Client`` target directly.
 """
 
+from mcpkit._runtime.pending import DEFAULT_MAX_TOTAL_TIMEOUT
 from mcpkit.client.client import DEFAULT_REQUEST_TIMEOUT, Client
 from mcpkit.client.connectors import (
     CommandConnector,
@@ -52,6 +53,7 @@ from mcpkit.client.sync import SyncClient, SyncHost
 from mcpkit.client.tasks import TaskCancelled, TaskInfo, TasksUnsupported, ToolTask
 
 __all__ = [
+    "DEFAULT_MAX_TOTAL_TIMEOUT",
     "DEFAULT_REQUEST_TIMEOUT",
     "Client",
     "ClientError",

@@ -24,7 +24,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit._runtime.session import (
     DEFAULT_MAX_CONCURRENT_REQUESTS,
@@ -46,6 +46,7 @@ from mcpkit.client._channel import (
 from mcpkit.client._typed import decode_notification, decode_question
 from mcpkit.client.cache import ResultCache
 from mcpkit.client.connectors import (
+    CommandConnector,
     HttpConnector,
     StreamConnector,
     Target,
@@ -71,6 +72,9 @@ from mcpkit.protocol.meta import LOG_LEVELS, request_meta
 from mcpkit.types.common import Implementation
 from mcpkit.types.jsonrpc import JSONObject, Notification, Request
 from mcpkit.types.versions import Era
+
+if TYPE_CHECKING:
+    from mcpkit.transports.stdio_client import StderrSink
 
 __all__ = [
     "DEFAULT_CLIENT_INFO",
@@ -146,6 +150,20 @@ async def _maybe_await(value: Any) -> None:
         await value
 
 
+def _route_stderr(connector: object, sink: StderrSink) -> None:
+    if not isinstance(connector, CommandConnector):
+        raise UsageError(
+            f"server_stderr applies to a server started as a command (stdio), not to {connector!r}"
+        )
+    from mcpkit.transports.stdio_client import check_stderr_sink  # lazy: stdio only
+
+    try:
+        check_stderr_sink(sink)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    connector.stderr = sink
+
+
 class Client(ClientFeatures):
     """A connection to one MCP server. Use ``async with Client(target, ...) as client``.
 
@@ -166,6 +184,11 @@ class Client(ClientFeatures):
     ``timeout`` is the default per-request deadline (``None``: wait forever; progress resets it
     when a call passes a progress callback); ``output_validation`` is what a tool result that
     violates its ``outputSchema`` does: ``"strict"`` raises, ``"warn"`` logs, ``"off"``.
+
+    ``server_stderr``: where a stdio server's stderr goes. By default it reaches this process's
+    stderr as the server wrote it (a tool's traceback is visible); ``"log"`` sends each line to
+    the ``mcpkit.stdio.<name>`` logger at INFO, a text file object (``io.StringIO()``) captures
+    it. It has no meaning for other targets.
     """
 
     request_hook: SendHook | None = None
@@ -200,6 +223,7 @@ class Client(ClientFeatures):
         max_input_rounds: int = DEFAULT_MAX_INPUT_ROUNDS,
         experimental: Mapping[str, Any] | None = None,
         extensions: Mapping[str, Any] | None = None,
+        server_stderr: StderrSink | None = None,
     ) -> None:
         if mode not in ("auto", "legacy", "2026-07-28"):
             raise UsageError(f'mode must be "auto", "legacy" or "2026-07-28", not {mode!r}')
@@ -207,6 +231,8 @@ class Client(ClientFeatures):
             raise UsageError('output_validation must be "strict", "warn" or "off"')
         self._target = target
         self._connector = resolve_target(target)
+        if server_stderr is not None:
+            _route_stderr(self._connector, server_stderr)
         self.name = name or self._connector.describe()
         self._mode: nego.Mode = mode
         self._client_info = _info_dict(client_info)

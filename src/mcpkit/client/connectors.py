@@ -11,17 +11,21 @@ There are two shapes of connection, and the client is written against both:
   :class:`HttpConnector` opens an :class:`ExchangeTransport` for the lifetime of the client; the
   same transport also opens a legacy session stream when era detection finds a legacy server.
 
-``resolve_target`` turns what users pass (a command line, a list, stdio parameters, a URL, an
-``mcpServers`` entry, an in-process server, or a connector) into a connector.
+``resolve_target`` turns what users pass (a command line, a list, stdio parameters, a URL, a
+Python file, an ``mcpServers`` entry, an in-process server, or a connector) into a connector.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
+import os
+import re
 import shlex
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 from mcpkit._runtime.stream import MessageStream
 from mcpkit.protocol.errors import UsageError
@@ -37,6 +41,7 @@ __all__ = [
     "Target",
     "UrlConnector",
     "describe_target",
+    "python_file_connector",
     "resolve_target",
 ]
 
@@ -96,7 +101,8 @@ class HttpConnector(Protocol):
 
 Connector = StreamConnector | HttpConnector
 Target = Any
-"""A command line (``str``), an argv list, stdio parameters, a URL, an ``mcpServers`` entry
+"""A command line (``str``), an argv list, stdio parameters, a URL, a Python file (``"server.py"``
+or ``"server.py:object"``, run as ``mcpkit run`` runs it), an ``mcpServers`` entry
 (``dict``), an in-process server (anything with ``connect_in_memory()``), or a connector."""
 
 
@@ -111,6 +117,7 @@ class CommandConnector:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         name: str | None = None,
+        stderr: Any = None,
     ) -> None:
         self.command = command
         self.args = list(args)
@@ -118,6 +125,9 @@ class CommandConnector:
         self.cwd = cwd
         self.name = name
         """Names the child in logs (``mcpkit.stdio.<name>``, its stderr lines) and errors."""
+        self.stderr = stderr
+        """Where the child's stderr goes (``mcpkit.transports.stdio.StderrSink``); ``None``: the
+        parameters' choice, else the process default (our own stderr)."""
         self._params: Any = None
 
     @classmethod
@@ -144,6 +154,8 @@ class CommandConnector:
             params = stdio.StdioServerParameters(
                 command=self.command, args=self.args, env=self.env, cwd=self.cwd, name=self.name
             )
+        if self.stderr is not None:
+            params = dataclasses.replace(params, stderr=self.stderr)
         async with stdio.stdio_client(params) as stream:
             yield stream
 
@@ -261,6 +273,33 @@ def _from_entry(entry: Mapping[str, Any]) -> Connector:
     return CommandConnector(command, args, env=env, cwd=cwd if isinstance(cwd, str) else None)
 
 
+_PY_FILE: Final = re.compile(r"^(?P<path>.+\.py)(?::(?P<object>[A-Za-z_][\w.]*))?$")
+
+
+def python_file_connector(spec: str) -> CommandConnector | None:
+    """``server.py`` or ``server.py:object`` as the ``mcpkit`` command runs it, else ``None``.
+
+    The file runs with this same interpreter through ``python -m mcpkit.cli run`` (so any
+    module-level ``Server`` works, no ``__main__`` block needed), seeing our ``PYTHONPATH``.
+    A ``.py`` name that is not a file is refused here: "No such file or directory" about a
+    file that is there (the OS looking for a *program* called server.py) misleads.
+    """
+    found = _PY_FILE.match(spec)
+    if found is None:
+        return None
+    path = found.group("path")
+    if not os.path.isfile(path):
+        raise UsageError(
+            f"{path!r} is not a file (looked from {os.getcwd()}); give the path of a Python "
+            "file that defines a Server, or a command line such as "
+            f'"{sys.executable} {path}"'
+        )
+    env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
+    return CommandConnector(
+        sys.executable, ["-m", "mcpkit.cli", "run", spec], env=env, name=os.path.basename(path)
+    )
+
+
 def resolve_target(target: Target) -> Connector:
     """The connector for ``target`` (see :data:`Target`); raises ``UsageError`` if unknown."""
     if isinstance(target, StreamConnector | HttpConnector):
@@ -271,11 +310,13 @@ def resolve_target(target: Target) -> Connector:
         argv = shlex.split(target)
         if not argv:
             raise UsageError("an empty command line is not a server")
-        return CommandConnector(argv[0], argv[1:])
+        script = python_file_connector(argv[0]) if len(argv) == 1 else None
+        return script or CommandConnector(argv[0], argv[1:])
     if isinstance(target, list | tuple):
         if not target or not all(isinstance(part, str) for part in target):
             raise UsageError("a command must be a non-empty list of strings")
-        return CommandConnector(target[0], list(target[1:]))
+        script = python_file_connector(target[0]) if len(target) == 1 else None
+        return script or CommandConnector(target[0], list(target[1:]))
     if isinstance(target, Mapping):
         return _from_entry(target)
     if callable(getattr(target, "connect_in_memory", None)):

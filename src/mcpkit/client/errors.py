@@ -6,14 +6,17 @@ Remote errors (the server answered with a JSON-RPC error) come from
 :class:`~mcpkit.protocol.errors.ConnectionBroken` (the server went away). Everything here is a
 *local* verdict — a schema check, a negotiation that found no common ground, a server that broke
 the rules — so none of these classes derives from :class:`~mcpkit.protocol.errors.JSONRPCError`
-and none can be mistaken for something the server sent.
+and none can be mistaken for something the server sent. One exception: :class:`UnknownTool` is
+also the ``InvalidParams`` (-32602) a server answers for a tool it does not have, so
+``call_tool("nope")`` raises the same type from a ``Client`` (the server said so: ``remote``) as
+from a ``Host`` (no server offers it), and code catching ``InvalidParams`` still catches it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mcpkit.protocol.errors import LocalProtocolError, MCPError, RemoteProtocolError
+from mcpkit.protocol.errors import InvalidParams, LocalProtocolError, MCPError, RemoteProtocolError
 
 __all__ = [
     "ClientError",
@@ -62,12 +65,24 @@ class InputRequiredLoopExceeded(ServerMisbehaved):
         self.rounds = rounds
 
 
-class UnknownTool(ClientError, LookupError):
-    """A tool name that the server (or host) does not list."""
+class UnknownTool(ClientError, InvalidParams, LookupError):
+    """A tool name that the server (or host) does not list; an ``InvalidParams`` (-32602).
 
-    def __init__(self, name: str, known: list[str] | None = None) -> None:
+    ``message`` is the server's own words when it answered (``remote``), followed by the tools
+    it does list.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        known: list[str] | None = None,
+        *,
+        message: str | None = None,
+        data: Any = None,
+        remote: bool = False,
+    ) -> None:
         hint = f"; known tools: {', '.join(sorted(known)[:20])}" if known else ""
-        super().__init__(f"unknown tool {name!r}{hint}")
+        super().__init__((message or f"unknown tool {name!r}") + hint, data, remote=remote)
         self.name = name
 
 

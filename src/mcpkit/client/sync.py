@@ -15,7 +15,7 @@ import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from concurrent.futures import Future
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from mcpkit._runtime.session import ProgressCallback
 from mcpkit.client import negotiate as nego
@@ -43,6 +43,9 @@ from mcpkit.types.prompts import GetPromptResult, Prompt
 from mcpkit.types.resources import ReadResourceResult, Resource, ResourceTemplate
 from mcpkit.types.tools import CallToolResult, Tool
 from mcpkit.types.versions import Era
+
+if TYPE_CHECKING:
+    from mcpkit.transports.stdio_client import StderrSink
 
 __all__ = ["LOOP_START_TIMEOUT", "SyncClient", "SyncHost"]
 
@@ -126,6 +129,7 @@ class SyncClient:
         max_input_rounds: int = DEFAULT_MAX_INPUT_ROUNDS,
         experimental: Mapping[str, Any] | None = None,
         extensions: Mapping[str, Any] | None = None,
+        server_stderr: StderrSink | None = None,
     ) -> None:
         options = {key: value for key, value in locals().items() if key not in ("self", "target")}
         self._thread = _LoopThread("mcpkit-sync-client")

@@ -28,6 +28,7 @@ from mcpkit.client.mrtr import INPUT_REQUIRED, InputRequired, check_input_requir
 from mcpkit.client.schemas import SchemaProblem, ValidationMode
 from mcpkit.protocol.errors import InvalidParams, JSONRPCError
 from mcpkit.protocol.http_headers import tool_header_problem
+from mcpkit.protocol.schema_dialects import argument_problem_text
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.tools import CallToolResult, Tool
 
@@ -92,10 +93,27 @@ class ToolMethods(ClientPlumbing):
                 tool=tool,
             )
         except InvalidParams as exc:
+            if await self._not_listed(name, exc):
+                # The server's -32602 for a name it does not offer: the error a Host raises for
+                # it too, so one ``except UnknownTool`` serves both.
+                raise UnknownTool(
+                    name, list(self._tools), message=exc.message, data=exc.data, remote=exc.remote
+                ) from None
             # 2026-07-28 says "no such resource" as -32602 with data.uri (legacy: -32002): the
             # same typed error in both eras, from a tool as from resources/read.
             raise self._resource_error(exc, "") from None
         return self._finish_call(name, tool, result, mode)
+
+    async def _not_listed(self, name: str, exc: InvalidParams) -> bool:
+        """Whether a -32602 answer to ``tools/call name`` means the server has no such tool
+        (checked against a fresh ``tools/list``: the error's wording is the server's own)."""
+        if isinstance(exc.data, dict) and "uri" in exc.data:
+            return False
+        try:
+            await self.list_tools()
+        except JSONRPCError:
+            return False
+        return name not in self._tools
 
     async def call_tool_round(
         self,
@@ -211,11 +229,12 @@ class ToolMethods(ClientPlumbing):
             compiled = self._schemas.get(name, "inputSchema", schema)
         except SchemaProblem:
             return
-        problem = compiled.first_error(dict(arguments or {}))
+        problem = compiled.first_argument_problem(dict(arguments or {}))
         if problem is not None:
             path, detail = problem
+            # Worded as the server words the same mistake (an ``isError`` result's text).
             raise InputValidationError(
-                f"invalid arguments for tool {name!r} at {path}: {detail}",
+                argument_problem_text(path, detail),
                 tool=name,
                 path=path,
                 detail=detail,

@@ -27,10 +27,50 @@ __all__ = [
     "DEFAULT_DIALECT",
     "CompiledSchema",
     "SchemaProblem",
+    "JSON_TYPE_WORDS",
+    "argument_problem_text",
     "compile_schema",
     "external_refs",
     "json_path",
 ]
+
+JSON_TYPE_WORDS: Final = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "a boolean",
+    "null": "null",
+    "array": "an array",
+    "object": "an object",
+}
+"""JSON Schema types as a sentence says them: the server's argument errors use the same words
+(``expected an integer, got a string``), so a check made by a client reads like the server's."""
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _type_words(types: Any) -> str:
+    names = types if isinstance(types, list) else [types]
+    return " or ".join(JSON_TYPE_WORDS.get(str(name), f"`{name}`") for name in names)
+
+
+def argument_problem_text(path: str, detail: str) -> str:
+    """``Invalid arguments: `b`: expected an integer, got a string`` for ``("$.b", detail)``:
+    the wording of the server's own argument errors (``mcpkit.server``'s ``ArgumentError``)."""
+    field = path[2:] if path.startswith("$.") else "" if path == "$" else path.lstrip("$")
+    return f"Invalid arguments: `{field}`: {detail}" if field else f"Invalid arguments: {detail}"
 
 DEFAULT_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 
@@ -108,6 +148,42 @@ class CompiledSchema:
             if missing:
                 base = "" if path == "$" else path[1:]
                 path = f"${base}.{missing[0]}"
+        return path, error.message
+
+    def first_argument_problem(self, value: Any) -> tuple[str, str] | None:
+        """Like :meth:`first_error` for tool arguments, the detail worded as the server words
+        it (``required argument is missing``, ``expected an integer, got a string``,
+        ``unknown argument``); other problems keep the validator's message."""
+        import jsonschema.exceptions
+        import referencing.exceptions
+
+        try:
+            error = jsonschema.exceptions.best_match(self._validator.iter_errors(value))
+        except referencing.exceptions.Unresolvable as exc:
+            return "$", f"the schema refers to {exc} which is not available (not fetched)"
+        if error is None:
+            return None
+        path = json_path(error.absolute_path)
+        nested = path != "$"
+        if error.validator == "required" and isinstance(error.instance, dict):
+            missing = [n for n in error.validator_value or () if n not in error.instance]
+            if missing:
+                return (
+                    f"{path}.{missing[0]}",
+                    "required field is missing" if nested else "required argument is missing",
+                )
+        if error.validator == "type":
+            got = JSON_TYPE_WORDS[_json_type(error.instance)]
+            return path, f"expected {_type_words(error.validator_value)}, got {got}"
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = error.schema.get("properties") if isinstance(error.schema, dict) else None
+            names = sorted(known) if isinstance(known, dict) else []
+            extra = [n for n in error.instance if n not in names]
+            if extra and error.validator_value is False:
+                if nested:
+                    return f"{path}.{extra[0]}", "unknown field"
+                hint = f"expected one of: {', '.join(names)}" if names else "takes no arguments"
+                return f"$.{extra[0]}", f"unknown argument ({hint})"
         return path, error.message
 
     def errors(self, value: Any) -> list[tuple[str, str]]:

@@ -16,19 +16,26 @@ from mcpkit.server import content
 from mcpkit.server._server import Server
 from mcpkit.server.auth_hooks import ScopeRequired
 from mcpkit.server.context import Context, ElicitAnswer, Question
+from mcpkit.server.memo import MAX_MEMO_BYTES, MemoTooLarge
 from mcpkit.server.middleware import CallNext, Middleware, RequestView
-from mcpkit.server.prompts import Message
-from mcpkit.server.resources import ResourceData
-from mcpkit.server.tools import Header, ToolError, ToolResult
+from mcpkit.server.prompts import Message, RegisteredPrompt
+from mcpkit.server.resources import RegisteredResource, ResourceData
+from mcpkit.server.safe_files import read_under
+from mcpkit.server.tools import Header, RegisteredTool, ToolError, ToolResult
 
 __all__ = [
+    "MAX_MEMO_BYTES",
     "CallNext",
     "Context",
     "ElicitAnswer",
     "Header",
+    "MemoTooLarge",
     "Message",
     "Middleware",
     "Question",
+    "RegisteredPrompt",
+    "RegisteredResource",
+    "RegisteredTool",
     "RequestView",
     "ResourceData",
     "ScopeRequired",
@@ -36,4 +43,5 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "content",
+    "read_under",
 ]

@@ -29,18 +29,24 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 _ANY = ("0.0.0.0", "::", "")
 
 
-def asgi_app(server: Server, **options: Any) -> McpHttpApp:
+RUN_OPTIONS = ("host", "port", "log_level", "uvicorn_options")
+"""What ``server.run("http")`` takes besides the fields of ``HttpOptions``."""
+
+
+def asgi_app(server: Server, *, _run: bool = False, **options: Any) -> McpHttpApp:
     """The ASGI app serving ``server``; ``options`` are the fields of ``HttpOptions``.
 
     ``event_store`` may be a path (a SQLite file, durable across restarts) or an event store.
+    An unknown option is refused naming the known ones (with ``run``'s own, from ``run``).
     """
     from mcpkit.transports.http.asgi import HttpOptions, McpHttpApp
 
     known = {f.name for f in fields(HttpOptions)}
     unknown = sorted(set(options) - known)
     if unknown:
+        choices = sorted(known | set(RUN_OPTIONS)) if _run else sorted(known)
         raise UsageError(
-            f"unknown HTTP option(s) {', '.join(unknown)}; choose from {', '.join(sorted(known))}"
+            f"unknown HTTP option(s) {', '.join(unknown)}; choose from {', '.join(choices)}"
         )
     store = options.get("event_store")
     if isinstance(store, str | os.PathLike):
@@ -83,7 +89,7 @@ def run_http(
         name = f"[{host}]" if ":" in host and not host.startswith("[") else host
         options["allowed_hosts"] = (*allowed, name)
     path = str(options.get("path", "/mcp"))
-    app = asgi_app(server, **options)
+    app = asgi_app(server, _run=True, **options)
 
     def announce(bound_host: str, bound_port: int) -> None:
         sys.stderr.write(

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, overload
 
 from mcpkit.protocol.errors import UsageError
 from mcpkit.protocol.lifecycle import ServerLifecycle
@@ -63,6 +63,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcpkit.server")
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+Transport = Literal["stdio", "http"]
+"""What :meth:`Server.run` serves on."""
+TRANSPORTS: Final = ("stdio", "http")
 
 DEFAULT_CACHE_POLICY: Final[dict[str, tuple[int, str]]] = {
     "server/discover": (60_000, "public"),
@@ -535,13 +539,26 @@ class Server:
         if self.tasks is not None:
             await self.tasks.shutdown()
 
-    def run(self, transport: str = "stdio", **kwargs: Any) -> None:
+    def run(self, transport: Transport = "stdio", **kwargs: Any) -> None:
         """Serve until the client goes away: ``stdio`` (default) or ``http``.
+
+        ``http`` takes ``host``, ``port``, ``log_level``, ``uvicorn_options`` and the fields of
+        ``HttpOptions``; stdio takes none. An option the transport has no use for is refused
+        (``UsageError`` naming the ones it takes) before anything starts: ``run(port=8000)``
+        serving stdio, silently, would hide the mistake.
 
         Without a logging configuration of the program's own, warnings and errors (a tool's
         traceback) go to stderr as Python prints them by default; ``MCPKIT_VERBOSE=1`` (set by
         ``mcpkit -v``) adds info, ``2`` debug.
         """
+        if transport not in TRANSPORTS:
+            raise UsageError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
+        if transport == "stdio" and kwargs:
+            given = ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
+            raise UsageError(
+                f"server.run() serves stdio, which takes no options, but got {given}; "
+                f'for Streamable HTTP write server.run("http", {given})'
+            )
         _log_as_asked()
         if transport == "stdio":
             from mcpkit.server._stdio import run_stdio

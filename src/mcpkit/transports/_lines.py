@@ -206,6 +206,11 @@ class LineStream:
         sink.write(_NEWLINE)
         await sink.drain()
 
+    def _decode(self, line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
+        """One received line as a message, or the decode error standing for it; subclasses
+        may say more about a bad line (the stdio client: a server's stray stdout text)."""
+        return _decode_line(line)
+
     async def _broken_reason(self) -> str:
         """Why the peer is gone, for ``ConnectionBroken``; subclasses add what they know."""
         return f"{self}: the peer went away"
@@ -222,7 +227,7 @@ class LineStream:
                 if self._closed:
                     return None
                 if lines:
-                    return _decode_line(lines.popleft())
+                    return self._decode(lines.popleft())
                 if self._eof:
                     return None
                 await self._fill()
@@ -257,7 +262,7 @@ class LineStream:
             for line in self._framer.feed(chunk):
                 if self._closed:
                     return
-                deliver(_decode_line(line))
+                deliver(self._decode(line))
         except Exception as exc:  # a bug downstream must not leave the peer unanswered forever
             logger.exception("%s: delivering a message failed", self)
             self._end_push(ConnectionBroken(f"{self}: delivering a message failed: {exc!r}"))
@@ -270,7 +275,7 @@ class LineStream:
             last = self._framer.end()
             if last is not None:
                 try:
-                    push[0](_decode_line(last))
+                    push[0](self._decode(last))
                 except Exception:
                     logger.exception("%s: delivering a message failed", self)
         broken = None

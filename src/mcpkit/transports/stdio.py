@@ -6,8 +6,10 @@ from __future__ import annotations
 from mcpkit.transports._process import DEFAULT_ALLOWED_ENV
 from mcpkit.transports.stdio_client import (
     ServerStartError,
+    StderrSink,
     StdioClientStream,
     StdioServerParameters,
+    set_default_stderr,
     stdio_client,
 )
 from mcpkit.transports.stdio_server import PARENT_POLL_INTERVAL, StdioServerStream, stdio_server
@@ -16,9 +18,11 @@ __all__ = [
     "DEFAULT_ALLOWED_ENV",
     "PARENT_POLL_INTERVAL",
     "ServerStartError",
+    "StderrSink",
     "StdioClientStream",
     "StdioServerParameters",
     "StdioServerStream",
+    "set_default_stderr",
     "stdio_client",
     "stdio_server",
 ]

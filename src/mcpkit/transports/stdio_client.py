@@ -7,10 +7,14 @@
   (:data:`~mcpkit.transports._process.DEFAULT_ALLOWED_ENV`) plus what the parameters add, so API
   keys and tokens in the host's environment do not leak into every server it starts.
 * **Its own process group** (``start_new_session``), so stopping it reaches whatever it started.
-* **stderr** is read continuously (a full stderr pipe would block the child): each line is logged
-  to ``mcpkit.stdio.<name>`` at :data:`STDERR_LOG_LEVEL` (marked with
-  :data:`STDERR_RECORD_ATTR`) and the last :data:`STDERR_TAIL_LINES`
-  are kept for error messages.
+* **stderr** is read continuously (a full stderr pipe would block the child) and the last
+  :data:`STDERR_TAIL_LINES` lines are kept for error messages. Where each line goes is the
+  parameters' ``stderr`` (:data:`StderrSink`): by default (``"show"``) to our own
+  ``sys.stderr``, as the server wrote it, so a tool's traceback or a ``print(..., file=sys.stderr)``
+  reaches the person running the client (the official SDK does the same); ``"log"`` logs it to
+  ``mcpkit.stdio.<name>`` at :data:`STDERR_LOG_LEVEL` (marked with :data:`STDERR_RECORD_ATTR`;
+  the ``mcpkit`` command uses this to print it its own way); a text file object (an
+  ``io.StringIO``) captures it. :func:`set_default_stderr` changes the default of a process.
 * **Shutdown** as the spec says: close stdin, wait :data:`STDIN_CLOSE_TIMEOUT`, SIGTERM the
   group, wait :data:`TERMINATE_TIMEOUT`, SIGKILL the group. When the server process has exited
   (by itself or by this sequence) the rest of its group is killed too: nothing is left behind.
@@ -26,13 +30,14 @@ import contextlib
 import logging
 import os
 import signal
+import sys
 from collections import deque
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Final
+from typing import Final, Literal, TextIO
 
-from mcpkit.protocol.errors import ConnectionBroken
+from mcpkit.protocol.errors import PARSE_ERROR, ConnectionBroken, MessageDecodeError, ParseError
 from mcpkit.protocol.framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer
 from mcpkit.transports._lines import READ_CHUNK_BYTES, LineStream
 from mcpkit.transports._pipes import limit_pipe_reads
@@ -55,8 +60,11 @@ __all__ = [
     "STDIN_CLOSE_TIMEOUT",
     "TERMINATE_TIMEOUT",
     "ServerStartError",
+    "StderrSink",
     "StdioClientStream",
     "StdioServerParameters",
+    "check_stderr_sink",
+    "set_default_stderr",
     "stdio_client",
 ]
 
@@ -79,6 +87,8 @@ STDERR_LOG_LEVEL: Final = logging.INFO
 STDERR_RECORD_ATTR: Final = "mcpkit_stderr"
 """Log records of the server's stderr lines carry the server's name under this attribute, so a
 handler (the ``mcpkit`` command's) can show them apart from this module's own messages."""
+STRAY_TEXT_SHOWN: Final = 200
+"""Characters of a server's stray stdout line quoted in the parse error it causes."""
 TAIL_LINES_IN_ERRORS: Final = 20
 """stderr lines quoted in a ``ConnectionBroken`` message."""
 
@@ -87,13 +97,44 @@ class ServerStartError(ConnectionBroken):
     """The server process could not be started (no such command, not executable, bad cwd)."""
 
 
+StderrSink = Literal["show", "log"] | TextIO
+"""Where a stdio server's stderr lines go: ``"show"`` (our ``sys.stderr``, as written),
+``"log"`` (the ``mcpkit.stdio.<name>`` logger) or a text file object (captured there)."""
+STDERR_SINKS: Final = ("show", "log")
+
+_default_stderr: StderrSink = "show"
+
+
+def set_default_stderr(sink: StderrSink) -> StderrSink:
+    """Make ``sink`` the default for servers started without an explicit ``stderr``; returns the
+    previous default. For programs that own the process's stderr (the ``mcpkit`` command logs
+    the lines so it can hold them back until a connection is up)."""
+    global _default_stderr
+    check_stderr_sink(sink)
+    previous, _default_stderr = _default_stderr, sink
+    return previous
+
+
+def check_stderr_sink(sink: object) -> None:
+    """Raise ``ValueError`` unless ``sink`` is a :data:`StderrSink`."""
+    if isinstance(sink, str) and sink in STDERR_SINKS:
+        return
+    if not isinstance(sink, str) and callable(getattr(sink, "write", None)):
+        return
+    raise ValueError(
+        f'stderr must be "show", "log" or a text file object (io.StringIO()), not {sink!r}'
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class StdioServerParameters:
     """How to start a stdio server.
 
     ``env`` is added on top of the variables named by ``inherit_env`` (taken from our own
     environment); pass ``inherit_env=()`` for a child that sees only ``env``. ``name`` is used for
-    the stderr logger and in error messages (default: the command's file name).
+    the stderr logger and in error messages (default: the command's file name). ``stderr`` is
+    where the server's stderr lines go (:data:`StderrSink`; ``None``: the process default,
+    ``"show"`` unless :func:`set_default_stderr` changed it).
     """
 
     command: str
@@ -102,9 +143,12 @@ class StdioServerParameters:
     cwd: str | os.PathLike[str] | None = None
     inherit_env: Collection[str] = DEFAULT_ALLOWED_ENV
     name: str | None = field(default=None)
+    stderr: StderrSink | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", tuple(self.args))
+        if self.stderr is not None:
+            check_stderr_sink(self.stderr)
 
     @property
     def display_name(self) -> str:
@@ -155,6 +199,8 @@ class StdioClientStream(LineStream):
         self._stdin_close_timeout = stdin_close_timeout
         self._terminate_timeout = terminate_timeout
         self._log = logging.getLogger(f"mcpkit.stdio.{self._name}")
+        sink = params.stderr
+        self._stderr_sink: StderrSink = sink if sink is not None else _default_stderr
         self._tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self._exited = protocol.exited
         self._stopping = False
@@ -257,9 +303,45 @@ class StdioClientStream(LineStream):
                 else:
                     text = line.decode("utf-8", "replace")
                 self._tail.append(text)
-                self._log.log(STDERR_LOG_LEVEL, "%s", text, extra={STDERR_RECORD_ATTR: self._name})
+                self._emit_stderr(text)
             if not chunk:
                 return
+
+    def _emit_stderr(self, text: str) -> None:
+        sink = self._stderr_sink
+        if sink == "log":
+            self._log.log(STDERR_LOG_LEVEL, "%s", text, extra={STDERR_RECORD_ATTR: self._name})
+            return
+        # ``sys.stderr`` is looked up per line: whatever it is now (redirected, captured).
+        out = sys.stderr if sink == "show" else sink
+        try:
+            out.write(text + "\n")
+            out.flush()
+        except (OSError, ValueError):  # our stderr is gone: the line has nowhere to go
+            pass
+
+    def _decode(self, line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
+        decoded = super()._decode(line)
+        if (
+            isinstance(decoded, MessageDecodeError)
+            and decoded.error.code == PARSE_ERROR
+            and isinstance(line, bytes)
+            and line.lstrip()[:1] not in (b"{", b"[")
+        ):
+            # Not a broken message: text (a print() at import time, a banner) where only
+            # protocol messages may go. Say so, and show it, rather than "byte 0".
+            text = line.decode("utf-8", "replace").rstrip("\r")
+            if len(text) > STRAY_TEXT_SHOWN:
+                text = text[:STRAY_TEXT_SHOWN] + "…"
+            decoded = MessageDecodeError(
+                ParseError(
+                    "Parse error: the server wrote non-protocol text to its "
+                    f"stdout, which carries only JSON-RPC messages (print to stderr instead): "
+                    f"{text!r}"
+                ),
+                answerable=decoded.answerable,
+            )
+        return decoded
 
     # -- MessageStream -------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mcpkit.contrib.auth._http import UrlPolicy
+    from mcpkit.contrib.auth._http import UrlPolicy, check_url
     from mcpkit.contrib.auth.browser import BrowserAuthorizer
     from mcpkit.contrib.auth.challenge import (
         BearerChallenge,
@@ -95,12 +95,14 @@ __all__ = [
     "UrlPolicy",
     "access_token_of",
     "check_scopes",
+    "check_url",
     "format_bearer_challenge",
     "parse_bearer_challenge",
 ]
 
 _WHERE: dict[str, str] = {
     "UrlPolicy": "_http",
+    "check_url": "_http",
     "BrowserAuthorizer": "browser",
     "BearerChallenge": "challenge",
     "format_bearer_challenge": "challenge",

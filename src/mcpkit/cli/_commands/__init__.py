@@ -25,4 +25,4 @@ MODULES: Final = {
 
 
 def load_command(name: str) -> ModuleType:
-    return importlib.import_module(f"mcpkit.cli.commands.{MODULES[name]}")
+    return importlib.import_module(f"mcpkit.cli._commands.{MODULES[name]}")

@@ -1,7 +1,8 @@
 """``mcpkit list TARGET [tools|resources|templates|prompts]``: what a server offers, as tables.
 
 Without a kind, every kind the server declares is listed (a kind it does not declare is skipped,
-not an error). ``--json`` prints the exact list results instead.
+not an error); ``resources`` lists the resource templates too (a template is how a server offers
+a family of resources). ``--json`` prints the exact list results instead.
 """
 
 from __future__ import annotations
@@ -95,7 +96,11 @@ async def _main(args: argparse.Namespace) -> int:
     from mcpkit.cli.connect import open_client
     from mcpkit.cli.render import dump_json
 
-    kinds = (args.kind,) if args.kind else KINDS
+    kinds: tuple[str, ...] = KINDS
+    if args.kind == "resources":
+        kinds = ("resources", "templates")  # a template offers resources too
+    elif args.kind:
+        kinds = (args.kind,)
     async with open_client(args) as client:
         found = await gather(client, kinds)
     if args.kind and args.kind not in found:

@@ -1,7 +1,8 @@
 """``mcpkit watch TARGET [--resource URI ...]``: print a server's notifications until Ctrl-C.
 
 Follows what the server announces, in either era: tool, prompt and resource list changes, and
-``resources/updated`` for each ``--resource`` URI (a prefix; repeatable) — a
+``resources/updated`` for each ``--resource`` URI or prefix (repeatable: a value that is not
+a listed resource's URI stands for every listed resource whose URI starts with it) — a
 ``subscriptions/listen`` stream with 2026-07-28 servers, the session's notifications and
 ``resources/subscribe`` with legacy ones. ``--task ID`` follows a task of the 2026-07-28 Tasks
 extension (``notifications/tasks``); a legacy session's ``notifications/tasks/status`` and any
@@ -38,7 +39,8 @@ def register(subparsers: Any) -> None:
     )
     add_client_options(parser)
     parser.add_argument("--resource", action="append", default=[], metavar="URI",
-                        help="follow updates of this URI prefix (repeatable)")  # fmt: skip
+                        help="follow updates of this resource URI, or of every listed "
+                             "resource starting with it (repeatable)")  # fmt: skip
     parser.add_argument("--task", action="append", default=[], metavar="TASK_ID",
                         help="follow this task (2026 Tasks extension; repeatable)")  # fmt: skip
     parser.add_argument("--json", dest="as_json", action="store_true",
@@ -83,6 +85,25 @@ def _wire(note: Any) -> tuple[str, dict[str, Any]]:
     return method, params if isinstance(params, dict) else {}
 
 
+async def _resource_uris(client: Any, wanted: list[str]) -> list[str]:
+    """``--resource`` values as the URIs to subscribe to, in either era.
+
+    A subscription names exact URIs (``resources/subscribe``, ``resourceSubscriptions``), so a
+    prefix is expanded against the resources listed now; a value that is a listed URI, or that
+    matches none (a template's resource, say), is kept as given.
+    """
+    if not wanted:
+        return []
+    listed = [resource.uri for resource in await client.list_resources()]
+    uris: list[str] = []
+    for value in wanted:
+        matches = [value] if value in listed else [u for u in listed if u.startswith(value)]
+        for uri in matches or [value]:
+            if uri not in uris:
+                uris.append(uri)
+    return uris
+
+
 async def _main(args: argparse.Namespace) -> int:
     from mcpkit.cli.connect import open_client
     from mcpkit.client.tasks import TASKS_EXTENSION
@@ -95,16 +116,15 @@ async def _main(args: argparse.Namespace) -> int:
             show(method, params)
 
     extensions: dict[str, Any] | None = {TASKS_EXTENSION: {}} if args.task else None
-    async with (
-        open_client(args, notifications=other, extensions=extensions) as client,
-        client.listen(
-            tools=True,
-            prompts=True,
-            resources=True,
-            resource_uris=args.resource,
-            task_ids=args.task,
-        ) as subscription,
-    ):
+    async with open_client(args, notifications=other, extensions=extensions) as client:
+        uris = await _resource_uris(client, args.resource)
+        return await _follow(args, client, uris, show)
+
+
+async def _follow(args: argparse.Namespace, client: Any, uris: list[str], show: _Printer) -> int:
+    async with client.listen(
+        tools=True, prompts=True, resources=True, resource_uris=uris, task_ids=args.task
+    ) as subscription:
         agreed = subscription.agreed or {}
         following = [name for name, value in agreed.items() if value is True]
         following += [f"updates of {uri}" for uri in agreed.get("resourceSubscriptions", [])]

@@ -134,8 +134,8 @@ def print_status(status: dict[str, dict[str, Any]]) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
+    from mcpkit.cli._commands.call import print_result
     from mcpkit.cli.arguments import parse_assignments, parse_json_object
-    from mcpkit.cli.commands.call import print_result
     from mcpkit.cli.elicit import TerminalElicitation, declining_handler
     from mcpkit.cli.errors import EXIT_CONNECTION, CliError
     from mcpkit.cli.progress import ProgressBar

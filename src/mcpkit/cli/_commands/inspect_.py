@@ -44,7 +44,7 @@ def _json(value: Any) -> str:
 
 
 async def collect(client: Any) -> dict[str, Any]:
-    from mcpkit.cli.commands.list_ import KINDS, gather
+    from mcpkit.cli._commands.list_ import KINDS, gather
     from mcpkit.cli.render import to_jsonable
 
     negotiated = client.negotiated
@@ -168,7 +168,7 @@ def execute(args: argparse.Namespace) -> int:
     import asyncio
 
     if args.web:
-        from mcpkit.cli.commands.dev import run_web_inspector
+        from mcpkit.cli._commands.dev import run_web_inspector
 
         args.mode, args.header, args.bearer = args.era, [], None
         return run_web_inspector(args)

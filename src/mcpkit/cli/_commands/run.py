@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -38,6 +39,12 @@ def register(subparsers: Any) -> None:
         help="share sessions, event logs, tasks and keys on this Redis (mcpkit[redis]; "
         "see docs/redis.md): any worker then serves any request",
     )
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="serve handshake-era requests without sessions, each POST on its own (what "
+        "--workers N does without --redis, where a session would not survive a change of worker)",
+    )
     from mcpkit.cli.workers import worker_count
 
     parser.add_argument(
@@ -58,7 +65,17 @@ def server_argv(args: argparse.Namespace) -> list[str]:
 
 
 def _shared_state_argv(args: argparse.Namespace) -> list[str]:
-    return ["--redis", args.redis] if args.redis else []
+    if args.redis:
+        return ["--redis", args.redis]
+    return ["--stateless"] if args.stateless else []
+
+
+NO_SHARED_SESSIONS: Final = (
+    "mcpkit: {count} workers without --redis share no sessions: handshake-era (legacy) requests "
+    "are served without sessions, each POST on its own (no GET stream, no resumption); "
+    "2026-07-28 requests are stateless anyway. Add --redis URL to keep legacy sessions across "
+    "workers (docs/deploy.md)\n"
+)
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -68,6 +85,8 @@ def execute(args: argparse.Namespace) -> int:
         raise CliError("--host and --port apply to --http", hint="add --http")
     if args.redis and not args.http:
         raise CliError("--redis applies to --http", hint="add --http")
+    if args.stateless and not args.http:
+        raise CliError("--stateless applies to --http", hint="add --http")
     if args.workers > 1:
         if not args.http:
             raise CliError("--workers applies to --http", hint="add --http")
@@ -77,6 +96,12 @@ def execute(args: argparse.Namespace) -> int:
             )
         from mcpkit.cli.workers import supervise_workers
 
+        if not args.redis and not args.stateless:
+            # Each worker would keep its own sessions, and a session's GET stream and POSTs
+            # take different connections, so different workers: it would break at random.
+            args.stateless = True
+            sys.stderr.write(NO_SHARED_SESSIONS.format(count=args.workers))
+            sys.stderr.flush()
         with _bind_errors(args):
             return supervise_workers(
                 args.target, args.workers, args.host, args.port, extra=_shared_state_argv(args)
@@ -94,7 +119,13 @@ def execute(args: argparse.Namespace) -> int:
     from mcpkit.cli.reload import watch_reload_parent
 
     watch_reload_parent()  # a reloader's child: end with it, even if it is killed
-    server = load_server(args.target)
+    if args.http:
+        server = load_server(args.target)
+    else:
+        # stdout carries the protocol: a print() at import time goes to stderr, as it does
+        # once the server runs.
+        with contextlib.redirect_stdout(sys.stderr):
+            server = load_server(args.target)
     if args.http:
         serve_http(server, args)
     else:
@@ -113,6 +144,8 @@ def serve_http(server: Any, args: argparse.Namespace) -> None:
             from mcpkit.contrib.redis import RedisState
 
             options["state"] = RedisState(args.redis)
+        if args.stateless:
+            options["stateless"] = True
         with _bind_errors(args):
             server.run("http", host=args.host, port=args.port, **options)
     except UsageError as exc:
