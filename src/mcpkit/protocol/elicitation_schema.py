@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from mcpkit.protocol.errors import UsageError
 
-__all__ = ["STRING_FORMATS", "check_form_schema"]
+__all__ = ["STRING_FORMATS", "check_form_schema", "elicitation_params_problem"]
 
 STRING_FORMATS: Final = frozenset({"email", "uri", "date", "date-time"})
 _COMMON: Final = frozenset({"type", "title", "description", "default"})
@@ -51,11 +51,30 @@ def check_form_schema(schema: Any) -> None:
         raise UsageError(f"required fields {_names(unknown)} are not among the properties")
 
 
+def elicitation_params_problem(params: Mapping[str, Any]) -> str | None:
+    """Why an ``elicitation/create`` request's params are malformed, or ``None``.
+
+    A URL-mode request needs a string ``url`` and ``elicitationId`` (the id is what the
+    completion notification and a later ``-32042`` refer to). A client answers such a
+    request with -32602."""
+    mode = params.get("mode", "form")
+    if mode == "url":
+        for key in ("url", "elicitationId"):
+            if not isinstance(params.get(key), str) or not params.get(key):
+                return f"a URL-mode elicitation/create needs a non-empty string {key!r}"
+    return None
+
+
 def _check_field(name: str, field: Any) -> None:
     where = f"elicitation field {name!r}"
     if not isinstance(field, Mapping):
         raise UsageError(f"{where} must be a schema object")
     kind = field.get("type")
+    if not isinstance(kind, str):
+        raise UsageError(
+            f"{where} has type {kind!r}: a form field has exactly one type (a string: string, "
+            "number, integer, boolean or array), not a list of types"
+        )
     if kind not in _ALLOWED:
         if "$ref" in field or "properties" in field or kind == "object":
             raise UsageError(f"{where}: forms are flat; nested objects and $ref are not allowed")
