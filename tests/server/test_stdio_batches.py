@@ -133,8 +133,8 @@ async def test_2025_03_26_batch_answers_are_shaped_as_single_answers() -> None:
     same request alone gets it."""
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "weather",
-                                                                     "arguments": {"city": "Oslo"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "weather", "arguments": {"city": "Oslo"}}},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "media"}},
         {"jsonrpc": "2.0", "id": 4, "method": "resources/list"},
     ]  # fmt: skip

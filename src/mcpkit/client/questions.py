@@ -47,8 +47,8 @@ from mcpkit.client.errors import ServerMisbehaved
 from mcpkit.protocol.capabilities import refuse_undeclared_question
 from mcpkit.protocol.elicitation_schema import elicitation_params_problem
 from mcpkit.protocol.errors import InvalidParams, JSONRPCError, MethodNotFound, UsageError
-from mcpkit.protocol.schema_dialects import SchemaProblem, compile_schema
 from mcpkit.protocol.sampling_rules import sampling_messages_problem
+from mcpkit.protocol.schema_dialects import SchemaProblem, compile_schema
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.versions import Era
 

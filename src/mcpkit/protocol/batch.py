@@ -71,7 +71,8 @@ class BatchAnswers:
     ) -> None:
         self._waiting = {_key(request_id) for request_id in request_ids}
         self._answers: list[Answer] = list(immediate)
-        self._methods = {_key(rid): method for rid, method in zip(request_ids, methods)}
+        pairs = zip(request_ids, methods, strict=False)  # no methods: shaped by none
+        self._methods = {_key(rid): method for rid, method in pairs}
         """The method each served request named: its answer is shaped for the revision by it
         (a ``tools/list`` result of 2025-03-26 has no ``title``, ``outputSchema`` …)."""
 
