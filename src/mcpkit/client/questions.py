@@ -22,7 +22,8 @@ checked against the requested schema before it leaves: a handler that answers a 
 integer field raises :class:`~mcpkit.protocol.errors.UsageError` here (the server is told of an
 internal error in a legacy session; in 2026 the call fails) instead of sending it.
 
-A URL-mode request needs ``url`` and ``elicitationId`` (-32602 otherwise). The ids of URL
+A URL-mode request needs ``url`` and, in a legacy session, ``elicitationId`` (-32602
+otherwise). The ids of URL
 elicitations the client accepted (and of those a ``-32042`` error carried) are remembered,
 bounded, until their ``notifications/elicitation/complete``: a completion for any other id is
 ignored, as the spec requires (:meth:`Questions.completes`).
@@ -236,7 +237,7 @@ class Questions:
             )
 
         if method == "elicitation/create" and self.elicitation is not None:
-            problem = elicitation_params_problem(params)
+            problem = elicitation_params_problem(params, legacy=era == "legacy")
             if problem is not None:
                 raise InvalidParams(problem)
             mode = params.get("mode", "form")
@@ -248,7 +249,7 @@ class Questions:
             if answer["action"] == "accept":
                 if mode == "form":
                     _check_content(params.get("requestedSchema"), answer.get("content"))
-                elif mode == "url":
+                elif mode == "url" and isinstance(params.get("elicitationId"), str):
                     self.expect_completion(params["elicitationId"])
             return answer
         if method == "sampling/createMessage" and self.sampling is not None:

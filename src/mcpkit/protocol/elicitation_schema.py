@@ -51,17 +51,19 @@ def check_form_schema(schema: Any) -> None:
         raise UsageError(f"required fields {_names(unknown)} are not among the properties")
 
 
-def elicitation_params_problem(params: Mapping[str, Any]) -> str | None:
+def elicitation_params_problem(params: Mapping[str, Any], *, legacy: bool) -> str | None:
     """Why an ``elicitation/create`` request's params are malformed, or ``None``.
 
-    A URL-mode request needs a string ``url`` and ``elicitationId`` (the id is what the
-    completion notification and a later ``-32042`` refer to). A client answers such a
-    request with -32602."""
-    mode = params.get("mode", "form")
-    if mode == "url":
-        for key in ("url", "elicitationId"):
-            if not isinstance(params.get(key), str) or not params.get(key):
-                return f"a URL-mode elicitation/create needs a non-empty string {key!r}"
+    A URL-mode request needs a string ``url``, and in a handshake-era session (2025-11-25) an
+    ``elicitationId`` too: the id is what the completion notification and a later ``-32042``
+    refer to (2026-07-28 has no such id: the input request's key names the question). A
+    client answers such a request with -32602."""
+    if params.get("mode", "form") != "url":
+        return None
+    for key in ("url", "elicitationId") if legacy else ("url",):
+        value = params.get(key)
+        if not isinstance(value, str) or not value:
+            return f"a URL-mode elicitation/create needs a non-empty string {key!r}"
     return None
 
 
