@@ -27,8 +27,8 @@ from mcpkit._runtime.session import RequestContext, Session
 from mcpkit.client import Client, InputRequiredLoopExceeded, QuestionContext
 from mcpkit.protocol.errors import (
     InvalidParams,
-    JSONRPCError,
     InvalidRequest,
+    JSONRPCError,
     MissingRequiredClientCapability,
     URLElicitationRequired,
     UsageError,
@@ -234,7 +234,8 @@ async def test_form_schemas_are_said_in_the_sessions_revision(revision: str) -> 
             assert "isError" not in multi
     fields = asked[0]["requestedSchema"]["properties"]
     if revision == "2025-06-18":
-        assert fields["size"] == {"type": "string", "enum": ["s", "l"], "enumNames": ["Small", "Large"]}
+        titled = {"type": "string", "enum": ["s", "l"], "enumNames": ["Small", "Large"]}
+        assert fields["size"] == titled
         assert fields["name"] == {"type": "string"}  # default: booleans only in 2025-06-18
         assert fields["agree"] == {"type": "boolean", "default": True}
         assert len(asked) == 1  # the multi-select was never sent
@@ -252,9 +253,7 @@ def test_a_list_valued_type_is_refused_by_name() -> None:
     from mcpkit.server.context import Question
 
     with pytest.raises(UsageError, match="exactly one type"):
-        Question.elicit(
-            "?", {"type": "object", "properties": {"n": {"type": ["string", "null"]}}}
-        )
+        Question.elicit("?", {"type": "object", "properties": {"n": {"type": ["string", "null"]}}})
 
 
 # -- failed tasks and ToolResult -----------------------------------------------------------------
