@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from mcpkit.protocol.elicitation_schema import (
         STRING_FORMATS,
         check_form_schema,
+        elicitation_params_problem,
     )
     from mcpkit.protocol.errors import (
         HEADER_MISMATCH,
@@ -248,6 +249,7 @@ if TYPE_CHECKING:
 __all__ = [
     "STRING_FORMATS",
     "check_form_schema",
+    "elicitation_params_problem",
     "sampling_messages_problem",
     "AuthorizationError",
     # batch
@@ -521,6 +523,7 @@ _SOURCES: Final[dict[str, tuple[str, ...]]] = {
     "elicitation_schema": (
         "STRING_FORMATS",
         "check_form_schema",
+        "elicitation_params_problem",
     ),
     "errors": (
         "HEADER_MISMATCH",

@@ -72,7 +72,7 @@ def _check_field(name: str, field: Any) -> None:
     if not isinstance(field, Mapping):
         raise UsageError(f"{where} must be a schema object")
     kind = field.get("type")
-    if not isinstance(kind, str):
+    if isinstance(kind, list | dict):
         raise UsageError(
             f"{where} has type {kind!r}: a form field has exactly one type (a string: string, "
             "number, integer, boolean or array), not a list of types"

@@ -150,7 +150,9 @@ class Dispatcher:
                 raise
             return self._input_required(info, needed)
         except JSONRPCError as exc:
-            if exc.code == URL_ELICITATION_REQUIRED:
+            if exc.code == URL_ELICITATION_REQUIRED and (
+                info.era != "modern" or request.method in MRTR_METHODS
+            ):  # (2026 outside MRTR methods: no round to ask in, said by _modern_form)
                 _refuse_unaskable_url(info, exc)
             if info.era == "modern" and exc.code in LEGACY_ONLY_CODES:
                 return self._modern_form(info, exc)
