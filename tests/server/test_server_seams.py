@@ -147,6 +147,20 @@ async def test_the_server_checks_a_raw_schema_answer_itself() -> None:
     assert requests == ["elicitation/create"]
 
 
+async def test_the_server_checks_typed_content_itself() -> None:
+    """Content that does not fit the dataclass asked with is -32602 "does not fit" (sent by a
+    raw peer: mcpkit's client would not send it)."""
+
+    async def careless(ctx: RequestContext) -> dict[str, Any]:
+        return {"action": "accept", "content": {"size": "xl"}}
+
+    params = StdioServerParameters(sys.executable, [FIXTURE])
+    async with stdio_client(params) as stream, Session(stream, request_handler=careless) as s:
+        await initialize(s, "2025-11-25")
+        with pytest.raises(InvalidParams, match="does not fit Order"):
+            await s.send_request("tools/call", {"name": "ask_size", "arguments": {}})
+
+
 async def test_the_server_checks_a_raw_schema_answer_in_2026_too() -> None:
     """The same careless answer in a 2026 retry's ``inputResponses``: -32602 naming the field."""
     params = StdioServerParameters(sys.executable, [FIXTURE])
