@@ -50,10 +50,12 @@ from mcpkit.gateway.identity import ANONYMOUS, StaticBearer, client_name
 from mcpkit.gateway.policy import ALLOW_ALL, DENY_ALL, Kind, Policy
 from mcpkit.gateway.ratelimit import RateLimited, RateLimiter
 from mcpkit.protocol.errors import (
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
     ConnectionBroken,
     ConnectionClosed,
     InternalError,
     InvalidParams,
+    InvalidRequest,
     JSONRPCError,
     RequestTimeout,
     ResourceNotFound,
@@ -65,6 +67,7 @@ from mcpkit.server.context import Context
 from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.notifications import ResourceUpdatedNotification
+from mcpkit.types.tasks_ext import TASKS_EXTENSION_ID
 
 if TYPE_CHECKING:
     from mcpkit.contrib.auth.resource import ProtectedResource
@@ -132,6 +135,48 @@ def _forwarded_meta(info: RequestInfo) -> JSONObject | None:
     if level is not None:
         kept[LOG_LEVEL_KEY] = level
     return kept or None
+
+
+_FRONT_CAPABILITIES: Final = ("elicitation", "sampling", "roots", "experimental", "extensions")
+"""What of a front client's capabilities a 2026 backend is shown (``tasks`` is 2025-only)."""
+
+
+def _front_capabilities(info: RequestInfo) -> JSONObject:
+    """The front client's own capabilities, as a 2026 backend's request declares them: the
+    backend then decides what to ask exactly as it would if that client called it directly
+    (``roots.listChanged`` is legacy-only; the Tasks extension is not carried through)."""
+    caps = info.client_capabilities
+    out: JSONObject = {k: caps[k] for k in _FRONT_CAPABILITIES if k in caps}
+    if "roots" in out:
+        out["roots"] = {}
+    extensions = out.get("extensions")
+    if isinstance(extensions, dict) and TASKS_EXTENSION_ID in extensions:
+        kept = {k: v for k, v in extensions.items() if k != TASKS_EXTENSION_ID}
+        if kept:
+            out["extensions"] = kept
+        else:
+            del out["extensions"]
+    return out
+
+
+def _front_error(info: RequestInfo, method: str, exc: JSONRPCError) -> JSONRPCError:
+    """A backend's error in the front client's revision, as a direct call would have said it:
+    a legacy client never gets a code only 2026 defines (-32021 is -32600 there, as mcpkit's
+    own server says a missing capability in a legacy session), and "no such resource" is
+    -32002 for it whatever the backend's era (a 2026 front gets -32602 with ``data.uri`` from
+    the dispatcher, which rewrites -32002 itself)."""
+    if info.era == "modern":
+        return exc
+    if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
+        return InvalidRequest(exc.message, exc.data)
+    if (
+        method == "resources/read"
+        and isinstance(exc, InvalidParams)
+        and isinstance(exc.data, dict)
+        and "uri" in exc.data
+    ):
+        return ResourceNotFound(exc.message, exc.data)
+    return exc
 
 
 def _outage(backend: str, exc: BaseException) -> str:
@@ -361,11 +406,23 @@ class Gateway:
     # -- the catalogue -------------------------------------------------------------------------
 
     def _backend_changed(self, _backend: str) -> None:
+        before = self._catalog or self._previous
         self._catalog = None
+        task = asyncio.get_running_loop().create_task(self._announce_changes(before))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _announce_changes(self, before: Catalog | None) -> None:
+        """Tell the clients about the lists that changed, and only those (a backend that added
+        a tool changed no prompt): the new catalogue is compared with the one before."""
+        try:
+            after = await self.catalog()
+        except Exception as exc:  # the lists cannot be read: say every one may have changed
+            logger.info("the catalogue could not be rebuilt after a change: %s", exc)
+            after = None
         for kind in ("tools", "prompts", "resources"):
-            task = asyncio.get_running_loop().create_task(self.server.notify_list_changed(kind))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            if before is None or after is None or _listing(before, kind) != _listing(after, kind):
+                await self.server.notify_list_changed(kind)
 
     async def catalog(self) -> Catalog:
         """Every backend's offer (rebuilt when a backend changes, comes or goes)."""
@@ -392,24 +449,29 @@ class Gateway:
         return [r.definition for r in routes if policy.allows(kind, r.backend, r.own)]
 
     async def _list_tools(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        _no_cursor(info)
         return {"tools": await self._visible(info, "tools")}
 
     async def _list_prompts(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        _no_cursor(info)
         return {"prompts": await self._visible(info, "prompts")}
 
     async def _list_resources(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        _no_cursor(info)
         return {"resources": await self._visible(info, "resources")}
 
     async def _list_templates(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        _no_cursor(info)
         _, policy, _ = self._rule(info)
         catalog = await self.catalog()
-        return {
-            "resourceTemplates": [
-                route.definition
-                for route, _ in catalog.templates
-                if policy.allows("resources", route.backend, route.own)
-            ]
-        }
+        listed: list[JSONObject] = []
+        for route, _ in catalog.templates:
+            # the same template from two backends is one entry (reads go to the first)
+            if policy.allows("resources", route.backend, route.own) and route.definition not in (
+                listed
+            ):
+                listed.append(route.definition)
+        return {"resourceTemplates": listed}
 
     # -- calls ---------------------------------------------------------------------------------
 
@@ -494,6 +556,27 @@ class Gateway:
             async def progress(value: float, total: float | None, message: str | None) -> None:
                 await ctx.report_progress(value, total, message)
 
+        backend_era = self.host.client(backend).era
+        if backend_era == "modern":
+            # the backend decides what to ask by what the front client declared
+            params.setdefault("_meta", {})[CLIENT_CAPABILITIES_KEY] = _front_capabilities(info)
+        try:
+            return await self._carry(info, ctx, client, backend, method, params, progress)
+        except JSONRPCError as exc:
+            raise _front_error(info, method, exc) from None
+
+    async def _carry(
+        self,
+        info: RequestInfo,
+        ctx: Context,
+        client: str,
+        backend: str,
+        method: str,
+        params: JSONObject,
+        progress: Any,
+    ) -> JSONObject:
+        """:meth:`_forward`'s transport: a 2026 round passed through, a legacy front asked
+        directly, or a 2026 front's pending call."""
         if info.era == "modern" and method in _ROUNDS and self.host.client(backend).era == "modern":
             return await self._modern_round(info, ctx, client, backend, method, params, progress)
 
@@ -531,8 +614,6 @@ class Gateway:
         them), the client's answers go back as they came, and the backend's ``requestState``
         rides inside the gateway's own sealed state; the backend sees the client's declared
         capabilities, so it asks only what the client can answer."""
-        meta = params.setdefault("_meta", {})
-        meta[CLIENT_CAPABILITIES_KEY] = info.client_capabilities
         responses = info.params.get("inputResponses")
         if isinstance(responses, dict) and responses:
             params["inputResponses"] = responses
@@ -768,6 +849,23 @@ class Gateway:
             )
             if supervisor.state in ("failed", "stopped"):
                 return
+
+
+def _no_cursor(info: RequestInfo) -> None:
+    """The gateway lists everything in one page and issues no cursor: any cursor is one it did
+    not issue, -32602 as a direct server says (never the whole list again)."""
+    if info.params.get("cursor") is not None:
+        raise InvalidParams("Invalid cursor: not a cursor this server issued")
+
+
+def _listing(catalog: Catalog, kind: str) -> list[JSONObject]:
+    """What a list of ``kind`` shows (resources: with their templates), to compare catalogues."""
+    if kind == "tools":
+        return [route.definition for route in catalog.tools.values()]
+    if kind == "prompts":
+        return [route.definition for route in catalog.prompts.values()]
+    resources = [route.definition for route in catalog.resources.values()]
+    return resources + [route.definition for route, _ in catalog.templates]
 
 
 class _Refused(Exception):

@@ -247,7 +247,13 @@ class Dispatcher:
         MRTR methods there is no such round: -32600 naming what was asked).
         """
         if exc.code == RESOURCE_NOT_FOUND:
-            raise InvalidParams(exc.message, exc.data) from exc
+            data = exc.data
+            uri = info.params.get("uri")
+            if info.request.method == "resources/read" and isinstance(uri, str):
+                # 2026 says "no such resource" by data.uri: always there, even when the code
+                # that raised it gave no data
+                data = {**(data if isinstance(data, dict) else {}), "uri": uri}
+            raise InvalidParams(exc.message, data) from exc
         elicitations = exc.data.get("elicitations") if isinstance(exc.data, dict) else None
         if info.request.method not in MRTR_METHODS or not isinstance(elicitations, list):
             raise InvalidRequest(

@@ -1,0 +1,29 @@
+"""The gateway of tests/gateway/test_gateway_seams.py: two instances of ``seams_backend.py``
+behind it, ``one`` spoken to in 2026-07-28 and ``two`` in the handshake era (a stdio child
+each), every client allowed.
+
+``python seams_gateway.py`` serves stdio; the test imports :func:`build` to serve it on HTTP.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from mcpkit.gateway import Gateway
+
+BACKEND = Path(__file__).resolve().parent / "seams_backend.py"
+
+
+def build() -> Gateway:
+    return Gateway(
+        {
+            "one": {"command": sys.executable, "args": [str(BACKEND), "one"]},
+            "two": {"command": sys.executable, "args": [str(BACKEND), "two"], "mode": "legacy"},
+        },
+        name="seams-gateway",
+    )
+
+
+if __name__ == "__main__":
+    build().run("stdio")

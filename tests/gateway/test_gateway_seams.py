@@ -1,0 +1,181 @@
+"""The gateway answers as its backends would directly (issue #27), over real transports: the
+gateway as a stdio subprocess and on HTTP (uvicorn on loopback), clients in both eras, the
+backends stdio children (``one`` spoken to in 2026-07-28, ``two`` in the handshake era).
+
+* a backend sees each front client's own capabilities, so a question the client cannot answer
+  is the capability error a direct call gives (never -32603), in the client's revision;
+* an invalid cursor is -32602; "resource not found" has the front client's revision's code
+  whatever the backend's era;
+* a backend's list change is announced for that list only; the same template from two
+  backends is listed once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from _loopback import serving
+from mcpkit.client import Client
+from mcpkit.protocol.errors import (
+    INVALID_REQUEST,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    RESOURCE_NOT_FOUND,
+    InvalidParams,
+    JSONRPCError,
+    ResourceNotFound,
+)
+from mcpkit.types import (
+    PromptListChangedNotification,
+    ResourceListChangedNotification,
+    ToolListChangedNotification,
+)
+
+SERVERS: Final = Path(__file__).resolve().parent / "servers"
+GATEWAY: Final = SERVERS / "seams_gateway.py"
+MODES: Final = ["legacy", "2026-07-28"]
+TRANSPORTS: Final = ["stdio", "http"]
+WAIT: Final = 20.0
+
+sys.path.insert(0, str(SERVERS))
+import seams_gateway
+
+
+@contextlib.asynccontextmanager
+async def front(transport: str, mode: str, **options: Any) -> AsyncIterator[Client]:
+    """A client of the gateway, over ``transport``, in ``mode``."""
+    async with contextlib.AsyncExitStack() as stack:
+        if transport == "stdio":
+            target: Any = [sys.executable, str(GATEWAY)]
+        else:
+            gateway = seams_gateway.build()
+            target = f"{await stack.enter_async_context(serving(gateway.http_app()))}/mcp"
+        client = Client(target, mode=mode, timeout=WAIT, **options)  # type: ignore[arg-type]
+        yield await stack.enter_async_context(client)
+
+
+def _text(result: Any) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+# -- the front client's own capabilities -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("tool", ["one__ask_name", "one__summarize", "one__count_roots"])
+async def test_a_question_the_front_client_cannot_answer_is_its_capability_error(
+    transport: str, mode: str, tool: str
+) -> None:
+    """The client declared no elicitation, sampling or roots: the 2026 backend, shown that,
+    refuses as it would directly — -32021 for a 2026 client, -32600 for a legacy one (which
+    never gets a code only 2026 defines) — instead of a -32603 from the gateway."""
+    async with front(transport, mode) as client:
+        with pytest.raises(JSONRPCError) as caught:
+            await client.call_tool(tool)
+    expected = MISSING_REQUIRED_CLIENT_CAPABILITY if mode != "legacy" else INVALID_REQUEST
+    assert caught.value.code == expected, caught.value
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_front_client_that_can_answer_is_asked(transport: str, mode: str) -> None:
+    async def name(params: Any, ctx: Any) -> dict[str, Any]:
+        return {"action": "accept", "content": {"name": "Ada"}}
+
+    async with front(transport, mode, elicitation_handler=name, roots=[]) as client:
+        assert _text(await client.call_tool("one__ask_name")) == "accept:{'name': 'Ada'}"
+        assert _text(await client.call_tool("one__count_roots")) == "0 roots"
+
+
+# -- same answers as direct ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize(
+    "method", ["tools/list", "prompts/list", "resources/list", "resources/templates/list"]
+)
+async def test_an_invalid_cursor_is_invalid_params(transport: str, mode: str, method: str) -> None:
+    async with front(transport, mode) as client:
+        with pytest.raises(InvalidParams, match="Invalid cursor"):
+            await client._request(method, {"cursor": "not-a-cursor"})
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_resource_not_found_has_the_front_revisions_code(transport: str, mode: str) -> None:
+    """``one`` is a 2026 backend (-32602 with data.uri), ``two`` a legacy one (-32002): the
+    front client gets its own revision's code from either."""
+    expected = RESOURCE_NOT_FOUND if mode == "legacy" else -32602
+    async with front(transport, mode) as client:
+        for uri in ("one://missing", "two://missing"):
+            with pytest.raises(ResourceNotFound) as caught:
+                await client.read_resource(uri)
+            assert caught.value.code == expected, (uri, caught.value)
+            assert caught.value.data == {"uri": uri} or mode == "legacy"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_the_same_template_from_two_backends_is_listed_once(
+    transport: str, mode: str
+) -> None:
+    async with front(transport, mode) as client:
+        templates = [t.uri_template for t in await client.list_resource_templates()]
+        assert sorted(templates) == ["one://{name}", "shared://{name}", "two://{name}"]
+        read = await client.read_resource("shared://x")
+    assert read.contents[0].text == "shared x from one"  # the first backend serves it
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_backend_list_change_announces_that_list_only(transport: str, mode: str) -> None:
+    """A tool is added, then a resource: the client hears "tools changed", then "resources
+    changed", and never "prompts changed" (nothing about prompts changed)."""
+    seen: list[type] = []
+    arrived = asyncio.Event()
+    kinds = (
+        ToolListChangedNotification,
+        PromptListChangedNotification,
+        ResourceListChangedNotification,
+    )
+
+    def record(note: Any) -> None:
+        if isinstance(note, kinds):
+            seen.append(type(note))
+            arrived.set()
+
+    async def wait_for(kind: type) -> None:
+        async with asyncio.timeout(WAIT):
+            while kind not in seen:
+                arrived.clear()
+                await arrived.wait()
+
+    async with contextlib.AsyncExitStack() as stack:
+        client = await stack.enter_async_context(front(transport, mode, notification_handler=record))
+        if mode != "legacy":
+            changes = await stack.enter_async_context(
+                client.listen(tools=True, prompts=True, resources=True)
+            )
+            await asyncio.wait_for(changes.__anext__(), WAIT)  # the acknowledgement
+
+            async def pump() -> None:
+                async for note in changes:
+                    record(note)
+
+            pumping = asyncio.ensure_future(pump())
+            stack.callback(pumping.cancel)
+        await client.list_tools()
+        await client.call_tool("one__grow", {"name": "sprout"})
+        await wait_for(ToolListChangedNotification)
+        await client.call_tool("one__add_resource", {"name": "extra"})
+        await wait_for(ResourceListChangedNotification)
+        assert "one__sprout" in {t.name for t in await client.list_tools()}
+    assert seen == [ToolListChangedNotification, ResourceListChangedNotification]
