@@ -23,6 +23,8 @@ import pytest
 
 from _loopback import serving
 from mcpkit.client import Client
+from mcpkit.gateway import ClientRule
+from mcpkit.gateway.policy import ALLOW_ALL
 from mcpkit.protocol.errors import (
     INVALID_REQUEST,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -179,3 +181,83 @@ async def test_a_backend_list_change_announces_that_list_only(transport: str, mo
         await wait_for(ResourceListChangedNotification)
         assert "one__sprout" in {t.name for t in await client.list_tools()}
     assert seen == [ToolListChangedNotification, ResourceListChangedNotification]
+
+
+# -- the Tasks extension through the gateway -------------------------------------------------------
+
+TASKS: Final = {"io.modelcontextprotocol/tasks": {}}
+
+
+async def _accept(params: Any, ctx: Any) -> dict[str, Any]:
+    return {"action": "accept", "content": {"ok": True}}
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_backends_tasks_are_carried_for_a_2026_client(transport: str) -> None:
+    """Create, poll to the result, answer the task's question (inputRequests in tasks/get,
+    answers with tasks/update) and cancel: each through the gateway, on the backend's task."""
+    async with front(transport, "2026-07-28", elicitation_handler=_accept) as client:
+        discovered = client.server_capabilities
+        assert "io.modelcontextprotocol/tasks" in discovered.get("extensions", {})
+        slow = await client.call_tool_as_task("tasks__slow", {"steps": 2})
+        assert slow.task_id is not None  # a task on the backend, not a plain answer
+        assert _text(await slow.result(timeout=WAIT)) == "counted to 2"
+        asked = await client.call_tool_as_task("tasks__confirm", {"item": "jam"})
+        assert _text(await asked.result(timeout=WAIT)) == "jam: ordered"
+        held = await client.call_tool_as_task("tasks__hold")
+        info = await held.cancel()
+        assert info is not None and info.status == "cancelled"
+        failed = await client.call_tool_as_task("tasks__boom")
+        result = await failed.result(timeout=WAIT)
+        assert result.is_error  # a tool error: the task completed with isError (2026)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_call_tool_through_the_gateway_takes_the_task_it_gets(transport: str) -> None:
+    """A client that declares the extension on every request gets a task from a plain
+    call_tool (the output is not lost: call_tool follows the task to its result)."""
+    async with front(
+        transport, "2026-07-28", elicitation_handler=_accept, extensions=TASKS
+    ) as client:
+        assert _text(await client.call_tool("tasks__slow", {"steps": 1})) == "counted to 1"
+        assert _text(await client.call_tool("tasks__confirm", {"item": "tea"})) == "tea: ordered"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_task_only_tool_is_refused_in_the_clients_revision(
+    transport: str, mode: str
+) -> None:
+    """Without the extension (or in a legacy session) a tool that runs only as a task is
+    refused as the backend refuses it directly: -32021 for a 2026 client, -32601 for a legacy
+    one (never a code only 2026 defines)."""
+    async with front(transport, mode, elicitation_handler=_accept) as client:
+        with pytest.raises(JSONRPCError) as caught:
+            await client.call_tool("tasks__confirm", {"item": "jam"})
+    expected = MISSING_REQUIRED_CLIENT_CAPABILITY if mode != "legacy" else -32601
+    assert caught.value.code == expected, caught.value
+
+
+async def test_another_client_cannot_reach_a_task() -> None:
+    """Two clients with their own tokens on one gateway (HTTP): a task is reachable only by
+    the client that started it; the other is told it does not exist (-32602)."""
+    tokens = {"alice-token-0123456789abcdef": "alice", "bob-token-0123456789abcdef": "bob"}
+    rules = {name: ClientRule(ALLOW_ALL) for name in tokens.values()}
+    gateway = seams_gateway.build(tokens=tokens, clients=rules)
+    async with serving(gateway.http_app()) as base:
+        url = f"{base}/mcp"
+
+        def as_(token: str) -> Client:
+            target = {"url": url, "headers": {"Authorization": f"Bearer {token}"}}
+            return Client(target, mode="2026-07-28", timeout=WAIT)
+
+        alice_token, bob_token = tokens
+        async with as_(alice_token) as alice, as_(bob_token) as bob:
+            task = await alice.call_tool_as_task("tasks__hold")
+            assert task.task_id is not None
+            with pytest.raises(InvalidParams):
+                await bob.get_task(task.task_id)
+            with pytest.raises(InvalidParams):
+                await bob.cancel_task(task.task_id)
+            assert (await alice.get_task(task.task_id)).status == "working"
+            await alice.cancel_task(task.task_id)

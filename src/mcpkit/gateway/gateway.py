@@ -43,6 +43,7 @@ from mcpkit.gateway._bridge import (
     relay_log,
 )
 from mcpkit.gateway._catalog import Catalog, build_catalog
+from mcpkit.gateway._tasks import TaskRoutes
 from mcpkit.gateway.audit import AuditOutcome, AuditRecord, AuditSink, JsonLinesAudit, emit
 from mcpkit.gateway.audit import arguments_digest as digest
 from mcpkit.gateway.config import ClientRule, GatewaySettings, load_gateway_config
@@ -57,6 +58,7 @@ from mcpkit.protocol.errors import (
     InvalidParams,
     InvalidRequest,
     JSONRPCError,
+    MethodNotFound,
     RequestTimeout,
     ResourceNotFound,
 )
@@ -64,6 +66,7 @@ from mcpkit.protocol.meta import CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY
 from mcpkit.server import Server
 from mcpkit.server._request import InputRequired, RequestInfo
 from mcpkit.server.context import Context
+from mcpkit.server.tasks import TaskManager, client_declared_tasks
 from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.notifications import ResourceUpdatedNotification
@@ -139,24 +142,32 @@ def _forwarded_meta(info: RequestInfo) -> JSONObject | None:
 
 _FRONT_CAPABILITIES: Final = ("elicitation", "sampling", "roots", "experimental", "extensions")
 """What of a front client's capabilities a 2026 backend is shown (``tasks`` is 2025-only)."""
+_TASK_METHODS: Final = ("tasks/get", "tasks/update", "tasks/cancel", "tasks/result")
 
 
 def _front_capabilities(info: RequestInfo) -> JSONObject:
     """The front client's own capabilities, as a 2026 backend's request declares them: the
-    backend then decides what to ask exactly as it would if that client called it directly
-    (``roots.listChanged`` is legacy-only; the Tasks extension is not carried through)."""
+    backend then decides what to ask, and whether a call becomes a task (the Tasks extension
+    is carried: :mod:`._tasks`), exactly as it would if that client called it directly
+    (``roots.listChanged`` is legacy-only)."""
     caps = info.client_capabilities
     out: JSONObject = {k: caps[k] for k in _FRONT_CAPABILITIES if k in caps}
     if "roots" in out:
         out["roots"] = {}
-    extensions = out.get("extensions")
-    if isinstance(extensions, dict) and TASKS_EXTENSION_ID in extensions:
-        kept = {k: v for k, v in extensions.items() if k != TASKS_EXTENSION_ID}
-        if kept:
-            out["extensions"] = kept
-        else:
-            del out["extensions"]
     return out
+
+
+def _without_server_info(result: JSONObject) -> JSONObject:
+    """A backend's task answer as the front sees it: every field kept (``ttlMs`` is the task's
+    own there), only the backend's ``serverInfo`` left out (the gateway names itself)."""
+    meta = result.get("_meta")
+    if isinstance(meta, dict) and _SERVER_INFO in meta:
+        meta = {k: v for k, v in meta.items() if k != _SERVER_INFO}
+        if meta:
+            result["_meta"] = meta
+        else:
+            del result["_meta"]
+    return result
 
 
 def _front_error(info: RequestInfo, method: str, exc: JSONRPCError) -> JSONRPCError:
@@ -168,6 +179,12 @@ def _front_error(info: RequestInfo, method: str, exc: JSONRPCError) -> JSONRPCEr
     if info.era == "modern":
         return exc
     if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
+        required = exc.data.get("requiredCapabilities") if isinstance(exc.data, dict) else None
+        extensions = required.get("extensions") if isinstance(required, dict) else None
+        if isinstance(extensions, dict) and TASKS_EXTENSION_ID in extensions:
+            # a tool that runs only as a task, for a client that cannot start one: what a
+            # legacy session is told directly
+            return MethodNotFound(exc.message)
         return InvalidRequest(exc.message, exc.data)
     if (
         method == "resources/read"
@@ -224,6 +241,7 @@ class _GatewayServer(Server):
                 "resources/subscribe": gw._subscribe,
                 "completion/complete": gw._complete,
                 "subscriptions/listen": gw._listen,
+                **{method: gw._task_request for method in _TASK_METHODS},
             }
         )
         return handlers
@@ -306,8 +324,15 @@ class Gateway:
         self._pending: dict[str, PendingCall] = {}
         self._watches: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        self._task_routes = TaskRoutes()
         self.server: Server = _GatewayServer(
-            self, name, lifespan=self._lifespan, cache_policy=_PRIVATE_LISTS
+            self,
+            name,
+            lifespan=self._lifespan,
+            cache_policy=_PRIVATE_LISTS,
+            # the Tasks extension is declared and its methods served: a backend's tasks are
+            # carried (:mod:`._tasks`); the manager answers for ids no backend holds
+            tasks=TaskManager(),
         )
 
     @classmethod
@@ -632,6 +657,11 @@ class Gateway:
             result = await upstream._request(
                 method, params, timeout=self._timeout(backend), progress_callback=progress
             )
+        if result.get("resultType") == "task":  # the backend runs it as a task: carried
+            self._task_routes.add(
+                str(result.get("taskId")), backend, client, "modern", result.get("ttlMs")
+            )
+            return _without_server_info(result)
         if result.get("resultType") != "input_required":
             return _clean(result)
         info.memo.pop(_STATE, None)
@@ -671,6 +701,58 @@ class Gateway:
         if self._pending.pop(pending.id, None) is not None:
             logger.info("a 2026 client did not come back for its pending call; cancelled")
             pending.cancel()
+
+    async def _task_request(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        """A task request: to the backend holding the task this client started (:mod:`._tasks`),
+        else answered by the gateway's own task manager, which says what a server says of a
+        task it does not know (or of a request that did not declare the extension)."""
+        tasks = self.server.tasks
+        assert tasks is not None
+        own: Callable[[RequestInfo, Context], Awaitable[JSONObject]] = {
+            "tasks/get": tasks.handle_get,
+            "tasks/update": tasks.handle_update,
+            "tasks/cancel": tasks.handle_cancel,
+            "tasks/result": tasks.handle_result,
+        }[info.method]
+        client, _, _ = self._rule(info)
+        task_id = info.params.get("taskId")
+        route = self._task_routes.find(task_id, client, info.era)
+        if route is None or (
+            info.era == "modern" and not client_declared_tasks(info.client_capabilities)
+        ):
+            return await own(info, ctx)
+        backend = route.backend
+
+        async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
+            params = {k: v for k, v in info.params.items() if k != "_meta"}
+            meta = _forwarded_meta(info) or {}
+            upstream = self.host.client(backend)
+            if upstream.era == "modern":
+                meta[CLIENT_CAPABILITIES_KEY] = _front_capabilities(info)
+            params["_meta"] = meta
+
+            async def ask(question: str, wire: JSONObject) -> JSONObject:
+                return await ask_front(ctx, question, wire, None)
+
+            async def log(note: Any) -> None:
+                await relay_log(ctx, note)
+
+            try:
+                # 2025-11-25 tasks/result blocks while the task asks its questions, which
+                # reach this client through the open call
+                with self.questions.opened(FrontCall(backend, client, ask, log)):
+                    result = await upstream._request(
+                        info.method,
+                        params,
+                        timeout=None if info.method == "tasks/result" else self._timeout(backend),
+                    )
+            except _OUTAGES as exc:
+                raise BackendUnavailable(_outage(backend, exc), {"backend": backend}) from None
+            except JSONRPCError as exc:
+                raise _front_error(info, info.method, exc) from None
+            return backend, _without_server_info(result)
+
+        return await self._audited(info, task_id if isinstance(task_id, str) else None, None, run)
 
     async def _call_tool(self, info: RequestInfo, ctx: Context) -> JSONObject:
         name = info.params.get("name")
