@@ -39,14 +39,14 @@ from mcpkit.types import (
     ToolListChangedNotification,
 )
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "servers"))
+import seams_gateway
+
 SERVERS: Final = Path(__file__).resolve().parent / "servers"
 GATEWAY: Final = SERVERS / "seams_gateway.py"
 MODES: Final = ["legacy", "2026-07-28"]
 TRANSPORTS: Final = ["stdio", "http"]
 WAIT: Final = 20.0
-
-sys.path.insert(0, str(SERVERS))
-import seams_gateway
 
 
 @contextlib.asynccontextmanager
@@ -161,7 +161,9 @@ async def test_a_backend_list_change_announces_that_list_only(transport: str, mo
                 await arrived.wait()
 
     async with contextlib.AsyncExitStack() as stack:
-        client = await stack.enter_async_context(front(transport, mode, notification_handler=record))
+        client = await stack.enter_async_context(
+            front(transport, mode, notification_handler=record)
+        )
         if mode != "legacy":
             changes = await stack.enter_async_context(
                 client.listen(tools=True, prompts=True, resources=True)
