@@ -22,7 +22,7 @@ from typing import Any, Final
 import pytest
 
 from _loopback import serving
-from mcpkit.client import Client
+from mcpkit.client import Client, TasksUnsupported
 from mcpkit.gateway import ClientRule
 from mcpkit.gateway.policy import ALLOW_ALL
 from mcpkit.protocol.errors import (
@@ -263,3 +263,26 @@ async def test_another_client_cannot_reach_a_task() -> None:
                 await bob.cancel_task(task.task_id)
             assert (await alice.get_task(task.task_id)).status == "working"
             await alice.cancel_task(task.task_id)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_backends_core_tasks_are_carried_for_a_2025_client(transport: str) -> None:
+    """2025-11-25 to a 2025-11-25 backend: create (params.task), poll, tasks/result (the
+    task's question reaches the client during it), cancel and list, through the gateway."""
+    async with front(transport, "legacy", elicitation_handler=_accept) as client:
+        assert client.protocol_version == "2025-11-25"
+        slow = await client.call_tool_as_task("oldtasks__slow", {"steps": 2})
+        assert slow.task_id is not None
+        assert _text(await slow.result(timeout=WAIT)) == "counted to 2"
+        asked = await client.call_tool_as_task("oldtasks__confirm", {"item": "jam"})
+        assert _text(await asked.result(timeout=WAIT)) == "jam: ordered"
+        held = await client.call_tool_as_task("oldtasks__hold")
+        info = await held.cancel()
+        assert info is not None and info.status == "cancelled"
+        listed = {t.task_id: t.status for t in await client.list_tasks()}
+        assert listed[slow.task_id] == "completed"
+        assert listed[held.task_id or ""] == "cancelled"
+        # a 2026 backend's tools do not run as 2025 tasks through the gateway: not offered
+        with pytest.raises(TasksUnsupported):
+            await client.call_tool_as_task("tasks__slow", {"steps": 1})
+        assert _text(await client.call_tool("tasks__slow", {"steps": 1})) == "counted to 1"

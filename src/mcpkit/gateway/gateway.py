@@ -66,7 +66,12 @@ from mcpkit.protocol.meta import CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY
 from mcpkit.server import Server
 from mcpkit.server._request import InputRequired, RequestInfo
 from mcpkit.server.context import Context
-from mcpkit.server.tasks import TaskManager, client_declared_tasks
+from mcpkit.server.tasks import (
+    CORE_TASKS_VERSION,
+    TaskManager,
+    client_declared_tasks,
+    core_task_param,
+)
 from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.notifications import ResourceUpdatedNotification
@@ -242,6 +247,7 @@ class _GatewayServer(Server):
                 "completion/complete": gw._complete,
                 "subscriptions/listen": gw._listen,
                 **{method: gw._task_request for method in _TASK_METHODS},
+                "tasks/list": gw._list_tasks,
             }
         )
         return handlers
@@ -740,7 +746,8 @@ class Gateway:
             try:
                 # 2025-11-25 tasks/result blocks while the task asks its questions, which
                 # reach this client through the open call
-                with self.questions.opened(FrontCall(backend, client, ask, log)):
+                carried = FrontCall(backend, client, ask, log, task_id=str(task_id))
+                with self.questions.opened(carried):
                     result = await upstream._request(
                         info.method,
                         params,
@@ -753,6 +760,27 @@ class Gateway:
             return backend, _without_server_info(result)
 
         return await self._audited(info, task_id if isinstance(task_id, str) else None, None, run)
+
+    async def _list_tasks(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        """2025-11-25 ``tasks/list``: this client's tasks, each as its backend reports it now
+        (one page; a task its backend no longer knows is left out)."""
+        tasks = self.server.tasks
+        assert tasks is not None
+        if info.params.get("cursor") is not None:
+            return await tasks.handle_list(info, ctx)  # the manager's own -32602
+        own = await tasks.handle_list(info, ctx)  # checks the session may list (2025-11-25)
+        client, _, _ = self._rule(info)
+        listed = list(own.get("tasks", []))
+        for task_id, route in self._task_routes.owned(client, "legacy"):
+            try:
+                task = await self.host.client(route.backend)._request(
+                    "tasks/get", {"taskId": task_id}, timeout=self._timeout(route.backend)
+                )
+            except (*_OUTAGES, JSONRPCError) as exc:
+                logger.debug("tasks/list: task %s on %r: %s", task_id, route.backend, exc)
+                continue
+            listed.append(_without_server_info(task))
+        return {"tasks": listed}
 
     async def _call_tool(self, info: RequestInfo, ctx: Context) -> JSONObject:
         name = info.params.get("name")
@@ -773,10 +801,24 @@ class Gateway:
             params: JSONObject = {"name": route.own}
             if arguments is not None:
                 params["arguments"] = arguments
+            task = core_task_param(info)
+            carried = task is not None and (
+                self.host.client(route.backend).protocol_version == CORE_TASKS_VERSION
+            )
+            if carried:  # 2025-11-25 to 2025-11-25: the backend's core task, carried
+                params["task"] = task
             try:
-                return route.backend, await self._forward(
-                    info, ctx, client, route.backend, "tools/call", params
-                )
+                result = await self._forward(info, ctx, client, route.backend, "tools/call", params)
+                created = result.get("task") if carried else None
+                if isinstance(created, dict):
+                    self._task_routes.add(
+                        str(created.get("taskId")),
+                        route.backend,
+                        client,
+                        "legacy",
+                        created.get("ttl"),
+                    )
+                return route.backend, result
             except _OUTAGES as exc:
                 text = _outage(route.backend, exc)
                 return route.backend, {"content": [{"type": "text", "text": text}], "isError": True}
