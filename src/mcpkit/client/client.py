@@ -714,7 +714,7 @@ class Client(ClientFeatures):
             listener(note)
         if method == "notifications/elicitation/complete":
             elicitation_id = (note.params or {}).get("elicitationId")
-            if not self._questions.completes(elicitation_id):
+            if not isinstance(elicitation_id, str) or not self._questions.completes(elicitation_id):
                 # unknown, or completed already: ignored (the spec's MUST)
                 logger.debug("%s: ignored completion of elicitation %r", self.name, elicitation_id)
                 return

@@ -163,11 +163,11 @@ class Questions:
         while len(self._open_urls) > MAX_OPEN_URL_ELICITATIONS:
             self._open_urls.popitem(last=False)
 
-    def completes(self, elicitation_id: Any) -> bool:
+    def completes(self, elicitation_id: str) -> bool:
         """Whether a ``notifications/elicitation/complete`` for this id is one to pass on: it
         names a URL elicitation this client knows and that has not completed yet (then it is
         forgotten, so a second completion is ignored too)."""
-        if not isinstance(elicitation_id, str) or elicitation_id not in self._open_urls:
+        if elicitation_id not in self._open_urls:
             return False
         del self._open_urls[elicitation_id]
         return True
