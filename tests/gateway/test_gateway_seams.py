@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Final
 
+import msgspec
 import pytest
 
 from _loopback import serving
@@ -269,11 +270,26 @@ async def test_another_client_cannot_reach_a_task() -> None:
 async def test_a_backends_core_tasks_are_carried_for_a_2025_client(transport: str) -> None:
     """2025-11-25 to a 2025-11-25 backend: create (params.task), poll, tasks/result (the
     task's question reaches the client during it), cancel and list, through the gateway."""
-    async with front(transport, "legacy", elicitation_handler=_accept) as client:
+    statuses: list[tuple[str, str]] = []
+    completed = asyncio.Event()
+
+    def status(note: Any) -> None:  # notifications/tasks/status, carried from the backend
+        params = getattr(note, "params", None)
+        params = params if isinstance(params, dict) else msgspec.to_builtins(params)
+        if getattr(note, "method", "") == "notifications/tasks/status":
+            statuses.append((params["taskId"], params["status"]))
+            if params["status"] == "completed":
+                completed.set()
+
+    async with front(
+        transport, "legacy", elicitation_handler=_accept, notification_handler=status
+    ) as client:
         assert client.protocol_version == "2025-11-25"
         slow = await client.call_tool_as_task("oldtasks__slow", {"steps": 2})
         assert slow.task_id is not None
         assert _text(await slow.result(timeout=WAIT)) == "counted to 2"
+        await asyncio.wait_for(completed.wait(), WAIT)
+        assert (slow.task_id, "completed") in statuses
         asked = await client.call_tool_as_task("oldtasks__confirm", {"item": "jam"})
         assert _text(await asked.result(timeout=WAIT)) == "jam: ordered"
         held = await client.call_tool_as_task("oldtasks__hold")

@@ -7,7 +7,8 @@ backend holds it and which client started it, and forwards that client's later t
 the task behaves exactly as it does directly. Another client naming the task gets what an
 unknown task gets. The table is bounded (:data:`MAX_ROUTED_TASKS`, the oldest forgotten) and
 keeps a route for as long as the backend said the task lives (``ttlMs``), at most
-:data:`MAX_ROUTE_SECONDS`.
+:data:`MAX_ROUTE_SECONDS`. A 2025-11-25 backend's ``notifications/tasks/status`` go to the
+session of the client that started the task, and to no other.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from mcpkit.types.versions import Era
 
@@ -35,6 +36,9 @@ class TaskRoute:
     era: Era
     """The era the task was started in (each era sees only its own tasks, as directly)."""
     expires: float
+    notify: Any = None
+    """2025-11-25: the session of the client that started it (``send_notification``), where
+    the backend's ``notifications/tasks/status`` for it go."""
 
 
 class TaskRoutes:
@@ -44,11 +48,20 @@ class TaskRoutes:
         self._routes: OrderedDict[str, TaskRoute] = OrderedDict()
         self._max = max_routes
 
-    def add(self, task_id: str, backend: str, client: str, era: Era, ttl_ms: object) -> None:
+    def add(
+        self,
+        task_id: str,
+        backend: str,
+        client: str,
+        era: Era,
+        ttl_ms: object,
+        notify: Any = None,
+    ) -> None:
         """Remember a task the backend created for ``client``."""
         seconds = ttl_ms / 1000 if isinstance(ttl_ms, int | float) and ttl_ms > 0 else None
         lifetime = min(seconds, MAX_ROUTE_SECONDS) if seconds is not None else MAX_ROUTE_SECONDS
-        self._routes[task_id] = TaskRoute(backend, client, era, time.monotonic() + lifetime)
+        expires = time.monotonic() + lifetime
+        self._routes[task_id] = TaskRoute(backend, client, era, expires, notify)
         self._routes.move_to_end(task_id)
         while len(self._routes) > self._max:
             self._routes.popitem(last=False)
@@ -64,6 +77,13 @@ class TaskRoutes:
             del self._routes[task_id]
             return None
         if route.client != client or route.era != era:
+            return None
+        return route
+
+    def held_by(self, task_id: object, backend: str) -> TaskRoute | None:
+        """The live route of ``task_id`` if ``backend`` holds it (whoever started it)."""
+        route = self._routes.get(task_id) if isinstance(task_id, str) else None
+        if route is None or route.backend != backend or route.expires < time.monotonic():
             return None
         return route
 

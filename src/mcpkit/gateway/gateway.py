@@ -31,6 +31,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+import msgspec
+
 from mcpkit.client.errors import ServerUnavailable
 from mcpkit.client.host import Host, ServerEntry, load_servers, parse_servers
 from mcpkit.gateway._bridge import (
@@ -292,8 +294,13 @@ class Gateway:
         host_options = dict(host_options or {})
         server_options = {k: dict(v) for k, v in host_options.pop("server_options", {}).items()}
         self.backend_timeouts = dict(backend_timeouts or {})
+        self._task_routes = TaskRoutes()
         for entry in entries:  # every backend asks its questions through the front call
-            options = {**self.questions.handlers(entry.name), **server_options.get(entry.name, {})}
+            options = {
+                **self.questions.handlers(entry.name),
+                "notification_handler": self._backend_notice(entry.name),
+                **server_options.get(entry.name, {}),
+            }
             if "mode" in entry.options:  # e.g. "legacy": talk to it in the handshake era
                 options["mode"] = entry.options["mode"]
             if "timeout" in entry.options:
@@ -330,7 +337,6 @@ class Gateway:
         self._pending: dict[str, PendingCall] = {}
         self._watches: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
-        self._task_routes = TaskRoutes()
         self.server: Server = _GatewayServer(
             self,
             name,
@@ -364,6 +370,27 @@ class Gateway:
         }
         options.update(overrides)
         return cls(list(entries), **options)
+
+    def _backend_notice(self, backend: str) -> Callable[[Any], Awaitable[None]]:
+        """A backend's notifications beyond lists, logs and progress: a 2025-11-25 task's
+        ``notifications/tasks/status`` goes to the session of the client that started it."""
+
+        async def notice(note: Any) -> None:
+            wire = note if isinstance(note, dict) else msgspec.to_builtins(note)
+            if not isinstance(wire, dict) or wire.get("method") != "notifications/tasks/status":
+                return
+            params = wire.get("params")
+            task_id = params.get("taskId") if isinstance(params, dict) else None
+            route = self._task_routes.held_by(task_id, backend)
+            if route is None or route.notify is None:
+                return
+            assert isinstance(params, dict)
+            try:
+                await route.notify.send_notification("notifications/tasks/status", params)
+            except Exception as exc:  # the client went away: its task goes on
+                logger.debug("task %s: status not delivered: %s", task_id, exc)
+
+        return notice
 
     # -- serving -------------------------------------------------------------------------------
 
@@ -811,12 +838,14 @@ class Gateway:
                 result = await self._forward(info, ctx, client, route.backend, "tools/call", params)
                 created = result.get("task") if carried else None
                 if isinstance(created, dict):
+                    session = info.connection.notify if info.connection is not None else None
                     self._task_routes.add(
                         str(created.get("taskId")),
                         route.backend,
                         client,
                         "legacy",
                         created.get("ttl"),
+                        notify=session,
                     )
                 return route.backend, result
             except _OUTAGES as exc:
