@@ -302,3 +302,21 @@ async def test_a_backends_core_tasks_are_carried_for_a_2025_client(transport: st
         with pytest.raises(TasksUnsupported):
             await client.call_tool_as_task("tasks__slow", {"steps": 1})
         assert _text(await client.call_tool("tasks__slow", {"steps": 1})) == "counted to 1"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_2026_listen_follows_a_backends_task(transport: str) -> None:
+    """A listen naming the client's task (``taskIds``) gets the backend's
+    ``notifications/tasks`` for it, through the gateway."""
+    async with front(transport, "2026-07-28", extensions=TASKS) as client:
+        held = await client.call_tool_as_task("tasks__hold")
+        assert held.task_id is not None
+        async with client.listen(task_ids=[held.task_id]) as changes:
+            ack = await asyncio.wait_for(changes.__anext__(), WAIT)
+            assert ack.params.notifications.task_ids == [held.task_id]
+            await client.call_tool("tasks__release")
+            async with asyncio.timeout(WAIT):
+                async for note in changes:
+                    params = getattr(note, "params", None) or {}
+                    if params.get("taskId") == held.task_id and params.get("status") == "completed":
+                        break

@@ -8,19 +8,24 @@ the task behaves exactly as it does directly. Another client naming the task get
 unknown task gets. The table is bounded (:data:`MAX_ROUTED_TASKS`, the oldest forgotten) and
 keeps a route for as long as the backend said the task lives (``ttlMs``), at most
 :data:`MAX_ROUTE_SECONDS`. A 2025-11-25 backend's ``notifications/tasks/status`` go to the
-session of the client that started the task, and to no other.
+session of the client that started the task, and to no other; a 2026 client's listen
+``taskIds`` naming its task makes the gateway follow that task on the backend's own listen
+stream and pass its ``notifications/tasks`` on (:class:`GatewayTasks`).
 """
 
 from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from mcpkit.server._request import RequestInfo
+from mcpkit.server.tasks import TaskManager
 from mcpkit.types.versions import Era
 
-__all__ = ["MAX_ROUTED_TASKS", "MAX_ROUTE_SECONDS", "TaskRoute", "TaskRoutes"]
+__all__ = ["MAX_ROUTED_TASKS", "MAX_ROUTE_SECONDS", "GatewayTasks", "TaskRoute", "TaskRoutes"]
 
 MAX_ROUTED_TASKS: Final = 10_000
 """Task routes the gateway keeps (beyond this the oldest are forgotten)."""
@@ -95,3 +100,30 @@ class TaskRoutes:
             for task_id, route in self._routes.items()
             if route.client == client and route.era == era and route.expires >= now
         ]
+
+
+class GatewayTasks(TaskManager):
+    """The gateway's task manager: it answers for task ids no backend holds (as a server does
+    for a task it does not know), and agrees to a 2026 listen's ``taskIds`` naming a backend's
+    task the listening client started, which ``follow`` then follows on the backend."""
+
+    def __init__(
+        self,
+        routes: TaskRoutes,
+        client_of: Callable[[RequestInfo], str],
+        follow: Callable[[str, TaskRoute], None],
+    ) -> None:
+        super().__init__()
+        self._routes = routes
+        self._client_of = client_of
+        self._follow = follow
+
+    async def agree_listen(self, task_ids: list[str], info: RequestInfo) -> list[str]:
+        agreed = await super().agree_listen(task_ids, info)  # the extension and the bound
+        client = self._client_of(info)
+        for task_id in dict.fromkeys(task_ids):
+            route = self._routes.find(task_id, client, "modern")
+            if route is not None and task_id not in agreed:
+                agreed.append(task_id)
+                self._follow(task_id, route)
+        return agreed

@@ -45,7 +45,7 @@ from mcpkit.gateway._bridge import (
     relay_log,
 )
 from mcpkit.gateway._catalog import Catalog, build_catalog
-from mcpkit.gateway._tasks import TaskRoutes
+from mcpkit.gateway._tasks import GatewayTasks, TaskRoute, TaskRoutes
 from mcpkit.gateway.audit import AuditOutcome, AuditRecord, AuditSink, JsonLinesAudit, emit
 from mcpkit.gateway.audit import arguments_digest as digest
 from mcpkit.gateway.config import ClientRule, GatewaySettings, load_gateway_config
@@ -70,7 +70,6 @@ from mcpkit.server._request import InputRequired, RequestInfo
 from mcpkit.server.context import Context
 from mcpkit.server.tasks import (
     CORE_TASKS_VERSION,
-    TaskManager,
     client_declared_tasks,
     core_task_param,
 )
@@ -299,6 +298,9 @@ class Gateway:
             options = {
                 **self.questions.handlers(entry.name),
                 "notification_handler": self._backend_notice(entry.name),
+                # to follow a backend's task on its listen stream (calls declare the front
+                # client's own capabilities instead: see _forward)
+                "extensions": {TASKS_EXTENSION_ID: {}},
                 **server_options.get(entry.name, {}),
             }
             if "mode" in entry.options:  # e.g. "legacy": talk to it in the handshake era
@@ -344,7 +346,9 @@ class Gateway:
             cache_policy=_PRIVATE_LISTS,
             # the Tasks extension is declared and its methods served: a backend's tasks are
             # carried (:mod:`._tasks`); the manager answers for ids no backend holds
-            tasks=TaskManager(),
+            tasks=GatewayTasks(
+                self._task_routes, lambda info: self._rule(info)[0], self._follow_task
+            ),
         )
 
     @classmethod
@@ -969,6 +973,38 @@ class Gateway:
                 kept.append(uri)
             requested["resourceSubscriptions"] = kept
         return await self.server._session_handlers.listen(info, ctx)
+
+    def _follow_task(self, task_id: str, route: TaskRoute) -> None:
+        """Follow a 2026 backend's task on its own listen stream (once, whoever listens) and
+        publish its ``notifications/tasks`` to the gateway's listeners of that task."""
+        key = (route.backend, f"task:{task_id}")
+        if key in self._watches and not self._watches[key].done():
+            return
+        task = asyncio.get_running_loop().create_task(self._relay_task(route.backend, task_id))
+        self._watches[key] = task
+
+    async def _relay_task(self, backend: str, task_id: str) -> None:
+        try:
+            client = self.host.client(backend)
+            async with client.listen(task_ids=[task_id]) as subscription:
+                first = True
+                async for note in subscription:
+                    if first:
+                        first = False  # the acknowledgement
+                        continue
+                    if getattr(note, "method", None) != "notifications/tasks":
+                        continue
+                    params = getattr(note, "params", None)
+                    if not isinstance(params, dict):
+                        continue
+                    task = {k: v for k, v in params.items() if k != "_meta"}
+                    await self.server.listen_hub.publish_task(task_id, task)
+                    if task.get("status") in ("completed", "failed", "cancelled"):
+                        return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the backend went away: the client still polls tasks/get
+            logger.info("backend %r: following task %s ended: %s", backend, task_id, exc)
 
     def _watch(self, backend: str, uri: str) -> None:
         """Follow ``uri`` on ``backend`` (once, for every client) and fan its updates out."""
