@@ -257,17 +257,22 @@ async def test_form_schemas_are_said_in_the_sessions_revision(revision: str) -> 
         assert fields == seams_server.RICH_FORM["properties"]
 
 
-def test_a_list_valued_type_is_refused_by_name() -> None:
-    server = Server("t")
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_list_valued_type_is_refused_by_name(transport: str, mode: str) -> None:
+    """The tool author's mistake is the tool's error, naming the field; the client is never
+    asked (before: a TypeError from inside the schema check)."""
+    asked: list[Any] = []
 
-    @server.tool
-    async def ask(ctx: Any) -> str:
-        return ""
+    async def record(params: Any, ctx: QuestionContext) -> dict[str, Any]:
+        asked.append(params)
+        return {"action": "accept", "content": {}}
 
-    from mcpkit.server.context import Question
-
-    with pytest.raises(UsageError, match="exactly one type"):
-        Question.elicit("?", {"type": "object", "properties": {"n": {"type": ["string", "null"]}}})
+    async with client_for(transport, mode, elicitation_handler=record) as client:
+        result = await client.call_tool("ask_nullable")
+    assert result.is_error
+    assert "elicitation field 'n'" in text_of(result) and "exactly one type" in text_of(result)
+    assert asked == []
 
 
 # -- failed tasks and ToolResult -----------------------------------------------------------------
