@@ -227,16 +227,34 @@ async def initialize(session: Session, revision: str) -> None:
     await session.send_notification("notifications/initialized")
 
 
+@contextlib.asynccontextmanager
+async def raw_session(transport: str, handler: Any) -> AsyncIterator[Session]:
+    """A raw legacy session with the fixture (a stdio child, or its app on uvicorn)."""
+    async with contextlib.AsyncExitStack() as stack:
+        if transport == "stdio":
+            params = StdioServerParameters(sys.executable, [FIXTURE])
+            stream: Any = await stack.enter_async_context(stdio_client(params))
+        else:
+            from mcpkit.transports.http.client import connect_http_client
+
+            base = await stack.enter_async_context(serving(seams_server.build().http_app()))
+            http = await stack.enter_async_context(connect_http_client(f"{base}/mcp"))
+            stream = await stack.enter_async_context(http.open_legacy_stream())
+        yield await stack.enter_async_context(Session(stream, request_handler=handler))
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("revision", ["2025-06-18", "2025-11-25"])
-async def test_form_schemas_are_said_in_the_sessions_revision(revision: str) -> None:
+async def test_form_schemas_are_said_in_the_sessions_revision(
+    revision: str, transport: str
+) -> None:
     asked: list[dict[str, Any]] = []
 
     async def record(ctx: RequestContext) -> dict[str, Any]:
         asked.append(ctx.request.params or {})
         return {"action": "accept", "content": {"size": "s", "agree": True}}
 
-    params = StdioServerParameters(sys.executable, [FIXTURE])
-    async with stdio_client(params) as stream, Session(stream, request_handler=record) as s:
+    async with raw_session(transport, record) as s:
         await initialize(s, revision)
         result = await s.send_request("tools/call", {"name": "ask_rich", "arguments": {}})
         assert result["content"][0]["text"].startswith("accept:")
