@@ -22,6 +22,8 @@ import pytest
 from mcpkit.client import Client, QuestionContext
 from mcpkit.client.tasks import TASKS_EXTENSION
 from mcpkit.protocol.errors import MissingRequiredClientCapability, UsageError
+from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.types.jsonrpc import Response
 from mcpkit.types.meta import RELATED_TASK
 
 from .conftest import raw_server
@@ -305,3 +307,31 @@ async def test_a_roots_function_returning_other_uris_is_not_answered() -> None:
         answer = answer_of(await client.call_tool("t"))
     assert answer["error"]["code"] == -32603
     assert "result" not in answer
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_answers_inside_a_core_task_name_the_task_over_real_transports(
+    transport: str,
+) -> None:
+    """mcpkit's server asks inside a 2025-11-25 task (with ``related-task``); the client's
+    answer, as it leaves, carries the same ``related-task``."""
+    answers: list[Any] = []
+
+    def observe(message: Any, version: str | None, method: str | None) -> None:
+        if method == "elicitation/create" and isinstance(message, Response):
+            answers.append(message.result)
+
+    async with contextlib.AsyncExitStack() as stack:
+        if transport == "stdio":
+            target: Any = [sys.executable, str(TASKS_FIXTURE)]
+        else:
+            target = await stack.enter_async_context(tasks_http())
+        client = await stack.enter_async_context(
+            Client(target, mode="legacy", elicitation_handler=accept_ok, timeout=WAIT)
+        )
+        add_outbound_observer(observe)
+        stack.callback(remove_outbound_observer, observe)
+        task = await client.call_tool_as_task("confirm", {"item": "jam"})
+        assert text_of(await task.result(timeout=WAIT)) == "jam: ordered"
+    assert answers, "the client answered no elicitation"
+    assert all(a["_meta"][RELATED_TASK] == {"taskId": task.task_id} for a in answers)
