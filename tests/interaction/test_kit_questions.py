@@ -18,7 +18,12 @@ import msgspec
 import pytest
 
 from mcpkit.client import QuestionContext
-from mcpkit.protocol.errors import InvalidParams, InvalidRequest, MissingRequiredClientCapability
+from mcpkit.protocol.errors import (
+    InternalError,
+    InvalidRequest,
+    MissingRequiredClientCapability,
+    UsageError,
+)
 
 Connect = Callable[..., Any]
 
@@ -153,11 +158,22 @@ async def test_declined_answers_carry_no_content(ask_connect: Connect) -> None:
 
 
 async def test_content_that_does_not_fit_the_type_is_a_clear_error(ask_connect: Connect) -> None:
+    """The client checks the answer against the requested schema before it leaves (issue #27):
+    2026 fails the call on the client, naming the field; a legacy server is told -32603 for
+    its question. (The server's own check of such content, -32602 "does not fit", is tested
+    with a raw peer that sends it anyway: tests/server/test_server_seams.py.)"""
     async with ask_connect(elicitation_handler=answering({"nights": "many"})) as client:
-        with pytest.raises(InvalidParams, match="does not fit BookingStruct") as raised:
+        with pytest.raises((UsageError, InternalError)) as raised:
             await client.call_tool("book", {"kind": "struct"})
-        assert raised.value.code == -32602
-        assert not (await client.call_tool("as_dict", {})).is_error  # the connection serves on
+        if client.era == "modern":
+            assert isinstance(raised.value, UsageError)
+            assert "does not match the requested schema at $.nights" in str(raised.value)
+        else:
+            assert isinstance(raised.value, InternalError) and raised.value.code == -32603
+        # the connection serves on (as_dict, asked before, would now refuse "many" too: its
+        # raw schema says integer, and raw schemas are checked as types are)
+        echoed = await client.call_tool("echo", {"text": "still here"})
+        assert not echoed.is_error and _text(echoed) == "still here"
 
 
 async def test_sample_returns_a_typed_result(ask_connect: Connect) -> None:

@@ -115,3 +115,47 @@ async def test_initialize_inside_a_batch_is_refused() -> None:
         assert isinstance(answer, ErrorResponse) and answer.id is None
         assert answer.error.code == INVALID_REQUEST
         await handshake(stream, "2025-03-26")  # still at the start: a real initialize works
+
+
+RICH = str(Path(__file__).parent / "fixtures" / "rich_server.py")
+
+
+async def answer_of(stream: Any) -> Any:
+    """The next message that is not a notification."""
+    while isinstance(item := await stream.receive(), Notification):
+        pass
+    return item
+
+
+async def test_2025_03_26_batch_answers_are_shaped_as_single_answers() -> None:
+    """Answers inside a batch carry only what 2025-03-26 defines (no ``title``,
+    ``outputSchema``, ``icons``, ``structuredContent`` or resource links): each exactly as the
+    same request alone gets it."""
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "weather", "arguments": {"city": "Oslo"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "media"}},
+        {"jsonrpc": "2.0", "id": 4, "method": "resources/list"},
+    ]  # fmt: skip
+    async with stdio_client(StdioServerParameters(sys.executable, [RICH])) as stream:
+        await handshake(stream, "2025-03-26")
+        stream._sink.write(line(requests))
+        await stream._sink.drain()
+        item = await answer_of(stream)  # media logs and reports progress on the way
+        assert isinstance(item, MessageDecodeError) and item.batch is not None
+        batched = {m.id: m.result for m in item.batch if isinstance(m, Response)}
+        alone: dict[Any, Any] = {}
+        for request in requests:
+            await stream.send(Request(request["id"], request["method"], request.get("params")))
+            answer = await answer_of(stream)
+            assert isinstance(answer, Response)
+            alone[answer.id] = answer.result
+    assert batched == alone
+    tools = batched[1]["tools"]
+    assert tools and not any({"title", "outputSchema", "icons"} & set(tool) for tool in tools)
+    assert "structuredContent" not in batched[2]
+    assert {block["type"] for block in batched[3]["content"]} <= {
+        "text", "image", "audio", "resource"
+    }  # fmt: skip
+    assert not any({"title", "icons"} & set(r) for r in batched[4]["resources"])

@@ -46,6 +46,7 @@ async def _listening() -> asyncio.subprocess.Process:
         FIXTURE,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     assert proc.stdin is not None
     proc.stdin.write(json.dumps(LISTEN).encode() + b"\n")
@@ -55,15 +56,20 @@ async def _listening() -> asyncio.subprocess.Process:
     return proc
 
 
-async def test_sigterm_gives_an_open_listen_its_final_result() -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_a_signal_gives_an_open_listen_its_final_result(signum: signal.Signals) -> None:
+    """SIGINT (Ctrl-C) ends the server like SIGTERM: the final result, exit 0, no traceback."""
     proc = await _listening()
     try:
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signum)
         final = await _next_message(proc)
         assert final is not None and final.get("id") == 1, final
         assert final["result"]["resultType"] == "complete"
         assert final["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 1
         assert await asyncio.wait_for(proc.wait(), WAIT_S) == 0
+        assert proc.stderr is not None
+        stderr = (await asyncio.wait_for(proc.stderr.read(), WAIT_S)).decode()
+        assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
     finally:
         if proc.returncode is None:
             proc.kill()

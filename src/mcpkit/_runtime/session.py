@@ -412,25 +412,29 @@ class Session:
                     served.append(admitted)
             else:
                 self._dispatch(item)
-        answers = BatchAnswers([ctx.request.id for ctx in served], immediate)
+        answers = BatchAnswers(
+            [ctx.request.id for ctx in served], immediate, [ctx.request.method for ctx in served]
+        )
         if answers.complete:
-            self._send_batch_soon(answers.answers)
+            self._send_batch_soon(answers)
             return
         assert self._tasks is not None
         for ctx in served:
             ctx._batch = answers
             ctx._task = self._tasks.start(self._serve(ctx, ctx._entry))  # type: ignore[arg-type]
 
-    def _send_batch_soon(self, answers: list[Response | ErrorResponse]) -> None:
-        if answers:
+    def _send_batch_soon(self, answers: BatchAnswers) -> None:
+        if answers.answers:
             self._spawn(self._send_batch(answers))
 
-    async def _send_batch(self, answers: list[Response | ErrorResponse]) -> None:
+    async def _send_batch(self, batch: BatchAnswers) -> None:
         """One array back for a batch (JSON-RPC 2.0 §6); a stream that cannot write arrays gets
-        the answers one by one."""
+        the answers one by one. Each answer is shaped by its request's method, as it would be
+        alone."""
         send_batch = getattr(self._stream, "send_batch", None)
+        send = self.connection.send
         try:
-            shaped = [self.connection.send(answer, None, None) for answer in answers]
+            shaped = [send(answer, None, batch.method_of(answer)) for answer in batch.answers]
             if send_batch is not None:
                 await send_batch(shaped)
             else:
@@ -616,9 +620,8 @@ class Session:
     def _answer_in_batch(
         self, batch: BatchAnswers, ctx: RequestContext, response: Response | ErrorResponse | None
     ) -> None:
-        complete = batch.answer(ctx.request.id, response)
-        if complete is not None:
-            self._send_batch_soon(complete)
+        if batch.answer(ctx.request.id, response) is not None:
+            self._send_batch_soon(batch)
 
     async def _answer_unsendable(
         self, response: Response | ErrorResponse, ctx: RequestContext

@@ -66,11 +66,13 @@ from mcpkit.protocol.errors import (
     MCPError,
     ResourceNotFound,
     SessionReplaced,
+    URLElicitationRequired,
     UsageError,
 )
 from mcpkit.protocol.meta import LOG_LEVELS, request_meta
 from mcpkit.types.common import Implementation
 from mcpkit.types.jsonrpc import JSONObject, Notification, Request
+from mcpkit.types.meta import RELATED_TASK
 from mcpkit.types.versions import Era
 
 if TYPE_CHECKING:
@@ -556,6 +558,9 @@ class Client(ClientFeatures):
             if hook is None:
                 return await send(params)
             return await hook(self, method, params, send)
+        except URLElicitationRequired as exc:
+            self._expect_completions(exc)
+            raise
         except SessionReplaced:
             if connection is None or not renewals.may_retry():
                 raise
@@ -566,6 +571,15 @@ class Client(ClientFeatures):
         if hook is None:
             return await send(params)
         return await hook(self, method, params, send)
+
+    def _expect_completions(self, exc: URLElicitationRequired) -> None:
+        """The URL elicitations a -32042 error names may be announced complete later."""
+        data = exc.data if isinstance(exc.data, dict) else {}
+        listed = data.get("elicitations")
+        for entry in listed if isinstance(listed, list) else ():
+            elicitation_id = entry.get("elicitationId") if isinstance(entry, dict) else None
+            if isinstance(elicitation_id, str):
+                self._questions.expect_completion(elicitation_id)
 
     async def _request_with_input(
         self,
@@ -695,13 +709,20 @@ class Client(ClientFeatures):
         negotiated = self._negotiated
         if method == "ping":
             return {}
-        return await self._questions.answer(
+        answer = await self._questions.answer(
             method,
             params,
             era="legacy",
             protocol_version=self.protocol_version if negotiated else "",
             server_name=negotiated.server_name if negotiated else self.name,
         )
+        meta = params.get("_meta")
+        related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
+        if isinstance(related, dict):
+            # 2025-11-25 tasks: the answer to a task's question names its task (MUST)
+            own = answer.get("_meta")
+            answer["_meta"] = {**(own if isinstance(own, dict) else {}), RELATED_TASK: related}
+        return answer
 
     def _on_refused(self, request: Request, error: JSONRPCError) -> None:
         """The connection refused a server request (a question this client did not declare, a
@@ -733,7 +754,11 @@ class Client(ClientFeatures):
             listener(note)
         if method == "notifications/elicitation/complete":
             elicitation_id = (note.params or {}).get("elicitationId")
-            if self._elicitation_complete_handler is not None and isinstance(elicitation_id, str):
+            if not isinstance(elicitation_id, str) or not self._questions.completes(elicitation_id):
+                # unknown, or completed already: ignored (the spec's MUST)
+                logger.debug("%s: ignored completion of elicitation %r", self.name, elicitation_id)
+                return
+            if self._elicitation_complete_handler is not None:
                 await _maybe_await(self._elicitation_complete_handler(elicitation_id))
             return
         if self._notification_handler is not None:

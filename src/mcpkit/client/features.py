@@ -175,10 +175,13 @@ class ClientFeatures(TaskMethods):
         return typed
 
     async def set_roots(self, roots: RootsSource) -> None:
-        """Replace the roots; a legacy server is told with ``notifications/roots/list_changed``."""
+        """Replace the roots; a legacy server is told with ``notifications/roots/list_changed``.
+
+        Every root must be a ``file://`` URI (:class:`UsageError` otherwise; a function's list
+        is checked each time it is read)."""
         if self._questions.roots is None:
             raise UsageError("roots must be given when the client is created (to declare them)")
-        self._questions.roots = roots
+        self._questions.set_roots(roots)
         if self.era == "legacy":
             channel = self._require_channel()
             await channel.notify(

@@ -17,27 +17,44 @@ an undeclared elicitation mode or sampling feature) before it reaches here; in 2
 
 Form elicitation gets the schema's defaults filled in: the handler sees them in
 ``context.defaults``, and an ``accept`` answer that leaves a field out gets its default
-(the behaviour SEP-1034 asks of clients that support defaults).
+(the behaviour SEP-1034 asks of clients that support defaults). The accepted content is then
+checked against the requested schema before it leaves: a handler that answers a string for an
+integer field raises :class:`~mcpkit.protocol.errors.UsageError` here (the server is told of an
+internal error in a legacy session; in 2026 the call fails) instead of sending it.
+
+A URL-mode request needs ``url`` and, in a legacy session, ``elicitationId`` (-32602
+otherwise). The ids of URL
+elicitations the client accepted (and of those a ``-32042`` error carried) are remembered,
+bounded, until their ``notifications/elicitation/complete``: a completion for any other id is
+ignored, as the spec requires (:meth:`Questions.completes`).
+
+Roots must be ``file://`` URIs (the spec's MUST): a list that names anything else is refused
+with :class:`~mcpkit.protocol.errors.UsageError` when it is given, a function's list when it
+is read.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
 from mcpkit.client.errors import ServerMisbehaved
 from mcpkit.protocol.capabilities import refuse_undeclared_question
-from mcpkit.protocol.errors import InvalidParams, JSONRPCError, MethodNotFound
+from mcpkit.protocol.elicitation_schema import elicitation_params_problem
+from mcpkit.protocol.errors import InvalidParams, JSONRPCError, MethodNotFound, UsageError
 from mcpkit.protocol.sampling_rules import sampling_messages_problem
+from mcpkit.protocol.schema_dialects import SchemaProblem, compile_schema
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.versions import Era
 
 __all__ = [
+    "MAX_OPEN_URL_ELICITATIONS",
     "ElicitationHandler",
     "QuestionContext",
     "Questions",
@@ -47,6 +64,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger("mcpkit.client")
+
+MAX_OPEN_URL_ELICITATIONS: Final = 256
+"""URL elicitation ids remembered until their completion (the oldest are forgotten beyond)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +96,14 @@ RootsSource = Sequence[Any] | Callable[[], Any]
 
 def _builtins(value: Any) -> Any:
     return value if isinstance(value, dict) else msgspec.to_builtins(value)
+
+
+def _check_roots(roots: Any) -> None:
+    """Raise :class:`UsageError` unless every root is a ``file://`` URI (the spec's MUST)."""
+    for root in roots:
+        uri = root.get("uri") if isinstance(root, Mapping) else getattr(root, "uri", None)
+        if not isinstance(uri, str) or not uri.startswith("file://"):
+            raise UsageError(f"a root must be a file:// URI, not {uri!r}")
 
 
 def form_defaults(requested_schema: Any) -> JSONObject:
@@ -113,10 +141,36 @@ class Questions:
         self.sampling = sampling
         self.sampling_tools = sampling_tools
         self.sampling_context = sampling_context
+        if roots is not None and not callable(roots):
+            _check_roots(roots)
         self.roots = roots
         self.experimental = dict(experimental or {})
         self.extensions = dict(extensions or {})
         self._decode = decode_params or (lambda method, params: params)
+        self._open_urls: OrderedDict[str, None] = OrderedDict()
+        """Ids of URL elicitations accepted (or announced by -32042) and not completed yet."""
+
+    def set_roots(self, roots: RootsSource) -> None:
+        """Replace the roots (a list is checked now, a function's list when it is read)."""
+        if not callable(roots):
+            _check_roots(roots)
+        self.roots = roots
+
+    def expect_completion(self, elicitation_id: str) -> None:
+        """Remember a URL elicitation the server may announce the completion of."""
+        self._open_urls[elicitation_id] = None
+        self._open_urls.move_to_end(elicitation_id)
+        while len(self._open_urls) > MAX_OPEN_URL_ELICITATIONS:
+            self._open_urls.popitem(last=False)
+
+    def completes(self, elicitation_id: str) -> bool:
+        """Whether a ``notifications/elicitation/complete`` for this id is one to pass on: it
+        names a URL elicitation this client knows and that has not completed yet (then it is
+        forgotten, so a second completion is ignored too)."""
+        if elicitation_id not in self._open_urls:
+            return False
+        del self._open_urls[elicitation_id]
+        return True
 
     def capabilities(self, era: Era) -> JSONObject:
         """The ``ClientCapabilities`` object for ``era`` (``roots.listChanged`` is legacy-only)."""
@@ -148,7 +202,9 @@ class Questions:
         value = source() if callable(source) else source
         if inspect.isawaitable(value):
             value = await value
-        return [_builtins(root) for root in value]
+        roots = [_builtins(root) for root in value]
+        _check_roots(roots)
+        return roots
 
     async def answer(
         self,
@@ -181,12 +237,21 @@ class Questions:
             )
 
         if method == "elicitation/create" and self.elicitation is not None:
+            problem = elicitation_params_problem(params, legacy=era == "legacy")
+            if problem is not None:
+                raise InvalidParams(problem)
             mode = params.get("mode", "form")
             defaults = form_defaults(params.get("requestedSchema")) if mode == "form" else {}
             result = _builtins(
                 await self.elicitation(self._decode(method, params), context(defaults))
             )
-            return _finish_elicitation(result, defaults, mode)
+            answer = _finish_elicitation(result, defaults, mode)
+            if answer["action"] == "accept":
+                if mode == "form":
+                    _check_content(params.get("requestedSchema"), answer.get("content"))
+                elif mode == "url" and isinstance(params.get("elicitationId"), str):
+                    self.expect_completion(params["elicitationId"])
+            return answer
         if method == "sampling/createMessage" and self.sampling is not None:
             problem = sampling_messages_problem(params.get("messages"))
             if problem is not None:
@@ -230,6 +295,25 @@ class Questions:
                 f"{asked_during}: the server asked {request['method']} ({key!r}) which this "
                 f"client cannot answer: {exc.message}"
             ) from exc
+
+
+def _check_content(schema: Any, content: Any) -> None:
+    """The accepted form content fits the requested schema, or :class:`UsageError` naming
+    where it does not (the answer is not sent)."""
+    if not isinstance(schema, dict):
+        return
+    try:
+        compiled = compile_schema(schema)
+    except SchemaProblem as exc:
+        logger.warning("elicitation: the requested schema cannot be checked: %s", exc)
+        return
+    problem = compiled.first_error(content if content is not None else {})
+    if problem is not None:
+        path, detail = problem
+        raise UsageError(
+            f"the elicitation handler's answer does not match the requested schema at {path}: "
+            f"{detail}; it was not sent"
+        )
 
 
 def _finish_elicitation(result: Any, defaults: JSONObject, mode: str) -> JSONObject:

@@ -281,6 +281,17 @@ class TaskMethods(ToolMethods):
 
     # -- internals -----------------------------------------------------------------------------
 
+    async def _follow_created_task(
+        self, name: str, tool: JSONObject | None, result: JSONObject
+    ) -> CallToolResult:
+        """A client that declared the Tasks extension on every request (``extensions=``) MUST
+        take a ``CreateTaskResult`` for a plain ``call_tool``: the task is followed to its end
+        (questions answered, as :meth:`ToolTask.result`) and its result returned."""
+        if self.era != "modern" or TASKS_EXTENSION not in self._questions.extensions:
+            return await super()._follow_created_task(name, tool, result)
+        handle = ToolTask(self, name, TaskInfo.from_wire(result, "tools/call"))
+        return await handle.result()
+
     def _task_meta(self) -> JSONObject:
         """Request ``_meta`` declaring the extension, on top of the client's capabilities."""
         caps = self._questions.capabilities("modern")

@@ -102,6 +102,8 @@ class ToolMethods(ClientPlumbing):
             # 2026-07-28 says "no such resource" as -32602 with data.uri (legacy: -32002): the
             # same typed error in both eras, from a tool as from resources/read.
             raise self._resource_error(exc, "") from None
+        if result.get("resultType") == "task":
+            return await self._follow_created_task(name, tool, result)
         return self._finish_call(name, tool, result, mode)
 
     async def _not_listed(self, name: str, exc: InvalidParams) -> bool:
@@ -114,6 +116,15 @@ class ToolMethods(ClientPlumbing):
         except JSONRPCError:
             return False
         return name not in self._tools
+
+    async def _follow_created_task(
+        self, name: str, tool: JSONObject | None, result: JSONObject
+    ) -> CallToolResult:
+        """A ``CreateTaskResult`` answered a plain call: followed to its end where the client
+        declared the Tasks extension (:mod:`mcpkit.client.tasks`), else the server's fault."""
+        raise ServerMisbehaved(
+            f"tools/call {name!r} answered resultType 'task', which this client did not opt in to"
+        )
 
     async def call_tool_round(
         self,

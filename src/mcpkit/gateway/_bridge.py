@@ -20,6 +20,12 @@ legacy backend asks on its session, unrelated to any request in the protocol: th
 to the one call open on that backend, and is refused (-32603, ``backend question is ambiguous``)
 when several calls are open there at once — even of the same client name (two people may share
 a token): sending one caller's question to another would break consent.
+
+A 2025-11-25 backend's *task* asks with the ``related-task`` ``_meta`` naming its task, often
+before any call is open (the task runs after ``tools/call`` returned): the question waits
+(at most :data:`TASK_QUESTION_WAIT` seconds) for the front call that carries that very task
+— the client's ``tasks/result``, which it sends once it sees the task ``input_required`` — and
+goes to that call's client only.
 """
 
 from __future__ import annotations
@@ -37,9 +43,11 @@ import msgspec
 from mcpkit.protocol.errors import InternalError
 from mcpkit.server.context import Context, ElicitAnswer, Question
 from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.types.meta import RELATED_TASK
 
 __all__ = [
     "PENDING_TTL",
+    "TASK_QUESTION_WAIT",
     "Asker",
     "FrontCall",
     "LogRelay",
@@ -53,6 +61,8 @@ logger = logging.getLogger("mcpkit.gateway")
 
 PENDING_TTL: Final = 300.0
 """Seconds a 2026 client has to come back with its answers before the backend call is dropped."""
+TASK_QUESTION_WAIT: Final = 60.0
+"""Seconds a backend task's question waits for its client's ``tasks/result`` to carry it."""
 
 Asker = Callable[[str, JSONObject], Awaitable[JSONObject]]
 """Asks the front client ``(method, params)``; returns its answer."""
@@ -92,13 +102,17 @@ async def ask_front(ctx: Context, method: str, params: JSONObject, key: str | No
 class FrontCall:
     """One open call from a front request to a backend, and how to ask its client."""
 
-    __slots__ = ("asker", "backend", "client", "log")
+    __slots__ = ("asker", "backend", "client", "log", "task_id")
 
-    def __init__(self, backend: str, client: str, asker: Asker, log: LogRelay) -> None:
+    def __init__(
+        self, backend: str, client: str, asker: Asker, log: LogRelay, task_id: str | None = None
+    ) -> None:
         self.backend = backend
         self.client = client
         self.asker = asker
         self.log = log
+        self.task_id = task_id
+        """The backend task this call carries (a 2025-11-25 ``tasks/result``), if any."""
 
 
 CURRENT: contextvars.ContextVar[FrontCall | None] = contextvars.ContextVar(
@@ -111,11 +125,16 @@ class Questions:
 
     def __init__(self) -> None:
         self._open: dict[str, list[FrontCall]] = {}
+        self._opened: asyncio.Event | None = None
+        """Set (then replaced) whenever a call opens: wakes questions waiting for theirs."""
 
     @contextlib.contextmanager
     def opened(self, call: FrontCall) -> Any:
         calls = self._open.setdefault(call.backend, [])
         calls.append(call)
+        if self._opened is not None:
+            self._opened.set()
+            self._opened = None
         token = CURRENT.set(call)
         try:
             yield call
@@ -133,6 +152,24 @@ class Questions:
             f"{method}: backend question is ambiguous (several calls are open on this backend)"
         )
 
+    async def _task_front(self, backend: str, method: str, task_id: str) -> FrontCall:
+        """The open call carrying ``task_id`` on ``backend``, waited for (bounded)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + TASK_QUESTION_WAIT
+        while True:
+            for call in self._open.get(backend, []):
+                if call.task_id == task_id:
+                    return call
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise InternalError(
+                    f"{method}: no client came for task {task_id!r} of this gateway backend"
+                )
+            if self._opened is None:
+                self._opened = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._opened.wait(), remaining)
+
     def front(self, backend: str) -> FrontCall | None:
         """The front call a backend's message belongs to, if it can be told."""
         current = CURRENT.get()
@@ -145,8 +182,13 @@ class Questions:
         """``Client`` options answering ``backend``'s questions through the front call."""
 
         async def relay(method: str, params: Any) -> JSONObject:
-            call = self._front(backend, method)
             wire = params if isinstance(params, dict) else msgspec.to_builtins(params)
+            current = CURRENT.get()
+            task_id = _related_task(wire)
+            if task_id is not None and (current is None or current.backend != backend):
+                call = await self._task_front(backend, method, task_id)
+            else:
+                call = self._front(backend, method)
             return await call.asker(method, wire)
 
         async def elicit(params: Any, _context: Any) -> JSONObject:
@@ -174,6 +216,14 @@ class Questions:
             "sampling_context": True,
             "roots": roots,
         }
+
+
+def _related_task(params: JSONObject) -> str | None:
+    """The task a 2025-11-25 backend's question belongs to (its ``related-task`` ``_meta``)."""
+    meta = params.get("_meta")
+    related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
+    task_id = related.get("taskId") if isinstance(related, dict) else None
+    return task_id if isinstance(task_id, str) else None
 
 
 class PendingCall:

@@ -31,6 +31,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+import msgspec
+
 from mcpkit.client.errors import ServerUnavailable
 from mcpkit.client.host import Host, ServerEntry, load_servers, parse_servers
 from mcpkit.gateway._bridge import (
@@ -43,6 +45,7 @@ from mcpkit.gateway._bridge import (
     relay_log,
 )
 from mcpkit.gateway._catalog import Catalog, build_catalog
+from mcpkit.gateway._tasks import GatewayTasks, TaskRoute, TaskRoutes
 from mcpkit.gateway.audit import AuditOutcome, AuditRecord, AuditSink, JsonLinesAudit, emit
 from mcpkit.gateway.audit import arguments_digest as digest
 from mcpkit.gateway.config import ClientRule, GatewaySettings, load_gateway_config
@@ -50,11 +53,14 @@ from mcpkit.gateway.identity import ANONYMOUS, StaticBearer, client_name
 from mcpkit.gateway.policy import ALLOW_ALL, DENY_ALL, Kind, Policy
 from mcpkit.gateway.ratelimit import RateLimited, RateLimiter
 from mcpkit.protocol.errors import (
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
     ConnectionBroken,
     ConnectionClosed,
     InternalError,
     InvalidParams,
+    InvalidRequest,
     JSONRPCError,
+    MethodNotFound,
     RequestTimeout,
     ResourceNotFound,
 )
@@ -62,9 +68,15 @@ from mcpkit.protocol.meta import CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY
 from mcpkit.server import Server
 from mcpkit.server._request import InputRequired, RequestInfo
 from mcpkit.server.context import Context
+from mcpkit.server.tasks import (
+    CORE_TASKS_VERSION,
+    client_declared_tasks,
+    core_task_param,
+)
 from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject
 from mcpkit.types.notifications import ResourceUpdatedNotification
+from mcpkit.types.tasks_ext import TASKS_EXTENSION_ID
 
 if TYPE_CHECKING:
     from mcpkit.contrib.auth.resource import ProtectedResource
@@ -134,6 +146,62 @@ def _forwarded_meta(info: RequestInfo) -> JSONObject | None:
     return kept or None
 
 
+_FRONT_CAPABILITIES: Final = ("elicitation", "sampling", "roots", "experimental", "extensions")
+"""What of a front client's capabilities a 2026 backend is shown (``tasks`` is 2025-only)."""
+_TASK_METHODS: Final = ("tasks/get", "tasks/update", "tasks/cancel", "tasks/result")
+
+
+def _front_capabilities(info: RequestInfo) -> JSONObject:
+    """The front client's own capabilities, as a 2026 backend's request declares them: the
+    backend then decides what to ask, and whether a call becomes a task (the Tasks extension
+    is carried: :mod:`._tasks`), exactly as it would if that client called it directly
+    (``roots.listChanged`` is legacy-only)."""
+    caps = info.client_capabilities
+    out: JSONObject = {k: caps[k] for k in _FRONT_CAPABILITIES if k in caps}
+    if "roots" in out:
+        out["roots"] = {}
+    return out
+
+
+def _without_server_info(result: JSONObject) -> JSONObject:
+    """A backend's task answer as the front sees it: every field kept (``ttlMs`` is the task's
+    own there), only the backend's ``serverInfo`` left out (the gateway names itself)."""
+    meta = result.get("_meta")
+    if isinstance(meta, dict) and _SERVER_INFO in meta:
+        meta = {k: v for k, v in meta.items() if k != _SERVER_INFO}
+        if meta:
+            result["_meta"] = meta
+        else:
+            del result["_meta"]
+    return result
+
+
+def _front_error(info: RequestInfo, method: str, exc: JSONRPCError) -> JSONRPCError:
+    """A backend's error in the front client's revision, as a direct call would have said it:
+    a legacy client never gets a code only 2026 defines (-32021 is -32600 there, as mcpkit's
+    own server says a missing capability in a legacy session), and "no such resource" is
+    -32002 for it whatever the backend's era (a 2026 front gets -32602 with ``data.uri`` from
+    the dispatcher, which rewrites -32002 itself)."""
+    if info.era == "modern":
+        return exc
+    if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
+        required = exc.data.get("requiredCapabilities") if isinstance(exc.data, dict) else None
+        extensions = required.get("extensions") if isinstance(required, dict) else None
+        if isinstance(extensions, dict) and TASKS_EXTENSION_ID in extensions:
+            # a tool that runs only as a task, for a client that cannot start one: what a
+            # legacy session is told directly
+            return MethodNotFound(exc.message)
+        return InvalidRequest(exc.message, exc.data)
+    if (
+        method == "resources/read"
+        and isinstance(exc, InvalidParams)
+        and isinstance(exc.data, dict)
+        and "uri" in exc.data
+    ):
+        return ResourceNotFound(exc.message, exc.data)
+    return exc
+
+
 def _outage(backend: str, exc: BaseException) -> str:
     if isinstance(exc, RequestTimeout):
         return f"backend {backend!r} did not answer in time ({exc})"
@@ -179,6 +247,8 @@ class _GatewayServer(Server):
                 "resources/subscribe": gw._subscribe,
                 "completion/complete": gw._complete,
                 "subscriptions/listen": gw._listen,
+                **{method: gw._task_request for method in _TASK_METHODS},
+                "tasks/list": gw._list_tasks,
             }
         )
         return handlers
@@ -223,8 +293,16 @@ class Gateway:
         host_options = dict(host_options or {})
         server_options = {k: dict(v) for k, v in host_options.pop("server_options", {}).items()}
         self.backend_timeouts = dict(backend_timeouts or {})
+        self._task_routes = TaskRoutes()
         for entry in entries:  # every backend asks its questions through the front call
-            options = {**self.questions.handlers(entry.name), **server_options.get(entry.name, {})}
+            options = {
+                **self.questions.handlers(entry.name),
+                "notification_handler": self._backend_notice(entry.name),
+                # to follow a backend's task on its listen stream (calls declare the front
+                # client's own capabilities instead: see _forward)
+                "extensions": {TASKS_EXTENSION_ID: {}},
+                **server_options.get(entry.name, {}),
+            }
             if "mode" in entry.options:  # e.g. "legacy": talk to it in the handshake era
                 options["mode"] = entry.options["mode"]
             if "timeout" in entry.options:
@@ -262,7 +340,15 @@ class Gateway:
         self._watches: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self.server: Server = _GatewayServer(
-            self, name, lifespan=self._lifespan, cache_policy=_PRIVATE_LISTS
+            self,
+            name,
+            lifespan=self._lifespan,
+            cache_policy=_PRIVATE_LISTS,
+            # the Tasks extension is declared and its methods served: a backend's tasks are
+            # carried (:mod:`._tasks`); the manager answers for ids no backend holds
+            tasks=GatewayTasks(
+                self._task_routes, lambda info: self._rule(info)[0], self._follow_task
+            ),
         )
 
     @classmethod
@@ -288,6 +374,27 @@ class Gateway:
         }
         options.update(overrides)
         return cls(list(entries), **options)
+
+    def _backend_notice(self, backend: str) -> Callable[[Any], Awaitable[None]]:
+        """A backend's notifications beyond lists, logs and progress: a 2025-11-25 task's
+        ``notifications/tasks/status`` goes to the session of the client that started it."""
+
+        async def notice(note: Any) -> None:
+            wire = note if isinstance(note, dict) else msgspec.to_builtins(note)
+            if not isinstance(wire, dict) or wire.get("method") != "notifications/tasks/status":
+                return
+            params = wire.get("params")
+            task_id = params.get("taskId") if isinstance(params, dict) else None
+            route = self._task_routes.held_by(task_id, backend)
+            if route is None or route.notify is None:
+                return
+            assert isinstance(params, dict)
+            try:
+                await route.notify.send_notification("notifications/tasks/status", params)
+            except Exception as exc:  # the client went away: its task goes on
+                logger.debug("task %s: status not delivered: %s", task_id, exc)
+
+        return notice
 
     # -- serving -------------------------------------------------------------------------------
 
@@ -361,11 +468,23 @@ class Gateway:
     # -- the catalogue -------------------------------------------------------------------------
 
     def _backend_changed(self, _backend: str) -> None:
+        before = self._catalog or self._previous
         self._catalog = None
+        task = asyncio.get_running_loop().create_task(self._announce_changes(before))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _announce_changes(self, before: Catalog | None) -> None:
+        """Tell the clients about the lists that changed, and only those (a backend that added
+        a tool changed no prompt): the new catalogue is compared with the one before."""
+        try:
+            after = await self.catalog()
+        except Exception as exc:  # the lists cannot be read: say every one may have changed
+            logger.info("the catalogue could not be rebuilt after a change: %s", exc)
+            after = None
         for kind in ("tools", "prompts", "resources"):
-            task = asyncio.get_running_loop().create_task(self.server.notify_list_changed(kind))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            if before is None or after is None or _listing(before, kind) != _listing(after, kind):
+                await self.server.notify_list_changed(kind)
 
     async def catalog(self) -> Catalog:
         """Every backend's offer (rebuilt when a backend changes, comes or goes)."""
@@ -392,24 +511,29 @@ class Gateway:
         return [r.definition for r in routes if policy.allows(kind, r.backend, r.own)]
 
     async def _list_tools(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        _no_cursor(info)
         return {"tools": await self._visible(info, "tools")}
 
     async def _list_prompts(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        _no_cursor(info)
         return {"prompts": await self._visible(info, "prompts")}
 
     async def _list_resources(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        _no_cursor(info)
         return {"resources": await self._visible(info, "resources")}
 
     async def _list_templates(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        _no_cursor(info)
         _, policy, _ = self._rule(info)
         catalog = await self.catalog()
-        return {
-            "resourceTemplates": [
-                route.definition
-                for route, _ in catalog.templates
-                if policy.allows("resources", route.backend, route.own)
-            ]
-        }
+        listed: list[JSONObject] = []
+        for route, _ in catalog.templates:
+            # the same template from two backends is one entry (reads go to the first)
+            if policy.allows("resources", route.backend, route.own) and route.definition not in (
+                listed
+            ):
+                listed.append(route.definition)
+        return {"resourceTemplates": listed}
 
     # -- calls ---------------------------------------------------------------------------------
 
@@ -494,6 +618,27 @@ class Gateway:
             async def progress(value: float, total: float | None, message: str | None) -> None:
                 await ctx.report_progress(value, total, message)
 
+        backend_era = self.host.client(backend).era
+        if backend_era == "modern":
+            # the backend decides what to ask by what the front client declared
+            params.setdefault("_meta", {})[CLIENT_CAPABILITIES_KEY] = _front_capabilities(info)
+        try:
+            return await self._carry(info, ctx, client, backend, method, params, progress)
+        except JSONRPCError as exc:
+            raise _front_error(info, method, exc) from None
+
+    async def _carry(
+        self,
+        info: RequestInfo,
+        ctx: Context,
+        client: str,
+        backend: str,
+        method: str,
+        params: JSONObject,
+        progress: Any,
+    ) -> JSONObject:
+        """:meth:`_forward`'s transport: a 2026 round passed through, a legacy front asked
+        directly, or a 2026 front's pending call."""
         if info.era == "modern" and method in _ROUNDS and self.host.client(backend).era == "modern":
             return await self._modern_round(info, ctx, client, backend, method, params, progress)
 
@@ -531,8 +676,6 @@ class Gateway:
         them), the client's answers go back as they came, and the backend's ``requestState``
         rides inside the gateway's own sealed state; the backend sees the client's declared
         capabilities, so it asks only what the client can answer."""
-        meta = params.setdefault("_meta", {})
-        meta[CLIENT_CAPABILITIES_KEY] = info.client_capabilities
         responses = info.params.get("inputResponses")
         if isinstance(responses, dict) and responses:
             params["inputResponses"] = responses
@@ -551,6 +694,11 @@ class Gateway:
             result = await upstream._request(
                 method, params, timeout=self._timeout(backend), progress_callback=progress
             )
+        if result.get("resultType") == "task":  # the backend runs it as a task: carried
+            self._task_routes.add(
+                str(result.get("taskId")), backend, client, "modern", result.get("ttlMs")
+            )
+            return _without_server_info(result)
         if result.get("resultType") != "input_required":
             return _clean(result)
         info.memo.pop(_STATE, None)
@@ -591,6 +739,80 @@ class Gateway:
             logger.info("a 2026 client did not come back for its pending call; cancelled")
             pending.cancel()
 
+    async def _task_request(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        """A task request: to the backend holding the task this client started (:mod:`._tasks`),
+        else answered by the gateway's own task manager, which says what a server says of a
+        task it does not know (or of a request that did not declare the extension)."""
+        tasks = self.server.tasks
+        assert tasks is not None
+        own: Callable[[RequestInfo, Context], Awaitable[JSONObject]] = {
+            "tasks/get": tasks.handle_get,
+            "tasks/update": tasks.handle_update,
+            "tasks/cancel": tasks.handle_cancel,
+            "tasks/result": tasks.handle_result,
+        }[info.method]
+        client, _, _ = self._rule(info)
+        task_id = info.params.get("taskId")
+        route = self._task_routes.find(task_id, client, info.era)
+        if route is None or (
+            info.era == "modern" and not client_declared_tasks(info.client_capabilities)
+        ):
+            return await own(info, ctx)
+        backend = route.backend
+
+        async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
+            params = {k: v for k, v in info.params.items() if k != "_meta"}
+            meta = _forwarded_meta(info) or {}
+            upstream = self.host.client(backend)
+            if upstream.era == "modern":
+                meta[CLIENT_CAPABILITIES_KEY] = _front_capabilities(info)
+            params["_meta"] = meta
+
+            async def ask(question: str, wire: JSONObject) -> JSONObject:
+                return await ask_front(ctx, question, wire, None)
+
+            async def log(note: Any) -> None:
+                await relay_log(ctx, note)
+
+            try:
+                # 2025-11-25 tasks/result blocks while the task asks its questions, which
+                # reach this client through the open call
+                carried = FrontCall(backend, client, ask, log, task_id=str(task_id))
+                with self.questions.opened(carried):
+                    result = await upstream._request(
+                        info.method,
+                        params,
+                        timeout=None if info.method == "tasks/result" else self._timeout(backend),
+                    )
+            except _OUTAGES as exc:
+                raise BackendUnavailable(_outage(backend, exc), {"backend": backend}) from None
+            except JSONRPCError as exc:
+                raise _front_error(info, info.method, exc) from None
+            return backend, _without_server_info(result)
+
+        return await self._audited(info, task_id if isinstance(task_id, str) else None, None, run)
+
+    async def _list_tasks(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        """2025-11-25 ``tasks/list``: this client's tasks, each as its backend reports it now
+        (one page; a task its backend no longer knows is left out)."""
+        tasks = self.server.tasks
+        assert tasks is not None
+        if info.params.get("cursor") is not None:
+            return await tasks.handle_list(info, ctx)  # the manager's own -32602
+        own = await tasks.handle_list(info, ctx)  # checks the session may list (2025-11-25)
+        client, _, _ = self._rule(info)
+        listed = list(own.get("tasks", []))
+        for task_id, route in self._task_routes.owned(client, "legacy"):
+            try:
+                task = await self.host.client(route.backend)._request(
+                    "tasks/get", {"taskId": task_id}, timeout=self._timeout(route.backend)
+                )
+            except (*_OUTAGES, JSONRPCError) as exc:
+                logger.debug("tasks/list: task %s on %r: %s", task_id, route.backend, exc)
+                continue
+            listed.append(_without_server_info(task))
+        return {"tasks": listed}
+
     async def _call_tool(self, info: RequestInfo, ctx: Context) -> JSONObject:
         name = info.params.get("name")
         if not isinstance(name, str):
@@ -610,10 +832,26 @@ class Gateway:
             params: JSONObject = {"name": route.own}
             if arguments is not None:
                 params["arguments"] = arguments
+            task = core_task_param(info)
+            carried = task is not None and (
+                self.host.client(route.backend).protocol_version == CORE_TASKS_VERSION
+            )
+            if carried:  # 2025-11-25 to 2025-11-25: the backend's core task, carried
+                params["task"] = task
             try:
-                return route.backend, await self._forward(
-                    info, ctx, client, route.backend, "tools/call", params
-                )
+                result = await self._forward(info, ctx, client, route.backend, "tools/call", params)
+                created = result.get("task") if carried else None
+                if isinstance(created, dict):
+                    session = info.connection.notify if info.connection is not None else None
+                    self._task_routes.add(
+                        str(created.get("taskId")),
+                        route.backend,
+                        client,
+                        "legacy",
+                        created.get("ttl"),
+                        notify=session,
+                    )
+                return route.backend, result
             except _OUTAGES as exc:
                 text = _outage(route.backend, exc)
                 return route.backend, {"content": [{"type": "text", "text": text}], "isError": True}
@@ -736,6 +974,38 @@ class Gateway:
             requested["resourceSubscriptions"] = kept
         return await self.server._session_handlers.listen(info, ctx)
 
+    def _follow_task(self, task_id: str, route: TaskRoute) -> None:
+        """Follow a 2026 backend's task on its own listen stream (once, whoever listens) and
+        publish its ``notifications/tasks`` to the gateway's listeners of that task."""
+        key = (route.backend, f"task:{task_id}")
+        if key in self._watches and not self._watches[key].done():
+            return
+        task = asyncio.get_running_loop().create_task(self._relay_task(route.backend, task_id))
+        self._watches[key] = task
+
+    async def _relay_task(self, backend: str, task_id: str) -> None:
+        try:
+            client = self.host.client(backend)
+            async with client.listen(task_ids=[task_id]) as subscription:
+                first = True
+                async for note in subscription:
+                    if first:
+                        first = False  # the acknowledgement
+                        continue
+                    if getattr(note, "method", None) != "notifications/tasks":
+                        continue
+                    params = getattr(note, "params", None)
+                    if not isinstance(params, dict):
+                        continue
+                    task = {k: v for k, v in params.items() if k != "_meta"}
+                    await self.server.listen_hub.publish_task(task_id, task)
+                    if task.get("status") in ("completed", "failed", "cancelled"):
+                        return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the backend went away: the client still polls tasks/get
+            logger.info("backend %r: following task %s ended: %s", backend, task_id, exc)
+
     def _watch(self, backend: str, uri: str) -> None:
         """Follow ``uri`` on ``backend`` (once, for every client) and fan its updates out."""
         key = (backend, uri)
@@ -768,6 +1038,23 @@ class Gateway:
             )
             if supervisor.state in ("failed", "stopped"):
                 return
+
+
+def _no_cursor(info: RequestInfo) -> None:
+    """The gateway lists everything in one page and issues no cursor: any cursor is one it did
+    not issue, -32602 as a direct server says (never the whole list again)."""
+    if info.params.get("cursor") is not None:
+        raise InvalidParams("Invalid cursor: not a cursor this server issued")
+
+
+def _listing(catalog: Catalog, kind: str) -> list[JSONObject]:
+    """What a list of ``kind`` shows (resources: with their templates), to compare catalogues."""
+    if kind == "tools":
+        return [route.definition for route in catalog.tools.values()]
+    if kind == "prompts":
+        return [route.definition for route in catalog.prompts.values()]
+    resources = [route.definition for route in catalog.resources.values()]
+    return resources + [route.definition for route, _ in catalog.templates]
 
 
 class _Refused(Exception):

@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from mcpkit.protocol.elicitation_schema import (
         STRING_FORMATS,
         check_form_schema,
+        elicitation_params_problem,
     )
     from mcpkit.protocol.errors import (
         HEADER_MISMATCH,
@@ -284,6 +285,7 @@ __all__ = [
     "visible_to_model",
     "STRING_FORMATS",
     "check_form_schema",
+    "elicitation_params_problem",
     "sampling_messages_problem",
     "AuthorizationError",
     # batch
@@ -576,6 +578,7 @@ _SOURCES: Final[dict[str, tuple[str, ...]]] = {
     "elicitation_schema": (
         "STRING_FORMATS",
         "check_form_schema",
+        "elicitation_params_problem",
     ),
     "errors": (
         "HEADER_MISMATCH",

@@ -61,11 +61,24 @@ class BatchAnswers:
     served request and returns the whole array once the last one is in.
     """
 
-    __slots__ = ("_answers", "_waiting")
+    __slots__ = ("_answers", "_methods", "_waiting")
 
-    def __init__(self, request_ids: Sequence[RequestId], immediate: Sequence[Answer] = ()) -> None:
+    def __init__(
+        self,
+        request_ids: Sequence[RequestId],
+        immediate: Sequence[Answer] = (),
+        methods: Sequence[str] = (),
+    ) -> None:
         self._waiting = {_key(request_id) for request_id in request_ids}
         self._answers: list[Answer] = list(immediate)
+        pairs = zip(request_ids, methods, strict=False)  # no methods: shaped by none
+        self._methods = {_key(rid): method for rid, method in pairs}
+        """The method each served request named: its answer is shaped for the revision by it
+        (a ``tools/list`` result of 2025-03-26 has no ``title``, ``outputSchema`` …)."""
+
+    def method_of(self, answer: Answer) -> str | None:
+        """The method of the request ``answer`` answers (``None`` for an immediate error)."""
+        return None if answer.id is None else self._methods.get(_key(answer.id))
 
     @property
     def complete(self) -> bool:

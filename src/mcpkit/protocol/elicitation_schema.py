@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from mcpkit.protocol.errors import UsageError
 
-__all__ = ["STRING_FORMATS", "check_form_schema"]
+__all__ = ["STRING_FORMATS", "check_form_schema", "elicitation_params_problem"]
 
 STRING_FORMATS: Final = frozenset({"email", "uri", "date", "date-time"})
 _COMMON: Final = frozenset({"type", "title", "description", "default"})
@@ -51,11 +51,32 @@ def check_form_schema(schema: Any) -> None:
         raise UsageError(f"required fields {_names(unknown)} are not among the properties")
 
 
+def elicitation_params_problem(params: Mapping[str, Any], *, legacy: bool) -> str | None:
+    """Why an ``elicitation/create`` request's params are malformed, or ``None``.
+
+    A URL-mode request needs a string ``url``, and in a handshake-era session (2025-11-25) an
+    ``elicitationId`` too: the id is what the completion notification and a later ``-32042``
+    refer to (2026-07-28 has no such id: the input request's key names the question). A
+    client answers such a request with -32602."""
+    if params.get("mode", "form") != "url":
+        return None
+    for key in ("url", "elicitationId") if legacy else ("url",):
+        value = params.get(key)
+        if not isinstance(value, str) or not value:
+            return f"a URL-mode elicitation/create needs a non-empty string {key!r}"
+    return None
+
+
 def _check_field(name: str, field: Any) -> None:
     where = f"elicitation field {name!r}"
     if not isinstance(field, Mapping):
         raise UsageError(f"{where} must be a schema object")
     kind = field.get("type")
+    if isinstance(kind, list | dict):
+        raise UsageError(
+            f"{where} has type {kind!r}: a form field has exactly one type (a string: string, "
+            "number, integer, boolean or array), not a list of types"
+        )
     if kind not in _ALLOWED:
         if "$ref" in field or "properties" in field or kind == "object":
             raise UsageError(f"{where}: forms are flat; nested objects and $ref are not allowed")

@@ -14,10 +14,14 @@ for that revision:
   would break a strict peer, and failing a whole tool result over one block would lose the
   rest). See :func:`convert_content`.
 
+A form elicitation sent to a 2025-06-18 peer gets its ``requestedSchema`` in that revision's
+words: titled single-selects as ``enum`` + ``enumNames``, ``default`` on booleans only (see
+:func:`_older_form`).
+
 What is *refused* rather than shaped (a request the revision lacks: ``elicitation/create``
-before 2025-06-18, URL elicitation and sampling tools before 2025-11-25) is decided where the
-request is made, so the tool author gets the missing-capability error instead of a silently
-altered request; see :func:`request_unsupported`.
+before 2025-06-18, URL elicitation, multi-select form fields and sampling tools before
+2025-11-25) is decided where the request is made, so the tool author gets the
+missing-capability error instead of a silently altered request; see :func:`request_unsupported`.
 
 The per-revision field tables are generated from the official schemas
 (``scripts/gen_shape_tables.py`` → :mod:`mcpkit.protocol._shape_tables`), so nothing here
@@ -84,6 +88,8 @@ def shape_for(revision: str | None, message: Message, method: str | None = None)
         return message
     params = message.params
     shaped_params = shaper(params)
+    if message.method == "elicitation/create" and _before(revision, "2025-11-25"):
+        shaped_params = _older_form(shaped_params)
     if shaped_params is params:
         return message
     if isinstance(message, Request):
@@ -377,6 +383,49 @@ def convert_content(block: dict[str, Any], revision: str) -> dict[str, Any]:
     return out
 
 
+def _older_form(params: dict[str, Any]) -> dict[str, Any]:
+    """A form's ``requestedSchema`` as 2025-06-18 defines it: a titled single-select
+    (``oneOf`` of ``{const, title}``) becomes ``enum`` + ``enumNames``, which says the same, and
+    ``default`` is kept on booleans only (the one field type that has it there; elsewhere it is
+    a pre-fill hint, dropped). Multi-select arrays cannot be said at all: they are refused before
+    the request is made (:func:`request_unsupported`)."""
+    schema = params.get("requestedSchema")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return params
+    changed = {name: _older_field(field) for name, field in properties.items()}
+    if all(changed[name] is field for name, field in properties.items()):
+        return params
+    assert isinstance(schema, dict)
+    return {**params, "requestedSchema": {**schema, "properties": changed}}
+
+
+def _older_field(field: Any) -> Any:
+    if not isinstance(field, dict):
+        return field
+    out = field
+    if "default" in field and field.get("type") != "boolean":
+        out = {k: v for k, v in field.items() if k != "default"}
+    options = field.get("oneOf")
+    if field.get("type") == "string" and isinstance(options, list) and "enum" not in field:
+        out = {k: v for k, v in out.items() if k != "oneOf"}
+        out["enum"] = [o.get("const") for o in options if isinstance(o, dict)]
+        out["enumNames"] = [o.get("title", o.get("const")) for o in options if isinstance(o, dict)]
+    return out
+
+
+def _multi_select(params: dict[str, Any]) -> list[str]:
+    schema = params.get("requestedSchema")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return []
+    return [
+        str(name)
+        for name, field in properties.items()
+        if isinstance(field, dict) and field.get("type") == "array"
+    ]
+
+
 def request_unsupported(revision: str | None, method: str, params: dict[str, Any]) -> str | None:
     """Why ``revision`` cannot carry this request (``None`` when it can).
 
@@ -392,6 +441,12 @@ def request_unsupported(revision: str | None, method: str, params: dict[str, Any
             return (
                 f"URL-mode elicitation needs protocol revision 2025-11-25 or later "
                 f"(peer: {revision})"
+            )
+        arrays = _multi_select(params) if _before(revision, "2025-11-25") else []
+        if arrays:
+            return (
+                f"multi-select fields ({', '.join(arrays)}) need protocol revision 2025-11-25 "
+                f"or later (peer: {revision})"
             )
     elif (
         method == "sampling/createMessage"

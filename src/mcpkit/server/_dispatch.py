@@ -27,7 +27,7 @@ from mcpkit.protocol.errors import (
 from mcpkit.protocol.meta import is_modern_request, parse_request_meta
 from mcpkit.protocol.versions import check_modern_version
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
-from mcpkit.server.context import Context, ContextServices, InputRequired
+from mcpkit.server.context import Context, ContextServices, InputRequired, Question
 from mcpkit.server.middleware import Middleware
 from mcpkit.types import meta as keys
 from mcpkit.types.jsonrpc import JSONObject, Request
@@ -150,6 +150,10 @@ class Dispatcher:
                 raise
             return self._input_required(info, needed)
         except JSONRPCError as exc:
+            if exc.code == URL_ELICITATION_REQUIRED and (
+                info.era != "modern" or request.method in MRTR_METHODS
+            ):  # (2026 outside MRTR methods: no round to ask in, said by _modern_form)
+                _refuse_unaskable_url(info, exc)
             if info.era == "modern" and exc.code in LEGACY_ONLY_CODES:
                 return self._modern_form(info, exc)
             raise
@@ -243,7 +247,13 @@ class Dispatcher:
         MRTR methods there is no such round: -32600 naming what was asked).
         """
         if exc.code == RESOURCE_NOT_FOUND:
-            raise InvalidParams(exc.message, exc.data) from exc
+            data = exc.data
+            uri = info.params.get("uri")
+            if info.request.method == "resources/read" and isinstance(uri, str):
+                # 2026 says "no such resource" by data.uri: always there, even when the code
+                # that raised it gave no data
+                data = {**(data if isinstance(data, dict) else {}), "uri": uri}
+            raise InvalidParams(exc.message, data) from exc
         elicitations = exc.data.get("elicitations") if isinstance(exc.data, dict) else None
         if info.request.method not in MRTR_METHODS or not isinstance(elicitations, list):
             raise InvalidRequest(
@@ -284,6 +294,21 @@ class Dispatcher:
         meta.setdefault(META_SERVER_INFO, self._settings.server_info)
         result["_meta"] = meta
         return result
+
+
+def _refuse_unaskable_url(info: RequestInfo, exc: JSONRPCError) -> None:
+    """A tool that raised "URL elicitation required" asks the client exactly as
+    ``ctx.elicit_url()`` does, so the same rule (:meth:`Question.check_capability`) decides:
+    a client that did not declare ``elicitation.url`` (or whose revision has no URL mode)
+    never gets the -32042 error nor an ``inputRequests`` round for it, but the refusal
+    ``ctx.elicit_url()`` gets (2026: -32021 naming the capability; legacy: -32600)."""
+    question = Question.elicit_url(exc.message, "")
+    try:
+        question.check_capability(info.client_capabilities, info.era, info.protocol_version)
+    except JSONRPCError as refusal:
+        raise type(refusal)(
+            f"{exc.message} (URL elicitation required): {refusal.message}", refusal.data
+        ) from exc
 
 
 def _bind(

@@ -115,17 +115,21 @@ async def run_stdio(server: Server) -> None:
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    try:  # SIGTERM: end gracefully (listens get their final result) instead of dying mid-write
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
-        handled = True
-    except (NotImplementedError, RuntimeError, ValueError):  # Windows, or not the main thread
-        handled = False
+    # SIGTERM and SIGINT (Ctrl-C) end gracefully: listens get their final result, and nothing
+    # dies mid-write or prints a traceback
+    handled: list[signal.Signals] = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(signum, stop.set)
+        except (NotImplementedError, RuntimeError, ValueError):  # Windows, or not main thread
+            continue
+        handled.append(signum)
     try:
         async with stdio_server() as stream:
             await serve_stream(server, stream, name=f"{server.name}-stdio", stop=stop)
     finally:
-        if handled:
-            loop.remove_signal_handler(signal.SIGTERM)
+        for signum in handled:
+            loop.remove_signal_handler(signum)
 
 
 class InMemoryClientStream:

@@ -380,14 +380,35 @@ class TaskRunner:
             record.input_requests = {}
             record.result = result
             record.error = error
-            if error is not None and record.status_message is None:
-                record.status_message = str(error.get("message", "failed"))
+            if status == "failed" and record.status_message is None:
+                # a failed task says why (a 2025-11-25 tool error is a failed task too)
+                record.status_message = _failure_message(error, result)
             record.touch(status)
             return True
 
         record, changed = await mutate(self._store, task_id, finish)
         if changed and record is not None:
             await self._on_change(record)
+
+
+MAX_STATUS_MESSAGE: Final = 500
+"""Characters of a tool error's text kept as a failed task's ``statusMessage``."""
+
+
+def _failure_message(error: JSONObject | None, result: JSONObject | None) -> str:
+    """Why the task failed: the error's message, or the text of the tool's error result."""
+    if error is not None:
+        return str(error.get("message", "failed"))
+    blocks = result.get("content") if result is not None else None
+    texts = [
+        block["text"]
+        for block in (blocks if isinstance(blocks, list) else ())
+        if isinstance(block, dict) and isinstance(block.get("text"), str)
+    ]
+    text = " ".join(texts).strip()
+    if not text:
+        return "the tool reported an error"
+    return text if len(text) <= MAX_STATUS_MESSAGE else text[: MAX_STATUS_MESSAGE - 1] + "…"
 
 
 def _error(exc: JSONRPCError) -> JSONObject:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar, overload
@@ -528,6 +529,7 @@ class Question:
             if not isinstance(content, dict):
                 return ElicitAnswer(action, None)
             if self.content_type is None:
+                _check_raw_content(self.params, content, where)
                 return ElicitAnswer(action, content)
             return ElicitAnswer(action, _convert_content(self.content_type, content, where))
         if self.method == "roots/list":
@@ -544,6 +546,39 @@ def _is_pydantic_model(tp: Any) -> bool:
     return (
         isinstance(tp, type) and hasattr(tp, "model_json_schema") and hasattr(tp, "model_validate")
     )
+
+
+_MAX_COMPILED_FORMS: Final = 128
+"""Validators of raw form schemas kept (by the schema's JSON), least recently used dropped."""
+_compiled_forms: OrderedDict[bytes, Any] = OrderedDict()
+
+
+def _check_raw_content(params: JSONObject | None, content: JSONObject, where: str) -> None:
+    """Accepted content of a form asked with a raw JSON Schema must fit it (-32602 naming the
+    field otherwise), as content of a typed form must fit its type: the tool body never sees
+    an answer the user was not asked for."""
+    import msgspec
+
+    from mcpkit.protocol.schema_dialects import compile_schema
+
+    schema = (params or {}).get("requestedSchema")
+    if not isinstance(schema, dict):
+        return
+    key = msgspec.json.encode(schema)
+    compiled = _compiled_forms.get(key)
+    if compiled is None:
+        compiled = compile_schema(schema)  # checked as a form when asked: it compiles
+        _compiled_forms[key] = compiled
+        if len(_compiled_forms) > _MAX_COMPILED_FORMS:
+            _compiled_forms.popitem(last=False)
+    else:
+        _compiled_forms.move_to_end(key)
+    problem = compiled.first_error(content)
+    if problem is not None:
+        path, detail = problem
+        raise InvalidParams(
+            f"{where}: the content does not fit the requested schema at {path}: {detail}"
+        )
 
 
 def _convert_content(tp: Any, content: JSONObject, where: str) -> Any:
@@ -585,4 +620,21 @@ def _schema_from_type(tp: type[Any]) -> JSONObject:
         schema = components[schema["$ref"]]
     schema = dict(schema)
     schema.pop("title", None)
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        schema["properties"] = {name: _typed_enum(field) for name, field in properties.items()}
     return schema
+
+
+def _typed_enum(field: Any) -> Any:
+    """msgspec writes a ``Literal`` of strings as a bare ``enum``; a form field names its type
+    (``"type": "string"``), so a ``Literal`` field is a single-select enum like any other."""
+    if (
+        isinstance(field, dict)
+        and "type" not in field
+        and isinstance(field.get("enum"), list)
+        and field["enum"]
+        and all(isinstance(value, str) for value in field["enum"])
+    ):
+        return {"type": "string", **field}
+    return field

@@ -378,8 +378,9 @@ class RegisteredTool:
             raise UsageError(f"tool {self.name!r}: invalid x-mcp-header annotation: {problem}")
         definition["inputSchema"] = input_schema
         output_schema = signature.output_schema
+        own_result = _returns_tool_result(signature)  # never its class as an outputSchema
         raw_content = structured_output is None and _returns_raw_content(signature)
-        if structured_output is False or raw_content:
+        if structured_output is False or raw_content or own_result:
             output_schema = None
         if output_schema is not None:
             definition["outputSchema"] = output_schema
@@ -390,6 +391,12 @@ class RegisteredTool:
         if meta:
             definition["_meta"] = meta
         self._definition = definition
+        if structured_output is True and own_result:
+            raise UsageError(
+                f"tool {self.name!r}: a ToolResult says for itself what it carries (its "
+                "structured_content); structured_output=True would publish the ToolResult class "
+                "as the outputSchema: drop it, or return a typed value (a dataclass, TypedDict …)"
+            )
         if structured_output is True and output_schema is None:
             raise UsageError(
                 f"tool {self.name!r}: structured_output=True needs a return annotation "
@@ -545,6 +552,14 @@ _RAW_CONTENT_ANNOTATIONS: Final = (
     list[dict[str, Any]],
     list[dict],  # type: ignore[type-arg]
 )
+
+
+def _returns_tool_result(signature: ToolSignature) -> bool:
+    """The function is annotated to return a :class:`ToolResult` (or an optional one)."""
+    returned = signature.annotations.get("return")
+    if typing.get_origin(returned) is typing.Annotated:
+        returned = typing.get_args(returned)[0]
+    return returned is ToolResult or ToolResult in typing.get_args(returned)
 
 
 def _returns_raw_content(signature: ToolSignature) -> bool:

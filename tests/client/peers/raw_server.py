@@ -6,7 +6,7 @@ about::
     raw_server.py --discover {answer,silent,error,unsupported,legacy-only}
                   --call {ok,crash,hang,flood,garbage,bad-output,ask,mrtr-forever,
                           mrtr-echo,wrong-shape,end-listen} [--end-with result|cancelled]
-                  [--ask METHOD --ask-params JSON [--then-notify METHOD --then-params JSON]]
+                  [--ask METHOD --ask-params JSON [--then-notify METHOD --then-params JSON]...]
 
 ``--discover answer`` makes it a 2026 server (and ``initialize`` then fails with -32022);
 anything else makes it a legacy server that handles ``discover`` as told and speaks
@@ -30,8 +30,10 @@ parser.add_argument("--discover", default="error")
 parser.add_argument("--call", default="ok")
 parser.add_argument("--ask", default="sampling/createMessage", help="method for --call ask")
 parser.add_argument("--ask-params", default='{"messages": [], "maxTokens": 5}')
-parser.add_argument("--then-notify", default=None, help="notification sent after the answer")
-parser.add_argument("--then-params", default="{}")
+parser.add_argument(
+    "--then-notify", action="append", default=[], help="notification(s) sent after the answer"
+)
+parser.add_argument("--then-params", action="append", default=[], help="their params, in order")
 parser.add_argument("--list", default="ok", help="tools/list: ok|hang")
 parser.add_argument("--end-with", default="result", help="how end-listen ends: result|cancelled")
 opts = parser.parse_args()
@@ -107,14 +109,9 @@ def handle_call(rid, params: dict) -> None:
         )
         with answer_ready:
             answer_ready.wait_for(lambda: ask_id in pending_answers, timeout=10)
-        if opts.then_notify:
-            send(
-                {
-                    "jsonrpc": "2.0",
-                    "method": opts.then_notify,
-                    "params": json.loads(opts.then_params),
-                }
-            )
+        for index, method in enumerate(opts.then_notify):
+            params = opts.then_params[index] if index < len(opts.then_params) else "{}"
+            send({"jsonrpc": "2.0", "method": method, "params": json.loads(params)})
         text = json.dumps(pending_answers.get(ask_id), sort_keys=True)
         result(rid, {"content": [{"type": "text", "text": text}]})
         return
