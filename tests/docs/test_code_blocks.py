@@ -299,7 +299,7 @@ def _run(block: Block, argv: list[str], cwd: Path, env: dict[str, str], *, what:
                 process.wait(STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
                 timed_out = True
-        elif timed_out:
+        if timed_out:  # deaf to Ctrl-C, or never announced: killed (waiting would wait forever)
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
     finally:

@@ -163,13 +163,24 @@ def _inherited_listener() -> socket.socket | None:
     return sock
 
 
-async def _serve(config: Any, app: Any, sockets: list[socket.socket] | None = None) -> None:
+async def _serve(
+    config: Any,
+    app: Any,
+    sockets: list[socket.socket] | None = None,
+    on_started: Callable[[], None] | None = None,
+) -> None:
     import uvicorn
 
     class _Server(uvicorn.Server):
         """uvicorn, telling the app when shutdown starts: uvicorn waits for open responses
         before the lifespan shutdown, and an open ``subscriptions/listen`` only ends when the
-        app ends it (with its final result)."""
+        app ends it (with its final result). ``on_started`` runs once startup is done, inside
+        uvicorn's signal handling: an interrupt from then on stops the server."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if on_started is not None and not self.should_exit:
+                on_started()
 
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             for listener in self.servers:
@@ -200,20 +211,34 @@ def serve(
     Options: see :func:`uvicorn_config`. The socket is bound before uvicorn starts: a port in
     use raises ``OSError`` (``errno.EADDRINUSE``) with a one-line message, and
     ``on_listening(host, port)`` is called with the real port (``port=0`` picks a free one)
-    once connections are accepted. A socket handed down by a supervisor (:data:`LISTEN_FD_ENV`)
-    is used instead of binding one. The app's ``aclose()`` (if any) runs at the end.
+    once the server has started, connections are accepted and an interrupt (Ctrl-C, SIGTERM)
+    stops it: announced any earlier, a Ctrl-C sent on seeing the announcement could land
+    during start-up and be lost, leaving the server running. A socket handed down by a
+    supervisor (:data:`LISTEN_FD_ENV`) is used instead of binding one. The app's ``aclose()``
+    (if any) runs at the end.
     """
     config = uvicorn_config(app, **options)
     sockets = None
+    on_started = None
     if config.uds is None and config.fd is None:
         inherited = _inherited_listener()
         sockets = [inherited if inherited is not None else _listen(config.host, config.port)]
         if on_listening is not None:
             bound_host, bound_port = sockets[0].getsockname()[:2]
-            on_listening(config.host if inherited is None else bound_host, bound_port)
+            announced_host = config.host if inherited is None else bound_host
+            listening = on_listening
+
+            def on_started() -> None:
+                listening(announced_host, bound_port)
+
     try:
         with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
-            runner.run(_serve(config, app, sockets))
+            runner.run(_serve(config, app, sockets, on_started))
+    except KeyboardInterrupt:
+        # Ctrl-C: uvicorn has shut down gracefully and raised the signal again for whoever
+        # handled it before; asyncio's runner turns that into KeyboardInterrupt. The server
+        # was told to stop and has stopped: a return, not a traceback.
+        pass
     finally:
         for sock in sockets or ():
             sock.close()
