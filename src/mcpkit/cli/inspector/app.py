@@ -44,6 +44,7 @@ ASSETS: Final = {
     "app.js": "text/javascript; charset=utf-8",
     "forms.js": "text/javascript; charset=utf-8",
     "apps.js": "text/javascript; charset=utf-8",
+    "reopen.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
 }
 """The page's files, shipped inside the package (no CDN, no build step)."""
@@ -59,6 +60,16 @@ _PAGE_CSP: Final = (
     b"img-src 'self' data: blob:; media-src 'self' data: blob:; frame-ancestors 'none'; "
     b"base-uri 'none'; form-action 'none'"
 )
+
+
+_REOPEN_PAGE: Final = b"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>mcpkit inspector</title>
+<script src="/static/reopen.js"></script></head>
+<body><p id="refused">This page needs the inspector's token: open the URL `mcpkit dev` printed.</p>
+</body></html>
+"""
+"""What ``/`` without the token answers (403): a reload of an open tab finds the token in the
+tab's ``sessionStorage`` (reopen.js) and comes back with it; any other visitor gets nothing."""
 
 
 def _asset(name: str) -> bytes:
@@ -245,6 +256,12 @@ class InspectorApp:
             await _respond(send, 204, b"", b"text/plain")
             return
         if not self._has_token(request):
+            if path == "/" and method == "GET":
+                await _respond(
+                    send, 403, _REOPEN_PAGE, b"text/html; charset=utf-8",
+                    [(b"content-security-policy", _PAGE_CSP)],
+                )  # fmt: skip
+                return
             raise InspectorError(
                 "missing or wrong inspector token: open the URL `mcpkit dev` printed", status=403
             )

@@ -53,6 +53,11 @@ class EventHub:
             subscriber.ready.set()
         return event
 
+    @property
+    def sequence(self) -> int:
+        """The ``seq`` of the last event published (0: none yet)."""
+        return self._sequence
+
     def elapsed_ms(self) -> float:
         return round((time.monotonic() - self._started) * 1000.0, 3)
 

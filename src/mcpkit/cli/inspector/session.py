@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import collections
 import itertools
 import json
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -50,6 +52,11 @@ MAX_TASKS: Final = 256
 
 MODES: Final = ("auto", "legacy", "2026-07-28")
 
+STDERR_TAIL_LINES: Final = 20
+"""A stdio server's last stderr lines quoted in the page's error when it fails to start."""
+INITIAL_LOG_LEVEL: Final = "debug"
+"""The log level the inspector asks every server for when it connects (the page shows it)."""
+
 
 class InspectorError(Exception):
     """A request from the page that cannot be served; the page shows ``str(error)``."""
@@ -74,6 +81,25 @@ class ConnectSpec(msgspec.Struct, forbid_unknown_fields=True):
 def _plain(value: Any) -> Any:
     """Typed results as JSON-ready builtins (``UNSET`` fields left out)."""
     return msgspec.to_builtins(value)
+
+
+class _StderrToPage(logging.Handler):
+    """Every stderr line of a stdio server, as a ``stderr`` event (the page's console).
+
+    The stdio transport logs each line as a record marked with ``STDERR_RECORD_ATTR``; the
+    terminal still gets them too (``mcpkit dev`` prints them as every command does).
+    """
+
+    def __init__(self, session: InspectorSession) -> None:
+        super().__init__(logging.DEBUG)
+        self._session = session
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from mcpkit.transports.stdio_client import STDERR_RECORD_ATTR
+
+        server = getattr(record, STDERR_RECORD_ATTR, None)
+        if server is not None:
+            self._session.on_stderr(str(server), record.getMessage())
 
 
 class _PublishingWireLog(WireLog):
@@ -110,6 +136,17 @@ class InspectorSession:
         self._tool_defs: dict[str, dict[str, Any]] = {}
         self._tasks: dict[str, dict[str, Any]] = {}
         self._followers: dict[str, asyncio.Task[None]] = {}
+        self._open_questions: dict[str, dict[str, Any]] = {}
+        """The ``question`` events still waiting: a page that opens later shows them from
+        :meth:`state` (the event itself may have left the replay window long ago)."""
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._log_level: str | None = None
+        self._connections = 0
+        self._stderr_handler = _StderrToPage(self)
+        stdio_logger = logging.getLogger("mcpkit.stdio")
+        stdio_logger.addHandler(self._stderr_handler)
+        if stdio_logger.getEffectiveLevel() > logging.INFO:
+            stdio_logger.setLevel(logging.INFO)  # the transport logs stderr lines at INFO
 
     # -- connection ----------------------------------------------------------------------------
 
@@ -129,8 +166,16 @@ class InspectorSession:
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
         self._client, self._stop, self._spec = client, stop, spec
+        self._stderr_tail.clear()
+        self._connections += 1
         self._owner = asyncio.create_task(self._own(client, ready, stop), name="inspector-client")
-        self.hub.publish("status", state="connecting", target=spec.target, mode=spec.mode)
+        self.hub.publish(
+            "status",
+            state="connecting",
+            target=spec.target,
+            mode=spec.mode,
+            connection=self._connections,
+        )
         limit = CONNECT_TIMEOUT + (OAUTH_SIGN_IN_TIMEOUT if spec.oauth else 0.0)
         try:
             await asyncio.wait_for(asyncio.shield(ready), limit)
@@ -141,11 +186,29 @@ class InspectorSession:
                 if not isinstance(exc, TimeoutError)
                 else (f"no answer from {spec.target} within {CONNECT_TIMEOUT:g} s")
             )
+            message = self._with_stderr_tail(message)
             self.hub.publish("status", state="failed", error=message)
             raise InspectorError(message, status=502) from None
+        self._log_level = INITIAL_LOG_LEVEL
         summary = self.summary()
         self.hub.publish("status", state="connected", server=summary)
         return summary
+
+    def on_stderr(self, server: str, line: str) -> None:
+        """A stdio server wrote ``line`` on its stderr: to the page's console, and kept for the
+        error message if the server is failing to start."""
+        self._stderr_tail.append(line)
+        self.hub.publish("stderr", server=server, line=line)
+
+    def _with_stderr_tail(self, message: str) -> str:
+        """``message`` with the server's last stderr lines, unless it quotes them already: a
+        server that fails to start usually says why there, not on the wire."""
+        from mcpkit.cli.server_stderr import quotes_tail
+
+        if not self._stderr_tail or quotes_tail(message):
+            return message
+        tail = "\n".join(f"  {line}" for line in self._stderr_tail)
+        return f"{message}; last stderr lines:\n{tail}"
 
     def _make_client(self, spec: ConnectSpec) -> Any:
         from mcpkit.cli.errors import CliError
@@ -181,7 +244,7 @@ class InspectorSession:
             roots=lambda: list(self._roots),
             logging_handler=self._on_log,
             notification_handler=self._on_notification,
-            log_level="debug",
+            log_level=INITIAL_LOG_LEVEL,
             timeout=None,
             initialize_timeout=CONNECT_TIMEOUT + (OAUTH_SIGN_IN_TIMEOUT if spec.oauth else 0.0),
             probe_timeout=CONNECT_TIMEOUT + (OAUTH_SIGN_IN_TIMEOUT if spec.oauth else 0.0),
@@ -257,10 +320,12 @@ class InspectorSession:
                 await owner
             self.hub.publish("status", state="disconnected")
         self._client = None
+        self._log_level = None
         self._watches.clear()
 
     async def aclose(self) -> None:
         await self.disconnect()
+        logging.getLogger("mcpkit.stdio").removeHandler(self._stderr_handler)
 
     def summary(self) -> dict[str, Any]:
         client = self.client
@@ -273,15 +338,23 @@ class InspectorSession:
             "instructions": client.instructions,
             "capabilities": client.server_capabilities,
             "clientCapabilities": client.client_capabilities,
+            "logLevel": self._log_level,
         }
 
     def state(self) -> dict[str, Any]:
+        """Where things stand now, for a page that opens (or reopens).
+
+        ``seq`` is the last event published: the replayed events up to it are history (the
+        wire, logs, the console), not the current state, which is this.
+        """
         connected = self._client is not None and self._client.connected
         return {
+            "seq": self.hub.sequence,
             "connected": connected,
             "server": self.summary() if connected else None,
+            "spec": msgspec.to_builtins(self._spec) if self._spec is not None else None,
             "roots": list(self._roots),
-            "questions": [],
+            "questions": list(self._open_questions.values()),
         }
 
     # -- features ------------------------------------------------------------------------------
@@ -459,6 +532,7 @@ class InspectorSession:
             await self.client.set_logging_level(level)
         except UsageError as exc:
             raise InspectorError(str(exc)) from None
+        self._log_level = level
 
     async def set_roots(self, roots: list[dict[str, str]]) -> None:
         for root in roots:
@@ -537,7 +611,7 @@ class InspectorSession:
         question_id = f"q{next(self._ids)}"
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._questions[question_id] = future
-        self.hub.publish(
+        self._open_questions[question_id] = self.hub.publish(
             "question",
             id=question_id,
             kind=kind,
@@ -549,6 +623,7 @@ class InspectorSession:
             return await future
         finally:
             self._questions.pop(question_id, None)
+            self._open_questions.pop(question_id, None)
             self.hub.publish("question-closed", id=question_id)
 
     async def _elicit(self, params: Any, context: Any) -> Any:

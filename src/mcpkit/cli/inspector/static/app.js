@@ -3,10 +3,17 @@
 import { el, schemaForm } from "/static/forms.js";
 import { AppView, viewUri, visibility } from "/static/apps.js";
 
-const token = new URLSearchParams(location.search).get("token") || "";
-history.replaceState(null, "", "/"); // keep the token out of the address bar and history
+// The token leaves the address bar (and history) but stays in this tab's sessionStorage, so a
+// reload (F5) can come back with it (reopen.js, served on the 403 of a token-less reload).
+const TOKEN_KEY = "mcpkit-inspector-token";
+const token = new URLSearchParams(location.search).get("token") || sessionStorage.getItem(TOKEN_KEY) || "";
+if (token) sessionStorage.setItem(TOKEN_KEY, token);
+history.replaceState(null, "", "/");
 const $ = (id) => document.getElementById(id);
-const state = { lists: { tools: [], resources: [], resourceTemplates: [], prompts: [] }, calls: new Map(), questions: new Map(), wire: [], callSeq: 0, sandboxPort: null, appView: null };
+const EMPTY_LISTS = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+// historyUntil: the last event /api/state accounts for; replayed events up to it are history
+// (wire, logs, console), not the state of things now.
+const state = { lists: EMPTY_LISTS, calls: new Map(), questions: new Map(), wire: [], callSeq: 0, sandboxPort: null, appView: null, historyUntil: Infinity, panel: "connect", panelBeforeQuestions: null, connection: 0 };
 
 // -- the API -------------------------------------------------------------------------------------
 async function api(path, body) {
@@ -24,6 +31,7 @@ async function api(path, body) {
 // -- panels (tabs: arrows move between them, Enter/Space or click selects) -----------------------
 const tabs = [...document.querySelectorAll('[role="tab"]')];
 function showPanel(name) {
+  state.panel = name;
   for (const tab of tabs) {
     const selected = tab.id === "tab-" + name;
     tab.setAttribute("aria-selected", String(selected));
@@ -59,6 +67,31 @@ function lines(text, sep) {
   return out;
 }
 
+// The options the inspector was started with (-e, --header, --bearer, --mode) fill the form, so a
+// Connect from the page sends them again.
+function fillConnectForm(spec) {
+  if (!spec) return;
+  $("target").value = spec.target || "";
+  $("mode").value = spec.mode || "auto";
+  $("headers").value = Object.entries(spec.headers || {}).map(([k, v]) => `${k}: ${v}`).join("\n");
+  $("env").value = Object.entries(spec.env || {}).map(([k, v]) => `${k}=${v}`).join("\n");
+  $("bearer").value = spec.bearer || "";
+  $("oauth").checked = !!spec.oauth;
+  if ($("headers").value || $("env").value || spec.bearer || spec.oauth) $("connect-options").open = true;
+}
+
+// A failed connection leaves nothing of the previous server on screen.
+function forgetServer() {
+  closeAppView("the connection closed");
+  state.lists = EMPTY_LISTS;
+  renderTools();
+  renderResources();
+  renderPrompts();
+  $("server-info").hidden = true;
+  $("server-line").textContent = "";
+  for (const id of ["tool-detail", "resource-detail", "prompt-detail"]) $(id).replaceChildren(el("p", { class: "muted", text: "Not connected." }));
+}
+
 $("connect-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("connect-error").hidden = true;
@@ -73,6 +106,7 @@ $("connect-form").addEventListener("submit", async (event) => {
     await connected(server);
   } catch (error) {
     setStatus("not connected", "failed");
+    forgetServer();
     $("connect-error").textContent = error.message;
     $("connect-error").hidden = false;
   }
@@ -94,6 +128,7 @@ async function connected(server) {
   }
   $("server-instructions").textContent = server.instructions || "(none)";
   $("server-capabilities").textContent = JSON.stringify(server.capabilities, null, 2);
+  if (server.logLevel) $("log-level").value = server.logLevel;
   $("server-info").hidden = false;
   await refreshLists();
 }
@@ -225,7 +260,7 @@ function showTool(tool) {
       bar.hidden = true;
     }
   });
-  form.focus();
+  form.focus({ preventScroll: true }); // a tool far down a long list: the page stays where it is
 }
 
 function renderToolResult(box, answer) {
@@ -257,7 +292,15 @@ function renderContent(item) {
     case "audio":
       return el("audio", { class: "content", controls: true, src: blobUrl(item.data, item.mimeType) });
     case "resource_link":
-      return el("p", {}, el("span", { class: "tag", text: "resource link" }), el("a", { href: "#", "data-uri": item.uri, text: item.name || item.uri }));
+    {
+      const link = el("a", { href: "#", "data-uri": item.uri, text: item.name || item.uri });
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        showPanel("resources");
+        showResource(item.uri, item);
+      });
+      return el("p", {}, el("span", { class: "tag", text: "resource link" }), link);
+    }
     case "resource": {
       const res = item.resource || {};
       return el("div", { class: "content embedded" }, el("span", { class: "tag", text: "embedded " + res.uri }), renderResourceContents(res));
@@ -401,6 +444,7 @@ function updateQuestionCount() {
 }
 
 function showQuestion(event) {
+  if (state.questions.has(event.id)) return;
   const box = el("form", { class: "card question", id: "question-" + event.id, "data-kind": event.kind });
   const answer = async (body) => {
     try {
@@ -450,14 +494,21 @@ function showQuestion(event) {
   state.questions.set(event.id, box);
   $("question-list").append(box);
   updateQuestionCount();
+  if (state.panel !== "questions") state.panelBeforeQuestions = state.panel;
   showPanel("questions");
 }
 
+// The last question answered: back to the panel the person was on (the call's result is there).
 function closeQuestion(id) {
   const box = state.questions.get(id);
-  if (box) box.remove();
+  if (!box) return;
+  box.remove();
   state.questions.delete(id);
   updateQuestionCount();
+  if (!state.questions.size && state.panel === "questions" && state.panelBeforeQuestions) {
+    showPanel(state.panelBeforeQuestions);
+    state.panelBeforeQuestions = null;
+  }
 }
 
 // -- tasks ---------------------------------------------------------------------------------------
@@ -543,15 +594,24 @@ const wireClock = { backend: 0, page: performance.now() };
 const requestMethods = new Map();
 const OPPOSITE = { in: "out", out: "in", "app-in": "app-out", "app-out": "app-in" };
 const ARROWS = { in: "←", out: "→", "app-in": "⇠ app", "app-out": "⇢ app" };
+// Each connection starts a section of the wire view: request ids start again with it.
+function startConnection(event) {
+  state.connection = event.connection || state.connection + 1;
+  requestMethods.clear();
+  const row = el("tr", { class: "connection-start", "data-connection": String(state.connection) },
+    el("td", { colspan: 4, text: `connection ${state.connection}: ${event.target} (${event.mode})` }));
+  $("wire-rows").append(row);
+}
+
 function addWire(event) {
   if (!event.dir.startsWith("app")) Object.assign(wireClock, { backend: event.t, page: performance.now() });
   const msg = event.msg;
   if (msg.method && msg.id !== undefined) requestMethods.set(`${event.dir}:${msg.id}`, msg.method);
   const method = msg.method || requestMethods.get(`${OPPOSITE[event.dir]}:${msg.id}`) || "";
-  const entry = { ...event, method };
+  const entry = { ...event, method, connection: state.connection };
   state.wire.push(entry);
   const text = JSON.stringify(msg);
-  const row = el("tr", { "data-dir": event.dir, "data-method": method }, el("td", { text: event.t.toFixed(0) }), el("td", { text: ARROWS[event.dir] || event.dir }),
+  const row = el("tr", { "data-dir": event.dir, "data-method": method, "data-connection": String(state.connection) }, el("td", { text: event.t.toFixed(0) }), el("td", { text: ARROWS[event.dir] || event.dir }),
     el("td", { text: wireLabel(msg) + (msg.method ? "" : method ? ` (${method})` : "") }), el("td", { class: "msg", tabindex: 0, text }));
   row.querySelector(".msg").addEventListener("click", (e) => toggleWire(row, msg, e.currentTarget));
   row.querySelector(".msg").addEventListener("keydown", (e) => { if (e.key === "Enter") toggleWire(row, msg, e.currentTarget); });
@@ -585,13 +645,44 @@ $("set-log-level").addEventListener("click", async () => {
     addLog({ level: "error", logger: "inspector", data: error.message });
   }
 });
+// The console: the server's stderr (stdio) and what happened to the connection.
+function addConsole(kind, text, t) {
+  const line = el("li", { "data-kind": kind, text: `${t === undefined ? "" : t.toFixed(0) + " ms "}${text}` });
+  line.hidden = !consoleVisible(line);
+  $("console-lines").append(line);
+}
+function consoleVisible(line) {
+  const filter = $("console-filter").value.trim().toLowerCase();
+  return !filter || line.textContent.toLowerCase().includes(filter);
+}
+$("console-filter").addEventListener("input", () => {
+  for (const line of $("console-lines").children) line.hidden = !consoleVisible(line);
+});
+$("console-clear").addEventListener("click", () => $("console-lines").replaceChildren());
+function statusText(event) {
+  if (event.state === "connecting") return `connecting to ${event.target} (${event.mode})`;
+  if (event.state === "connected") {
+    const info = (event.server && event.server.serverInfo) || {};
+    return `connected to ${info.name || "?"} ${info.version || ""} (${event.server && event.server.era}, ${event.server && event.server.protocolVersion})`;
+  }
+  return event.state + (event.error ? ": " + event.error : "");
+}
+
 function addLog(event) {
   const data = typeof event.data === "string" ? event.data : JSON.stringify(event.data);
   $("log-lines").append(el("li", { "data-level": event.level, text: `${event.level}${event.logger ? " [" + event.logger + "]" : ""}: ${data}` }));
 }
 
 // -- the event stream -----------------------------------------------------------------------------
+const STATEFUL = new Set(["status", "question", "question-closed", "progress", "oauth"]);
 function onEvent(event) {
+  if (event.type === "status") {
+    addConsole("status", statusText(event), event.t);
+    if (event.state === "connecting") startConnection(event);
+  }
+  if (event.type === "stderr") addConsole("stderr", event.line, event.t);
+  // A replayed event of that kind says how things were, not how they are (/api/state said that).
+  if (STATEFUL.has(event.type) && event.seq <= state.historyUntil) return;
   switch (event.type) {
     case "wire": addWire(event); break;
     case "progress": {
@@ -622,6 +713,9 @@ function onEvent(event) {
       break;
     case "status":
       if (event.state === "disconnected") setStatus("disconnected" + (event.error ? ": " + event.error : ""), event.error ? "failed" : "");
+      else if (event.state === "connecting") setStatus("connecting…");
+      else if (event.state === "connected") setStatus("connected", "connected");
+      else if (event.state === "failed") setStatus("not connected", "failed");
       break;
     default: break;
   }
@@ -657,9 +751,12 @@ async function streamEvents() {
 // -- start ---------------------------------------------------------------------------------------
 (async () => {
   const initial = await api("/api/state");
+  state.historyUntil = initial.seq;
   state.sandboxPort = initial.sandboxPort || null;
   for (const root of initial.roots) rootRow(root);
+  fillConnectForm(initial.spec);
   streamEvents();
+  for (const question of initial.questions) showQuestion(question);
   if (initial.connected) await connected(initial.server);
   document.body.dataset.ready = "true";
 })().catch((error) => {
