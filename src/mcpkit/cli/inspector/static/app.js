@@ -144,13 +144,41 @@ async function refreshLists() {
 function listButton(list, title, sub, onSelect) {
   const button = el("button", { type: "button" }, el("span", { text: title }), sub ? el("span", { class: "sub", text: sub }) : null);
   button.addEventListener("click", () => {
-    for (const other of list.querySelectorAll("button")) other.removeAttribute("aria-current");
+    const current = list.querySelector('button[aria-current="true"]');
+    if (current) current.removeAttribute("aria-current");
     button.setAttribute("aria-current", "true");
     onSelect();
   });
-  list.append(el("li", {}, button));
+  const item = el("li", {}, button);
+  item.dataset.search = (title + " " + (sub || "")).toLowerCase();
+  list.append(item);
   return button;
 }
+
+// Search: every word typed must appear in an item's name or description. Items are hidden, not
+// rebuilt, so a list of thousands filters as fast as one types.
+function applyFilter(input, lists) {
+  const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+  let shown = 0;
+  for (const list of lists) {
+    for (const item of list.children) {
+      if (item.dataset.search === undefined) continue;
+      item.hidden = !words.every((w) => item.dataset.search.includes(w));
+      if (!item.hidden) shown += 1;
+    }
+  }
+  return shown;
+}
+function filterTools() {
+  const shown = applyFilter($("tool-filter"), [$("tool-list")]);
+  const total = state.lists.tools.length;
+  $("tool-count").textContent = total ? (shown === total ? `${total} tools` : `${shown} of ${total} tools`) : "";
+}
+const filterResources = () => applyFilter($("resource-filter"), [$("resource-list"), $("template-list")]);
+const filterPrompts = () => applyFilter($("prompt-filter"), [$("prompt-list")]);
+$("tool-filter").addEventListener("input", filterTools);
+$("resource-filter").addEventListener("input", filterResources);
+$("prompt-filter").addEventListener("input", filterPrompts);
 
 function renderTools() {
   const list = $("tool-list");
@@ -161,6 +189,7 @@ function renderTools() {
     const sub = (appOnly ? "[app only] " : viewUri(tool) ? "[app] " : "") + (tool.title || tool.description || "");
     listButton(list, tool.name, sub, () => showTool(tool));
   }
+  filterTools();
 }
 
 function annotationTags(annotations) {
@@ -328,6 +357,7 @@ function renderResources() {
   const templates = $("template-list");
   templates.replaceChildren();
   for (const template of state.lists.resourceTemplates) listButton(templates, template.name || template.uriTemplate, template.uriTemplate, () => showTemplate(template));
+  filterResources();
 }
 
 async function showResource(uri, resource) {
@@ -396,6 +426,7 @@ function renderPrompts() {
   const list = $("prompt-list");
   list.replaceChildren();
   for (const prompt of state.lists.prompts) listButton(list, prompt.name, prompt.title || prompt.description || "", () => showPrompt(prompt));
+  filterPrompts();
 }
 
 function showPrompt(prompt) {
