@@ -252,7 +252,10 @@ def test_long_lists_search_selection_log_level_questions_and_links(browser: Any)
         assert page.evaluate("window.scrollY") == before
         expect(page.locator("#tool-detail h2")).to_be_in_viewport()
 
-        page.fill("#tool-filter", "tool_06")
+        page.locator("#tool-detail h2").click()  # out of the form's inputs
+        page.keyboard.press("/")
+        expect(page.locator("#tool-filter")).to_be_focused()
+        page.keyboard.type("tool_06")
         expect(page.locator("#tool-count")).to_have_text(f"100 of {FIXTURE_TOOLS + 1000} tools")
         page.fill("#tool-filter", "numbered 999")
         expect(page.locator("#tool-list li:visible")).to_have_count(1)

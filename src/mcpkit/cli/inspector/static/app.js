@@ -177,6 +177,16 @@ function filterTools() {
 const filterResources = () => applyFilter($("resource-filter"), [$("resource-list"), $("template-list")]);
 const filterPrompts = () => applyFilter($("prompt-filter"), [$("prompt-list")]);
 $("tool-filter").addEventListener("input", filterTools);
+// "/" searches the list of the panel in view (the search boxes are left out of the Tab order, so
+// that Tab from a panel's tab still lands on its list).
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.closest && event.target.closest("input, textarea, select, [contenteditable]")) return;
+  const search = { tools: "tool-filter", resources: "resource-filter", prompts: "prompt-filter", console: "console-filter" }[state.panel];
+  if (!search) return;
+  event.preventDefault();
+  $(search).focus();
+});
 $("resource-filter").addEventListener("input", filterResources);
 $("prompt-filter").addEventListener("input", filterPrompts);
 
@@ -631,6 +641,7 @@ function startConnection(event) {
   requestMethods.clear();
   const row = el("tr", { class: "connection-start", "data-connection": String(state.connection) },
     el("td", { colspan: 4, text: `connection ${state.connection}: ${event.target} (${event.mode})` }));
+  row.hidden = !!($("wire-dir").value || $("wire-method").value.trim());
   $("wire-rows").append(row);
 }
 
@@ -656,6 +667,8 @@ function toggleWire(row, msg, cell) {
 }
 function filterWire() {
   for (const entry of state.wire) entry.row.hidden = !wireVisible(entry);
+  const filtered = $("wire-dir").value || $("wire-method").value.trim();
+  for (const row of $("wire-rows").querySelectorAll("tr.connection-start")) row.hidden = !!filtered;
 }
 $("wire-method").addEventListener("input", filterWire);
 $("wire-dir").addEventListener("change", filterWire);
