@@ -6,56 +6,16 @@ server that fails to start says; forms for optional arguments; long lists (issue
 from __future__ import annotations
 
 import contextlib
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Any
 
-import pytest
-
-from ._inspector import EXIT_TIMEOUT, chromium_path, run_inspector
+from ._inspector import EXIT_TIMEOUT, run_inspector
+from ._inspector_page import FIXTURE, FIXTURE_TOOLS, browser, choose_tool, expect, open_page
 from ._run import ROOT
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
-
-FIXTURE: Final = str(ROOT / "tests" / "cli" / "fixtures" / "inspector_server.py")
-UI_TIMEOUT_MS: Final = 30_000
-"""How long one expectation about the page may take (the machine is shared)."""
-FIXTURE_TOOLS: Final = 4
-"""The fixture's own tools, before ``EXTRA_TOOLS``."""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = chromium_path()
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=executable, args=["--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-def _open(browser: Any, url: str, height: int = 860) -> Any:
-    context = browser.new_context(viewport={"width": 1280, "height": height})
-    context.set_default_timeout(UI_TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.errors = errors
-    page.goto(url)
-    expect(page.locator("body")).to_have_attribute("data-ready", "true")
-    return page
-
-
-def _tool(page: Any, name: str) -> None:
-    page.click("#tab-tools")
-    page.locator("#tool-list button", has_text=re.compile(rf"^{name}")).first.click()
-    expect(page.locator("#tool-detail h2")).to_have_text(name)
+__all__ = ["browser"]  # the module's Chromium (a fixture)
 
 
 def _tool_buttons(page: Any) -> Any:
@@ -65,7 +25,7 @@ def _tool_buttons(page: Any) -> Any:
 def test_connect_from_the_page_keeps_the_environment_it_was_started_with(browser: Any) -> None:
     """Defect 1 (stdio): ``-e`` still reaches the server after a Connect from the page."""
     with run_inspector(FIXTURE, "-e", "EXTRA_TOOLS=3") as inspector:
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url)
         expect(_tool_buttons(page)).to_have_count(FIXTURE_TOOLS + 3)
         expect(page.locator("#env")).to_have_value("EXTRA_TOOLS=3")
         page.click("#connect")
@@ -100,7 +60,7 @@ def test_connect_from_the_page_keeps_headers_bearer_and_era(browser: Any) -> Non
         run_inspector(url, "--header", "X-Team: blue", "--bearer", "s3cret-token",
                       "--mode", "legacy") as inspector,
     ):  # fmt: skip
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url)
         expect(page.locator("#status")).to_have_text("connected")
         expect(page.locator("#headers")).to_have_value("X-Team: blue")
         expect(page.locator("#bearer")).to_have_value("s3cret-token")
@@ -110,7 +70,7 @@ def test_connect_from_the_page_keeps_headers_bearer_and_era(browser: Any) -> Non
         expect(page.locator("#wire-rows tr.connection-start")).to_have_count(2)
         expect(page.locator("#status")).to_have_text("connected")
         expect(page.locator('[data-fact="era"]')).to_have_text("legacy")
-        _tool(page, "ping")
+        choose_tool(page, "ping")
         page.click("#call-tool")
         expect(page.locator("#tool-result")).to_contain_text("pong")
         assert page.errors == []
@@ -120,16 +80,16 @@ def test_a_page_opened_later_shows_the_state_now(browser: Any) -> None:
     """Defect 2: a second page (or a reload) after a reconnect and an open question that left
     the replay window long ago shows "connected" and the question, and can answer it."""
     with run_inspector(FIXTURE) as inspector:
-        first = _open(browser, inspector.url)
+        first = open_page(browser, inspector.url)
         first.click("#connect")  # a "disconnected" event, then the new connection's events
         expect(first.locator("#wire-rows tr.connection-start")).to_have_count(2)
         expect(first.locator("#status")).to_have_text("connected")
-        _tool(first, "chatty_question")
+        choose_tool(first, "chatty_question")
         first.fill('#tool-form input[name="lines"]', "1100")  # 2 events a line: > 2,000 events
         first.click("#call-tool")
         expect(first.locator("form.question")).to_contain_text("Say a word")
 
-        second = _open(browser, inspector.url)
+        second = open_page(browser, inspector.url)
         # the replayed history is on the page (the wire's last rows) before the status is read
         expect(second.locator("#log-lines li").last).to_contain_text("chatter 1099")
         expect(second.locator("#status")).to_have_text("connected")
@@ -146,8 +106,8 @@ def test_a_page_opened_later_shows_the_state_now(browser: Any) -> None:
 def test_edit_as_json_sends_even_with_the_form_s_required_fields_empty(browser: Any) -> None:
     """Defect 3: the hidden form's empty required inputs no longer block the Call."""
     with run_inspector(FIXTURE) as inspector:
-        page = _open(browser, inspector.url)
-        _tool(page, "need")
+        page = open_page(browser, inspector.url)
+        choose_tool(page, "need")
         page.fill('#tool-form input[name="label"]', "half")
         page.get_by_role("button", name="edit as JSON").click()
         raw = page.locator("#tool-form textarea.raw")
@@ -166,13 +126,13 @@ def test_a_reload_keeps_the_page_working(browser: Any) -> None:
     """Defect 4: F5 finds the token in the tab's sessionStorage; another tab without it does
     not."""
     with run_inspector(FIXTURE) as inspector:
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url)
         assert "token" not in page.url
         page.reload()
         expect(page.locator("body")).to_have_attribute("data-ready", "true")
         expect(page.locator("#status")).to_have_text("connected")
         assert "token" not in page.url
-        _tool(page, "need")
+        choose_tool(page, "need")
         assert page.errors == []
         stranger = page.context.browser.new_context().new_page()
         response = stranger.goto(inspector.base + "/")
@@ -185,7 +145,7 @@ def test_a_server_that_fails_to_start_says_why_in_the_page(browser: Any) -> None
     """Defect 5: the server's stderr is in the error and in the console; the old server's
     lists leave the screen (defect 7)."""
     with run_inspector(FIXTURE) as inspector:
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url)
         expect(_tool_buttons(page)).to_have_count(FIXTURE_TOOLS)
         page.locator("#connect-options summary").click()
         page.fill("#env", "FAIL_TO_START=1")
@@ -209,8 +169,8 @@ def test_optional_arguments_are_ordinary_inputs_with_a_null_box(browser: Any) ->
     """Defect 6: ``str | None = None`` is a text input; empty leaves it out, "null" sends
     null."""
     with run_inspector(FIXTURE) as inspector:
-        page = _open(browser, inspector.url)
-        _tool(page, "greet")
+        page = open_page(browser, inspector.url)
+        choose_tool(page, "greet")
         name = page.locator('#tool-form input[name="name"]')
         expect(name).to_have_attribute("type", "text")
         expect(name).to_have_value("")
@@ -238,7 +198,7 @@ def test_long_lists_search_selection_log_level_questions_and_links(browser: Any)
     page where it is; the log level shown is the one in force; answering the last question
     returns to the panel; a resource link opens the resource."""
     with run_inspector(FIXTURE, "-e", "EXTRA_TOOLS=1000") as inspector:
-        page = _open(browser, inspector.url, height=700)
+        page = open_page(browser, inspector.url, height=700)
         expect(page.locator("#log-level")).to_have_value("debug")
         page.click("#tab-tools")
         expect(page.locator("#tool-count")).to_have_text(f"{FIXTURE_TOOLS + 1000} tools")
@@ -261,7 +221,7 @@ def test_long_lists_search_selection_log_level_questions_and_links(browser: Any)
         expect(page.locator("#tool-list li:visible")).to_have_count(1)
         page.fill("#tool-filter", "")
 
-        _tool(page, "chatty_question")
+        choose_tool(page, "chatty_question")
         page.click("#call-tool")
         question = page.locator("form.question")
         expect(page.locator("#panel-questions")).to_be_visible()
@@ -270,7 +230,7 @@ def test_long_lists_search_selection_log_level_questions_and_links(browser: Any)
         expect(page.locator("#panel-tools")).to_be_visible()
         expect(page.locator("#tool-result")).to_contain_text("the word is back")
 
-        _tool(page, "link")
+        choose_tool(page, "link")
         page.click("#call-tool")
         page.locator("#tool-result a[data-uri='fixture://note']").click()
         expect(page.locator("#panel-resources")).to_be_visible()

@@ -173,6 +173,8 @@ class InspectorApp:
             ("POST", "/api/task/cancel"): self._task_cancel,
             ("POST", "/api/app/view"): self._app_view,
             ("POST", "/api/app/call"): self._app_call,
+            ("POST", "/api/replay"): self._replay,
+            ("POST", "/api/check"): self._check,
         }
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -424,6 +426,24 @@ class InspectorApp:
         if not isinstance(name, str) or not isinstance(arguments, dict):
             raise InspectorError('app/call: give "name" (a string) and "arguments" (an object)')
         return await self._apps.call(name, arguments)
+
+    async def _check(self, request: _Request) -> Any:
+        data = await request.json()
+        name, arguments = data.get("name"), data.get("arguments", {})
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            raise InspectorError('check: give "name" (a string) and "arguments" (an object)')
+        return await self.session.check_arguments(name, arguments)
+
+    async def _replay(self, request: _Request) -> Any:
+        from mcpkit.cli.inspector.replay import replay
+
+        data = await request.json()
+        method, params = data.get("method"), data.get("params") or {}
+        if not isinstance(method, str) or not isinstance(params, dict):
+            raise InspectorError('replay: give "method" (a string) and "params" (an object)')
+        started = self.session.hub.elapsed_ms()
+        result = await replay(self.session.client, method, params)
+        return {"result": result, "ms": round(self.session.hub.elapsed_ms() - started, 1)}
 
     async def _answer(self, request: _Request) -> Any:
         data = await request.json()

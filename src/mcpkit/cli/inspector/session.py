@@ -14,8 +14,8 @@ question still open, so a tool body on the server never waits for a page that we
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import collections
+import contextlib
 import itertools
 import json
 import logging
@@ -76,6 +76,17 @@ class ConnectSpec(msgspec.Struct, forbid_unknown_fields=True):
     env: dict[str, str] = {}
     oauth: bool = False
     """Sign in with OAuth (URL targets): the authorization link is shown in the page."""
+
+
+SECRET_HEADERS: Final = frozenset({"authorization", "proxy-authorization", "cookie", "x-api-key"})
+
+
+def _masked(name: str, value: str) -> str:
+    """A header's value for the connection panel: credentials show only their scheme."""
+    if name.lower() not in SECRET_HEADERS:
+        return value
+    scheme, _, rest = value.partition(" ")
+    return f"{scheme} •••" if rest else "•••"
 
 
 def _plain(value: Any) -> Any:
@@ -142,6 +153,8 @@ class InspectorSession:
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._log_level: str | None = None
         self._connections = 0
+        self._transport: str | None = None
+        self._headers_sent: dict[str, str] = {}
         self._stderr_handler = _StderrToPage(self)
         stdio_logger = logging.getLogger("mcpkit.stdio")
         stdio_logger.addHandler(self._stderr_handler)
@@ -226,6 +239,8 @@ class InspectorSession:
             headers["Authorization"] = f"Bearer {spec.bearer}"
         if (headers or spec.oauth) and target.kind != "url":
             raise InspectorError("headers, a bearer token and OAuth apply to URL targets only")
+        self._transport = "Streamable HTTP" if target.kind == "url" else "stdio"
+        self._headers_sent = {name: _masked(name, value) for name, value in headers.items()}
         connector: Any
         if spec.oauth:
             connector = self._oauth_connector(target.client_target, headers)
@@ -339,6 +354,9 @@ class InspectorSession:
             "capabilities": client.server_capabilities,
             "clientCapabilities": client.client_capabilities,
             "logLevel": self._log_level,
+            "transport": self._transport,
+            "sessionId": client.negotiated.session_id,
+            "headersSent": dict(self._headers_sent),
         }
 
     def state(self) -> dict[str, Any]:
@@ -427,6 +445,24 @@ class InspectorSession:
                 "errors": ["the tool has an outputSchema but sent no structuredContent"],
             }
         return check_against_schema(result["structuredContent"], schema)
+
+    async def check_arguments(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Do ``arguments`` fit the tool's ``inputSchema``? Checked before the page sends them,
+        with the schema dialect the client uses; ``path`` names the field (``items[0].sku``)."""
+        from mcpkit.client.schemas import SchemaProblem, compile_schema
+
+        schema = (await self.tool_definitions()).get(name, {}).get("inputSchema")
+        if not isinstance(schema, dict):
+            return {"ok": True, "errors": []}
+        try:
+            problem = compile_schema(dict(schema)).first_error(dict(arguments))
+        except SchemaProblem as exc:
+            return {"ok": True, "errors": [], "note": f"the inputSchema is invalid: {exc}"}
+        if problem is None:
+            return {"ok": True, "errors": []}
+        path, message = problem
+        field = path.removeprefix("$").lstrip(".")
+        return {"ok": False, "errors": [{"path": field, "message": message}]}
 
     def cancel(self, call_id: str) -> bool:
         task = self._calls.get(call_id)

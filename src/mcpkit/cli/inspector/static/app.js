@@ -123,9 +123,11 @@ async function connected(server) {
   if (server.target) $("target").value = server.target;
   const facts = $("server-facts");
   facts.replaceChildren();
-  for (const [key, value] of [["name", info.name], ["title", info.title], ["version", info.version], ["era", server.era], ["protocol version", server.protocolVersion], ["mode", server.mode]]) {
+  const headers = Object.entries(server.headersSent || {}).map(([k, v]) => `${k}: ${v}`).join("\n");
+  for (const [key, value] of [["name", info.name], ["title", info.title], ["version", info.version], ["era", server.era], ["protocol version", server.protocolVersion], ["mode", server.mode], ["transport", server.transport], ["session id", server.sessionId], ["headers sent", headers], ["log level", server.logLevel]]) {
     if (value) facts.append(el("dt", { text: key }), el("dd", { text: value, "data-fact": key }));
   }
+  $("client-capabilities").textContent = JSON.stringify(server.clientCapabilities || {}, null, 2);
   $("server-instructions").textContent = server.instructions || "(none)";
   $("server-capabilities").textContent = JSON.stringify(server.capabilities, null, 2);
   if (server.logLevel) $("log-level").value = server.logLevel;
@@ -225,9 +227,24 @@ function closeAppView(reason) {
   if (view) view.teardown(reason);
 }
 
-window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", (event) => {
-  if (state.appView) state.appView.contextChanged({ theme: event.matches ? "dark" : "light" });
+// The theme: auto (the system's), light or dark, remembered in this browser. The effective one
+// is on <html data-theme>, for the CSS and for MCP Apps views (host context "theme").
+const THEME_KEY = "mcpkit-inspector-theme";
+const systemDark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+function applyTheme() {
+  const choice = $("theme").value;
+  const effective = choice === "auto" ? (systemDark && systemDark.matches ? "dark" : "light") : choice;
+  if (document.documentElement.dataset.theme === effective) return;
+  document.documentElement.dataset.theme = effective;
+  if (state.appView) state.appView.contextChanged({ theme: effective });
+}
+$("theme").value = localStorage.getItem(THEME_KEY) || "auto";
+$("theme").addEventListener("change", () => {
+  localStorage.setItem(THEME_KEY, $("theme").value);
+  applyTheme();
 });
+if (systemDark) systemDark.addEventListener("change", applyTheme);
+applyTheme();
 
 function showTool(tool) {
   closeAppView("another tool was chosen");
@@ -251,12 +268,31 @@ function showTool(tool) {
   );
   formNode.addEventListener("submit", async (event) => {
     event.preventDefault();
+    for (const old of formNode.querySelectorAll(".field-error")) old.remove();
     let args;
     try {
       args = form.read();
     } catch (error) {
       result.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
       return;
+    }
+    // Checked against the input schema before sending (the JSON mode sends as typed, to try
+    // a server with arguments its schema refuses); the error goes next to its field.
+    if (!form.rawMode()) {
+      try {
+        const check = await api("/api/check", { name: tool.name, arguments: args });
+        if (!check.ok) {
+          const { path, message } = check.errors[0];
+          const top = path.split(/[.[]/)[0];
+          const field = top ? formNode.querySelector(`[data-field="${CSS.escape(top)}"]`) : null;
+          const text = (path ? path + ": " : "") + message;
+          if (field) field.append(el("small", { class: "field-error", role: "alert", text }));
+          result.replaceChildren(el("p", { class: "error", "data-check": "failed", text: "not sent: the arguments do not fit the input schema — " + text }));
+          return;
+        }
+      } catch {
+        // no check (the tool list is gone, the connection closed): the call will say
+      }
     }
     if (asTask.checked) {
       try {
@@ -640,27 +676,76 @@ function startConnection(event) {
   state.connection = event.connection || state.connection + 1;
   requestMethods.clear();
   const row = el("tr", { class: "connection-start", "data-connection": String(state.connection) },
-    el("td", { colspan: 4, text: `connection ${state.connection}: ${event.target} (${event.mode})` }));
+    el("td", { colspan: 6, text: `connection ${state.connection}: ${event.target} (${event.mode})` }));
   row.hidden = !!($("wire-dir").value || $("wire-method").value.trim());
   $("wire-rows").append(row);
 }
 
+// Requests of the current connection by direction and id: the method a response answers, and
+// when the request went (its latency is on both rows once the response arrives).
+const REPLAYABLE = new Set(["tools/call", "tools/list", "resources/read", "resources/list", "resources/templates/list", "prompts/get", "prompts/list", "completion/complete", "logging/setLevel", "ping", "server/discover"]);
 function addWire(event) {
   if (!event.dir.startsWith("app")) Object.assign(wireClock, { backend: event.t, page: performance.now() });
   const msg = event.msg;
-  if (msg.method && msg.id !== undefined) requestMethods.set(`${event.dir}:${msg.id}`, msg.method);
-  const method = msg.method || requestMethods.get(`${OPPOSITE[event.dir]}:${msg.id}`) || "";
+  const took = el("td", { class: "took" });
+  if (msg.method && msg.id !== undefined) requestMethods.set(`${event.dir}:${msg.id}`, { method: msg.method, t: event.t, took });
+  const request = msg.method ? null : requestMethods.get(`${OPPOSITE[event.dir]}:${msg.id}`);
+  const method = msg.method || (request ? request.method : "");
+  if (request && msg.id !== undefined) {
+    const ms = `${Math.max(0, event.t - request.t).toFixed(0)} ms`;
+    request.took.textContent = ms;
+    took.textContent = ms;
+  }
   const entry = { ...event, method, connection: state.connection };
   state.wire.push(entry);
   const text = JSON.stringify(msg);
+  const actions = el("td", { class: "actions-cell" });
+  if (event.dir === "out" && msg.method && msg.id !== undefined && REPLAYABLE.has(msg.method)) {
+    const replay = el("button", { type: "button", class: "small", text: "replay" });
+    const edit = el("button", { type: "button", class: "small", text: "edit" });
+    replay.addEventListener("click", () => openReplay(msg, true));
+    edit.addEventListener("click", () => openReplay(msg, false));
+    actions.append(replay, edit);
+  }
   const row = el("tr", { "data-dir": event.dir, "data-method": method, "data-connection": String(state.connection) }, el("td", { text: event.t.toFixed(0) }), el("td", { text: ARROWS[event.dir] || event.dir }),
-    el("td", { text: wireLabel(msg) + (msg.method ? "" : method ? ` (${method})` : "") }), el("td", { class: "msg", tabindex: 0, text }));
+    el("td", { text: wireLabel(msg) + (msg.method ? "" : method ? ` (${method})` : "") }), took, el("td", { class: "msg", tabindex: 0, text }), actions);
   row.querySelector(".msg").addEventListener("click", (e) => toggleWire(row, msg, e.currentTarget));
   row.querySelector(".msg").addEventListener("keydown", (e) => { if (e.key === "Enter") toggleWire(row, msg, e.currentTarget); });
   row.hidden = !wireVisible(entry);
   entry.row = row;
   $("wire-rows").append(row);
 }
+// Replay: the request's params (without the _meta the client adds itself) in an editor; sent
+// through /api/replay, which goes through the client like any request.
+function openReplay(msg, sendNow) {
+  const { _meta, ...params } = msg.params || {};
+  $("replay-method").value = msg.method;
+  $("replay-params").value = JSON.stringify(params, null, 2);
+  $("replay-result").replaceChildren();
+  $("replay-form").hidden = false;
+  if (sendNow) sendReplay();
+  else $("replay-params").focus();
+}
+async function sendReplay() {
+  const out = $("replay-result");
+  let params;
+  try {
+    params = JSON.parse($("replay-params").value || "{}");
+  } catch (error) {
+    out.replaceChildren(el("p", { class: "error", role: "alert", text: `not valid JSON: ${error.message}` }));
+    return;
+  }
+  out.replaceChildren(el("p", { class: "muted", text: "sending…" }));
+  try {
+    const answer = await api("/api/replay", { method: $("replay-method").value, params });
+    out.replaceChildren(el("p", { class: "muted", "data-took": String(answer.ms), text: `answered in ${answer.ms.toFixed(0)} ms` }), el("pre", { class: "replay-answer", text: JSON.stringify(answer.result, null, 2) }));
+  } catch (error) {
+    out.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+  }
+}
+$("replay-form").addEventListener("submit", (event) => { event.preventDefault(); sendReplay(); });
+$("replay-close").addEventListener("click", () => { $("replay-form").hidden = true; });
+
 function toggleWire(row, msg, cell) {
   const open = row.classList.toggle("open");
   cell.textContent = open ? JSON.stringify(msg, null, 2) : JSON.stringify(msg);

@@ -363,6 +363,7 @@ export function schemaForm(schema, initial) {
     node: container,
     focus: (options) => (rawMode ? raw.focus(options) : form.focus(options)),
     read: () => (rawMode ? parseRaw() : form.read()),
+    rawMode: () => rawMode,
   };
 }
 
