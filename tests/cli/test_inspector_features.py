@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from ._inspector import run_inspector
-from ._inspector_page import FIXTURE, browser, choose_tool, expect, open_page
+from ._inspector_page import FIXTURE, FIXTURE_TOOLS, browser, choose_tool, expect, open_page
 
 __all__ = ["browser"]  # the module's Chromium (a fixture)
 
@@ -117,4 +117,45 @@ def test_a_dark_theme_chosen_or_from_the_system(browser: Any) -> None:
         expect(root).to_have_attribute("data-theme", "light")
         page.emulate_media(color_scheme="dark")
         expect(root).to_have_attribute("data-theme", "dark")
+        assert page.errors == []
+
+
+def test_several_servers_in_one_page(browser: Any) -> None:
+    """A second server added from the page: its own connection, lists, wire and console; the
+    first one keeps its own, and a question on the server out of view is announced."""
+    with run_inspector(FIXTURE, "-e", "EXTRA_TOOLS=2") as inspector:
+        page = open_page(browser, inspector.url)
+        tools = page.locator("#tool-list li button")
+        expect(tools).to_have_count(FIXTURE_TOOLS + 2)
+        page.click("#add-server")
+        expect(page.locator("body")).to_have_attribute("data-ready", "true")
+        expect(page.locator("#server-select")).to_have_value("s2")
+        expect(page.locator("#status")).to_have_text("not connected")
+        expect(page.locator("#wire-rows tr")).to_have_count(0)  # s1's traffic is not shown
+        page.fill("#target", FIXTURE)
+        page.click("#connect")
+        expect(page.locator("#status")).to_have_text("connected")
+        expect(tools).to_have_count(FIXTURE_TOOLS)
+        choose_tool(page, "chatty_question")
+        page.click("#call-tool")
+        expect(page.locator("form.question")).to_contain_text("Say a word")
+
+        page.select_option("#server-select", "s1")
+        expect(page.locator("body")).to_have_attribute("data-ready", "true")
+        expect(page.locator("#server-select")).to_have_value("s1")
+        expect(page.locator("#status")).to_have_text("connected")
+        expect(tools).to_have_count(FIXTURE_TOOLS + 2)
+        expect(page.locator("form.question")).to_have_count(0)
+        expect(page.locator("#other-questions")).to_contain_text("s2")
+        expect(page.locator("#server-select option[value=s2]")).to_contain_text("1 question")
+
+        page.select_option("#server-select", "s2")
+        expect(page.locator("#server-select")).to_have_value("s2")
+        question = page.locator("form.question")
+        question.locator('input[name="word"]').fill("two")
+        question.get_by_role("button", name="Accept").click()
+        expect(page.locator("#question-list form")).to_have_count(0)
+        page.select_option("#server-select", "s1")
+        expect(page.locator("#server-select")).to_have_value("s1")
+        expect(page.locator("#other-questions")).to_be_hidden()
         assert page.errors == []

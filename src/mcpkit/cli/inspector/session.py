@@ -20,12 +20,13 @@ import itertools
 import json
 import logging
 from collections.abc import Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Final
 
 import msgspec
 
-from mcpkit.cli.inspector.events import EventHub
+from mcpkit.cli.inspector.events import EventHub, ServerEvents
 from mcpkit.cli.wire import WireLog
 
 __all__ = [
@@ -94,6 +95,12 @@ def _plain(value: Any) -> Any:
     return msgspec.to_builtins(value)
 
 
+_OWNER: ContextVar[InspectorSession | None] = ContextVar("mcpkit_inspector_owner", default=None)
+"""The session whose connection the running task serves: the stdio transport's stderr reader
+starts inside the session's owner task and inherits it, so each server's lines reach its own
+session even when several servers run at once."""
+
+
 class _StderrToPage(logging.Handler):
     """Every stderr line of a stdio server, as a ``stderr`` event (the page's console).
 
@@ -109,7 +116,7 @@ class _StderrToPage(logging.Handler):
         from mcpkit.transports.stdio_client import STDERR_RECORD_ATTR
 
         server = getattr(record, STDERR_RECORD_ATTR, None)
-        if server is not None:
+        if server is not None and _OWNER.get() is self._session:
             self._session.on_stderr(str(server), record.getMessage())
 
 
@@ -130,8 +137,10 @@ class _PublishingWireLog(WireLog):
 class InspectorSession:
     """The page's view of one server connection (see the module docstring)."""
 
-    def __init__(self, hub: EventHub) -> None:
-        self.hub = hub
+    def __init__(self, hub: EventHub, server: str = "s1") -> None:
+        self.server = server
+        """This server's id in the page (several servers can be inspected at once)."""
+        self.hub: ServerEvents = hub.for_server(server)
         self._client: Any = None
         self._owner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -294,6 +303,7 @@ class InspectorSession:
 
     async def _own(self, client: Any, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
         """Hold the client open until asked to stop or the server goes away."""
+        _OWNER.set(self)  # this task's context: the stdio transport's tasks inherit it
         try:
             async with client:
                 ready.set_result(None)
@@ -359,6 +369,18 @@ class InspectorSession:
             "headersSent": dict(self._headers_sent),
         }
 
+    def brief(self) -> dict[str, Any]:
+        """This server in the page's server list."""
+        connected = self._client is not None and self._client.connected
+        info = self._client.server_info if connected else {}
+        return {
+            "id": self.server,
+            "target": self._spec.target if self._spec else None,
+            "name": info.get("name"),
+            "connected": connected,
+            "questions": len(self._open_questions),
+        }
+
     def state(self) -> dict[str, Any]:
         """Where things stand now, for a page that opens (or reopens).
 
@@ -368,6 +390,7 @@ class InspectorSession:
         connected = self._client is not None and self._client.connected
         return {
             "seq": self.hub.sequence,
+            "id": self.server,
             "connected": connected,
             "server": self.summary() if connected else None,
             "spec": msgspec.to_builtins(self._spec) if self._spec is not None else None,

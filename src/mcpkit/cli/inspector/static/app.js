@@ -10,6 +10,10 @@ const token = new URLSearchParams(location.search).get("token") || sessionStorag
 if (token) sessionStorage.setItem(TOKEN_KEY, token);
 history.replaceState(null, "", "/");
 const $ = (id) => document.getElementById(id);
+// Several servers in one page: each has an id ("s1" is the one `mcpkit dev` was started with);
+// the page shows one at a time (this tab's choice), and every API request names it.
+const SERVER_KEY = "mcpkit-inspector-server";
+let server = sessionStorage.getItem(SERVER_KEY) || "s1";
 const EMPTY_LISTS = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
 // historyUntil: the last event /api/state accounts for; replayed events up to it are history
 // (wire, logs, console), not the state of things now.
@@ -17,7 +21,7 @@ const state = { lists: EMPTY_LISTS, calls: new Map(), questions: new Map(), wire
 
 // -- the API -------------------------------------------------------------------------------------
 async function api(path, body) {
-  const init = { method: body === undefined ? "GET" : "POST", headers: { "X-Inspector-Token": token } };
+  const init = { method: body === undefined ? "GET" : "POST", headers: { "X-Inspector-Token": token, "X-Inspector-Server": server } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -759,7 +763,7 @@ $("wire-method").addEventListener("input", filterWire);
 $("wire-dir").addEventListener("change", filterWire);
 $("wire-clear").addEventListener("click", () => { state.wire = []; $("wire-rows").replaceChildren(); });
 $("wire-export").addEventListener("click", async () => {
-  const response = await fetch("/api/wire.jsonl", { headers: { "X-Inspector-Token": token } });
+  const response = await fetch("/api/wire.jsonl", { headers: { "X-Inspector-Token": token, "X-Inspector-Server": server } });
   const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "mcp-wire.jsonl" });
   document.body.append(link);
   link.click();
@@ -803,8 +807,33 @@ function addLog(event) {
 }
 
 // -- the event stream -----------------------------------------------------------------------------
+// -- servers --------------------------------------------------------------------------------------
+function switchServer(id) {
+  sessionStorage.setItem(SERVER_KEY, id);
+  location.replace("/?token=" + encodeURIComponent(token)); // the page again, for that server
+}
+async function refreshServers() {
+  const { servers } = await api("/api/servers");
+  const select = $("server-select");
+  select.replaceChildren(...servers.map((s) => {
+    const label = `${s.id}: ${s.name || s.target || "(new)"}${s.connected ? "" : " · not connected"}${s.questions ? ` · ${s.questions} question(s)` : ""}`;
+    return el("option", { value: s.id, text: label, selected: s.id === server });
+  }));
+  const waiting = servers.filter((s) => s.id !== server && s.questions).map((s) => s.id);
+  $("other-questions").hidden = !waiting.length;
+  $("other-questions").textContent = waiting.length ? `A question waits on ${waiting.join(", ")}: switch server to answer it.` : "";
+}
+$("server-select").addEventListener("change", () => switchServer($("server-select").value));
+$("add-server").addEventListener("click", async () => switchServer((await api("/api/servers/add", {})).id));
+
 const STATEFUL = new Set(["status", "question", "question-closed", "progress", "oauth"]);
 function onEvent(event) {
+  if (event.serverId !== undefined && event.serverId !== server) {
+    // another server's event: only its summary in the server list changes
+    if (["status", "question", "question-closed"].includes(event.type) && event.seq > state.historyUntil) refreshServers().catch(() => {});
+    return;
+  }
+  if (event.type === "status" && event.seq > state.historyUntil) refreshServers().catch(() => {});
   if (event.type === "status") {
     addConsole("status", statusText(event), event.t);
     if (event.state === "connecting") startConnection(event);
@@ -879,7 +908,16 @@ async function streamEvents() {
 
 // -- start ---------------------------------------------------------------------------------------
 (async () => {
-  const initial = await api("/api/state");
+  let initial;
+  try {
+    initial = await api("/api/state");
+  } catch (error) {
+    if (server === "s1") throw error;
+    server = "s1"; // that server is gone (the inspector restarted): the first one
+    sessionStorage.removeItem(SERVER_KEY);
+    initial = await api("/api/state");
+  }
+  await refreshServers();
   state.historyUntil = initial.seq;
   state.sandboxPort = initial.sandboxPort || null;
   for (const root of initial.roots) rootRow(root);
