@@ -123,7 +123,7 @@ class _StderrToPage(logging.Handler):
 class _PublishingWireLog(WireLog):
     """A wire log that also tells the page about each message as it passes."""
 
-    def __init__(self, hub: EventHub) -> None:
+    def __init__(self, hub: ServerEvents) -> None:
         super().__init__()
         self._hub = hub
 
