@@ -54,3 +54,26 @@ def test_an_old_node_is_named(tmp_path: Path) -> None:
     assert ran.code == 2, ran
     assert "needs Node.js 22 or newer; this node is v20" in ran.err
     assert "should-not-run" not in ran.out
+
+
+def test_print_carries_headers_bearer_and_era_to_the_official_inspector() -> None:
+    """Issue #32: ``--official`` used to drop ``--bearer``, ``--header`` and ``--mode``."""
+    ran = mcpkit("dev", "http://127.0.0.1:8001/mcp", "--official", "--print",
+                 "--header", "X-Team: blue", "--bearer", "tok", "--mode", "2026-07-28")  # fmt: skip
+    assert ran.code == 0, ran
+    assert ran.out.strip() == (
+        "npx -y @modelcontextprotocol/inspector --protocol-era modern --transport http "
+        "--server-url http://127.0.0.1:8001/mcp --header 'X-Team: blue' "
+        "--header 'Authorization: Bearer tok'"
+    )
+    ran = mcpkit("dev", "examples/shop_server.py", "--official", "--print", "--mode", "legacy")
+    assert ran.code == 0, ran
+    assert ran.out.startswith("npx -y @modelcontextprotocol/inspector --protocol-era legacy -- ")
+
+
+def test_help_names_the_node_version() -> None:
+    """Issue #32: ``--help`` printed the literal ``:data:`MIN_NODE_MAJOR```."""
+    ran = mcpkit("dev", "--help")
+    assert ran.code == 0, ran
+    assert "MIN_NODE_MAJOR" not in ran.out
+    assert "Node.js 22 or newer" in " ".join(ran.out.split())

@@ -193,3 +193,39 @@ def test_roots_are_editable_and_a_legacy_server_is_told(inspector: Inspector) ->
     assert state["roots"] == [{"uri": "file:///srv/data", "name": "d"}]
     sent = [json.loads(line)["msg"].get("method") for line in exported.splitlines()]
     assert "notifications/roots/list_changed" in sent
+
+
+def test_servers_replay_and_checks_refuse_what_they_cannot_serve() -> None:
+    """Issue #32's endpoints: a second server has its own session (and its own stderr), an
+    unknown server is 404, a replay names what it cannot send, a check names the field."""
+    from ._inspector_page import FIXTURE
+
+    with run_inspector(FIXTURE) as running, _api(running) as api:
+        added = api.post("/api/servers/add", json={}).json()
+        assert added["id"] == "s2" and added["connected"] is False
+        s2 = {"X-Inspector-Server": "s2"}
+        failed = api.post(
+            "/api/connect", headers=s2, json={"target": FIXTURE, "env": {"FAIL_TO_START": "1"}}
+        )
+        assert failed.status_code == 502
+        assert "INSPECTOR_FIXTURE_KEY is not set" in failed.json()["error"]
+        assert api.get("/api/state").json()["connected"] is True  # s1 untouched
+        assert api.get("/api/state", headers=s2).json()["connected"] is False
+        servers = api.get("/api/servers").json()["servers"]
+        assert [s["id"] for s in servers] == ["s1", "s2"]
+        unknown = api.get("/api/state", headers={"X-Inspector-Server": "s9"})
+        assert unknown.status_code == 404
+
+        refused = api.post("/api/replay", json={"method": "initialize", "params": {}})
+        assert refused.status_code == 400 and "cannot be replayed" in refused.json()["error"]
+        bad = api.post("/api/replay", json={"method": "tools/call", "params": {"arguments": {}}})
+        assert bad.status_code == 400 and '"name"' in bad.json()["error"]
+        check = api.post("/api/check", json={"name": "need", "arguments": {"label": "x"}}).json()
+        assert check == {
+            "ok": False,
+            "errors": [{"path": "size", "message": "'size' is a required property"}],
+        }
+
+        assert api.post("/api/servers/remove", json={"id": "s1"}).status_code == 400
+        assert api.post("/api/servers/remove", json={"id": "s2"}).json() == {"removed": "s2"}
+        assert api.get("/api/state", headers=s2).status_code == 404

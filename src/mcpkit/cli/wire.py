@@ -65,6 +65,12 @@ class _RecordingStream:
     async def aclose(self) -> None:
         await self._inner.aclose()
 
+    @property
+    def session_id(self) -> str | None:
+        """The inner stream's ``Mcp-Session-Id`` (legacy HTTP), read by the client."""
+        value = getattr(self._inner, "session_id", None)
+        return value if isinstance(value, str) else None
+
     def bind_connection(self, connection: Any) -> None:
         bind = getattr(self._inner, "bind_connection", None)
         if bind is not None:

@@ -5,8 +5,9 @@ URL, already connected to TARGET when one is given; ``--open`` opens it in the b
 beyond ``mcpkit[cli]`` is needed (see docs/inspector.md).
 
 ``--official`` runs the official MCP Inspector instead (``npx @modelcontextprotocol/inspector``
-with the target's command or URL), which needs Node.js :data:`MIN_NODE_MAJOR` or newer; without
-it the command says so and exits 2. ``--print`` shows that command instead of running it.
+with the target's command or URL, ``-e``, ``--header``, ``--bearer`` and ``--mode``), which needs
+Node.js 22 or newer; without it the command says so and exits 2. ``--print`` shows that command
+instead of running it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from typing import Any, Final
 
 INSPECTOR_PACKAGE: Final = "@modelcontextprotocol/inspector"
 MIN_NODE_MAJOR: Final = 22
+"""(The module docstring, which ``--help`` prints, says 22 in words: keep them together.)"""
+OFFICIAL_ERAS: Final = {"legacy": "legacy", "2026-07-28": "modern", "auto": "auto"}
+"""``--mode`` as the official Inspector's ``--protocol-era`` (its own default is legacy)."""
 NODE_VERSION_TIMEOUT_SECONDS: Final = 10.0
 
 
@@ -90,7 +94,15 @@ def run_web_inspector(args: argparse.Namespace) -> int:
 
 
 def inspector_command(args: argparse.Namespace) -> list[str]:
+    """The official Inspector's command line for the same target and options.
+
+    ``--mode`` becomes ``--protocol-era`` when given (left out for the default ``auto``, as the
+    command has always been printed); ``--bearer`` becomes an ``Authorization`` header.
+    """
+    import os
+
     from mcpkit.cli.connect import parse_env
+    from mcpkit.cli.errors import CliError
     from mcpkit.cli.install import entry_for
     from mcpkit.cli.targets import resolve
 
@@ -98,8 +110,19 @@ def inspector_command(args: argparse.Namespace) -> list[str]:
     target = resolve(args.target)
     entry = entry_for(target, "server", env)
     command = ["npx", "-y", args.package]
+    if args.mode != "auto":
+        command += ["--protocol-era", OFFICIAL_ERAS[args.mode]]
+    headers = [h.strip() for h in args.header]
+    bearer = args.bearer or os.environ.get("MCPKIT_BEARER")
+    if bearer:
+        headers.append(f"Authorization: Bearer {bearer}")
     if entry.url is not None:
-        return [*command, "--transport", "http", "--server-url", entry.url]
+        command += ["--transport", "http", "--server-url", entry.url]
+        for header in headers:
+            command += ["--header", header]
+        return command
+    if headers:
+        raise CliError("--header and --bearer apply to URL targets only")
     for key, value in (entry.env or {}).items():
         command += ["-e", f"{key}={value}"]
     assert entry.command is not None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hmac
 import importlib.resources
+import itertools
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final
@@ -28,6 +29,7 @@ from urllib.parse import parse_qs
 
 import msgspec
 
+from mcpkit.cli.inspector.apps import AppHost
 from mcpkit.cli.inspector.session import ConnectSpec, InspectorError, InspectorSession
 
 __all__ = ["ASSETS", "MAX_BODY_BYTES", "InspectorApp"]
@@ -39,11 +41,16 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 MAX_BODY_BYTES: Final = 8 * 1024 * 1024
 """The largest API request body (a tool's arguments); larger ones get 413."""
 TOKEN_HEADER: Final = b"x-inspector-token"
+SERVER_HEADER: Final = b"x-inspector-server"
+"""Which inspected server an API request is for (its id; the first server when left out)."""
+MAX_SERVERS: Final = 16
+"""Servers one page may inspect at once."""
 
 ASSETS: Final = {
     "app.js": "text/javascript; charset=utf-8",
     "forms.js": "text/javascript; charset=utf-8",
     "apps.js": "text/javascript; charset=utf-8",
+    "reopen.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
 }
 """The page's files, shipped inside the package (no CDN, no build step)."""
@@ -61,6 +68,16 @@ _PAGE_CSP: Final = (
 )
 
 
+_REOPEN_PAGE: Final = b"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>mcpkit inspector</title>
+<script src="/static/reopen.js"></script></head>
+<body><p id="refused">This page needs the inspector's token: open the URL `mcpkit dev` printed.</p>
+</body></html>
+"""
+"""What ``/`` without the token answers (403): a reload of an open tab finds the token in the
+tab's ``sessionStorage`` (reopen.js) and comes back with it; any other visitor gets nothing."""
+
+
 def _asset(name: str) -> bytes:
     return importlib.resources.files("mcpkit.cli.inspector").joinpath("static", name).read_bytes()
 
@@ -73,6 +90,7 @@ class _Request:
         self.path: str = scope["path"]
         self.query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         self.headers: list[tuple[bytes, bytes]] = list(scope.get("headers", []))
+        self.session: InspectorSession  # set once the request is let in (see _dispatch)
 
     def header_values(self, name: bytes) -> list[bytes]:
         return [value for key, value in self.headers if key.lower() == name]
@@ -130,16 +148,18 @@ class InspectorApp:
     def __init__(
         self, session: InspectorSession, *, token: str, port: int, sandbox_port: int | None = None
     ) -> None:
-        from mcpkit.cli.inspector.apps import AppHost
-
         self.session = session
+        """The first server's session (the target given on the command line)."""
+        self._hub = session.hub.shared
+        self._servers: dict[str, InspectorSession] = {session.server: session}
+        self._server_ids = itertools.count(2)
         self._token = token.encode()
         self._port = port
         self._hosts = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()}
         self._sandbox_port = sandbox_port
         """MCP Apps views load from this other loopback port: another origin than the page's."""
         self._sandbox_hosts = {f"127.0.0.1:{sandbox_port}".encode()} if sandbox_port else set()
-        self._apps = AppHost(session)
+        self._apps = {session.server: AppHost(session)}
         frames = f"http://127.0.0.1:{sandbox_port}" if sandbox_port else "'none'"
         self._page_csp = _PAGE_CSP + f"; frame-src {frames}".encode()
         self._routes: dict[tuple[str, str], Callable[[_Request], Awaitable[Any]]] = {
@@ -162,6 +182,11 @@ class InspectorApp:
             ("POST", "/api/task/cancel"): self._task_cancel,
             ("POST", "/api/app/view"): self._app_view,
             ("POST", "/api/app/call"): self._app_call,
+            ("POST", "/api/replay"): self._replay,
+            ("POST", "/api/check"): self._check,
+            ("GET", "/api/servers"): self._list_servers,
+            ("POST", "/api/servers/add"): self._add_server,
+            ("POST", "/api/servers/remove"): self._remove_server,
         }
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -190,7 +215,8 @@ class InspectorApp:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                await self.session.aclose()
+                for session in list(self._servers.values()):
+                    await session.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -245,6 +271,12 @@ class InspectorApp:
             await _respond(send, 204, b"", b"text/plain")
             return
         if not self._has_token(request):
+            if path == "/" and method == "GET":
+                await _respond(
+                    send, 403, _REOPEN_PAGE, b"text/html; charset=utf-8",
+                    [(b"content-security-policy", _PAGE_CSP)],
+                )  # fmt: skip
+                return
             raise InspectorError(
                 "missing or wrong inspector token: open the URL `mcpkit dev` printed", status=403
             )
@@ -261,11 +293,12 @@ class InspectorApp:
         if path == "/api/events" and method == "GET":
             await self._events(send)
             return
+        request.session = self._session_for(request)
         if path == "/api/wire.jsonl" and method == "GET":
             await _respond(
                 send,
                 200,
-                self.session.wire_jsonl().encode(),
+                request.session.wire_jsonl().encode(),
                 b"application/jsonl; charset=utf-8",
                 [(b"content-disposition", b'attachment; filename="mcp-wire.jsonl"')],
             )
@@ -293,21 +326,51 @@ class InspectorApp:
             }
         )
         await send({"type": "http.response.body", "body": b"", "more_body": True})
-        async for event in self.session.hub.stream():
+        async for event in self._hub.stream():
             line = json.dumps(event, ensure_ascii=False, default=str).encode() + b"\n"
             await send({"type": "http.response.body", "body": line, "more_body": True})
 
     # -- API handlers --------------------------------------------------------------------------
 
+    def _session_for(self, request: _Request) -> InspectorSession:
+        given = request.header_values(SERVER_HEADER)
+        if not given:
+            return self.session
+        session = self._servers.get(given[0].decode("latin-1"))
+        if len(given) != 1 or session is None:
+            raise InspectorError("no such server in this inspector: reload the page", status=404)
+        return session
+
+    async def _list_servers(self, request: _Request) -> Any:
+        return {"servers": [s.brief() for s in self._servers.values()]}
+
+    async def _add_server(self, request: _Request) -> Any:
+        """Another server in the same page: a session of its own, on the same event stream."""
+        if len(self._servers) >= MAX_SERVERS:
+            raise InspectorError(f"{MAX_SERVERS} servers at once at most", status=429)
+        session = InspectorSession(self._hub, f"s{next(self._server_ids)}")
+        self._servers[session.server] = session
+        self._apps[session.server] = AppHost(session)
+        return session.brief()
+
+    async def _remove_server(self, request: _Request) -> Any:
+        server = (await request.json()).get("id")
+        session = self._servers.get(str(server))
+        if session is None or session is self.session:
+            raise InspectorError("remove: give the id of a server added from the page")
+        del self._servers[session.server], self._apps[session.server]
+        await session.aclose()
+        return {"removed": session.server}
+
     async def _state(self, request: _Request) -> Any:
         return {
-            **self.session.state(),
-            "watches": self.session.watches(),
+            **request.session.state(),
+            "watches": request.session.watches(),
             "sandboxPort": self._sandbox_port,
         }
 
     async def _lists(self, request: _Request) -> Any:
-        return await self.session.list_all()
+        return await request.session.list_all()
 
     async def _connect(self, request: _Request) -> Any:
         raw = await request.body()
@@ -317,10 +380,10 @@ class InspectorApp:
             raise InspectorError(f"connect: {exc}") from None
         except msgspec.DecodeError as exc:
             raise InspectorError(f"the request body is not JSON: {exc}") from None
-        return await self.session.connect(spec)
+        return await request.session.connect(spec)
 
     async def _disconnect(self, request: _Request) -> Any:
-        await self.session.disconnect()
+        await request.session.disconnect()
         return {"ok": True}
 
     async def _call(self, request: _Request) -> Any:
@@ -330,40 +393,40 @@ class InspectorApp:
             raise InspectorError('call: give "name" (a string) and "arguments" (an object)')
         if not isinstance(call_id, str) or not call_id:
             raise InspectorError('call: give a "callId" string (it names the call to cancel it)')
-        return await self.session.call_tool(name, arguments, call_id)
+        return await request.session.call_tool(name, arguments, call_id)
 
     async def _task(self, request: _Request) -> Any:
         data = await request.json()
         name, arguments = data.get("name"), data.get("arguments", {})
         if not isinstance(name, str) or not isinstance(arguments, dict):
             raise InspectorError('task: give "name" (a string) and "arguments" (an object)')
-        return await self.session.start_task(name, arguments)
+        return await request.session.start_task(name, arguments)
 
     async def _tasks(self, request: _Request) -> Any:
-        return {"tasks": await self.session.list_tasks()}
+        return {"tasks": await request.session.list_tasks()}
 
     async def _task_cancel(self, request: _Request) -> Any:
         task_id = (await request.json()).get("taskId")
         if not isinstance(task_id, str) or not task_id:
             raise InspectorError('task/cancel: give the "taskId"')
-        return await self.session.cancel_task(task_id)
+        return await request.session.cancel_task(task_id)
 
     async def _cancel(self, request: _Request) -> Any:
         data = await request.json()
-        return {"cancelled": self.session.cancel(str(data.get("callId", "")))}
+        return {"cancelled": request.session.cancel(str(data.get("callId", "")))}
 
     async def _read(self, request: _Request) -> Any:
         uri = (await request.json()).get("uri")
         if not isinstance(uri, str) or not uri:
             raise InspectorError('read: give the resource "uri"')
-        return await self.session.read_resource(uri)
+        return await request.session.read_resource(uri)
 
     async def _prompt(self, request: _Request) -> Any:
         data = await request.json()
         name, arguments = data.get("name"), data.get("arguments", {})
         if not isinstance(name, str) or not isinstance(arguments, dict):
             raise InspectorError('prompt: give "name" and "arguments" (an object of strings)')
-        return await self.session.get_prompt(name, {k: str(v) for k, v in arguments.items()})
+        return await request.session.get_prompt(name, {k: str(v) for k, v in arguments.items()})
 
     async def _complete(self, request: _Request) -> Any:
         data = await request.json()
@@ -371,49 +434,67 @@ class InspectorApp:
         if not isinstance(ref, dict) or not isinstance(argument, str):
             raise InspectorError('complete: give "ref" (an object) and "argument" (a name)')
         context = data.get("context") or {}
-        return await self.session.complete(ref, argument, str(value), context)
+        return await request.session.complete(ref, argument, str(value), context)
 
     async def _log_level(self, request: _Request) -> Any:
         level = (await request.json()).get("level")
-        await self.session.set_log_level(str(level))
+        await request.session.set_log_level(str(level))
         return {"level": level}
 
     async def _roots(self, request: _Request) -> Any:
         roots = (await request.json()).get("roots")
         if not isinstance(roots, list) or not all(isinstance(r, dict) for r in roots):
             raise InspectorError('roots: give "roots", a list of {"uri", "name"} objects')
-        await self.session.set_roots(roots)
+        await request.session.set_roots(roots)
         return {"roots": roots}
 
     async def _watch(self, request: _Request) -> Any:
         uri = (await request.json()).get("uri")
         if uri is not None and not isinstance(uri, str):
             raise InspectorError('watch: "uri" is a string, or null for list changes')
-        return {"watch": await self.session.watch(uri)}
+        return {"watch": await request.session.watch(uri)}
 
     async def _unwatch(self, request: _Request) -> Any:
         key = (await request.json()).get("watch")
-        return {"stopped": self.session.unwatch(str(key))}
+        return {"stopped": request.session.unwatch(str(key))}
 
     async def _app_view(self, request: _Request) -> Any:
         uri = (await request.json()).get("uri")
         if not isinstance(uri, str) or not uri:
             raise InspectorError('app/view: give the view\'s "uri"')
-        return await self._apps.view(uri)
+        return await self._apps[request.session.server].view(uri)
 
     async def _app_call(self, request: _Request) -> Any:
         data = await request.json()
         name, arguments = data.get("name"), data.get("arguments", {})
         if not isinstance(name, str) or not isinstance(arguments, dict):
             raise InspectorError('app/call: give "name" (a string) and "arguments" (an object)')
-        return await self._apps.call(name, arguments)
+        return await self._apps[request.session.server].call(name, arguments)
+
+    async def _check(self, request: _Request) -> Any:
+        data = await request.json()
+        name, arguments = data.get("name"), data.get("arguments", {})
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            raise InspectorError('check: give "name" (a string) and "arguments" (an object)')
+        return await request.session.check_arguments(name, arguments)
+
+    async def _replay(self, request: _Request) -> Any:
+        from mcpkit.cli.inspector.replay import replay
+
+        data = await request.json()
+        method, params = data.get("method"), data.get("params") or {}
+        if not isinstance(method, str) or not isinstance(params, dict):
+            raise InspectorError('replay: give "method" (a string) and "params" (an object)')
+        started = request.session.hub.elapsed_ms()
+        result = await replay(request.session.client, method, params)
+        return {"result": result, "ms": round(request.session.hub.elapsed_ms() - started, 1)}
 
     async def _answer(self, request: _Request) -> Any:
         data = await request.json()
         answer = data.get("answer")
         if not isinstance(answer, dict):
             raise InspectorError('answer: give "id" and "answer" (an object with "action")')
-        self.session.answer(str(data.get("id", "")), answer)
+        request.session.answer(str(data.get("id", "")), answer)
         return {"ok": True}
 
 

@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
-__all__ = ["MAX_QUEUED_EVENTS", "MAX_REPLAYED_EVENTS", "EventHub"]
+__all__ = ["MAX_QUEUED_EVENTS", "MAX_REPLAYED_EVENTS", "EventHub", "ServerEvents"]
 
 MAX_QUEUED_EVENTS: Final = 5_000
 """Events buffered for one page before its oldest are dropped."""
@@ -53,6 +53,15 @@ class EventHub:
             subscriber.ready.set()
         return event
 
+    def for_server(self, server: str) -> ServerEvents:
+        """One server's side of this hub (several servers share one page and one stream)."""
+        return ServerEvents(self, server)
+
+    @property
+    def sequence(self) -> int:
+        """The ``seq`` of the last event published (0: none yet)."""
+        return self._sequence
+
     def elapsed_ms(self) -> float:
         return round((time.monotonic() - self._started) * 1000.0, 3)
 
@@ -76,3 +85,28 @@ class EventHub:
                     yield subscriber.queue.popleft()
         finally:
             self._subscribers.discard(subscriber)
+
+
+class ServerEvents:
+    """What one inspected server publishes: events of the shared hub tagged ``serverId``, so the
+    page shows those of the server in view."""
+
+    def __init__(self, hub: EventHub, server: str) -> None:
+        self.shared = hub
+        self.server = server
+
+    def publish(self, event_type: str, /, **fields: Any) -> dict[str, Any]:
+        return self.shared.publish(event_type, serverId=self.server, **fields)
+
+    @property
+    def sequence(self) -> int:
+        return self.shared.sequence
+
+    def elapsed_ms(self) -> float:
+        return self.shared.elapsed_ms()
+
+    def recent(self) -> list[dict[str, Any]]:
+        return self.shared.recent()
+
+    def stream(self) -> AsyncIterator[dict[str, Any]]:
+        return self.shared.stream()

@@ -14,16 +14,19 @@ question still open, so a tool body on the server never waits for a page that we
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import json
+import logging
 from collections.abc import Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Final
 
 import msgspec
 
-from mcpkit.cli.inspector.events import EventHub
+from mcpkit.cli.inspector.events import EventHub, ServerEvents
 from mcpkit.cli.wire import WireLog
 
 __all__ = [
@@ -50,6 +53,11 @@ MAX_TASKS: Final = 256
 
 MODES: Final = ("auto", "legacy", "2026-07-28")
 
+STDERR_TAIL_LINES: Final = 20
+"""A stdio server's last stderr lines quoted in the page's error when it fails to start."""
+INITIAL_LOG_LEVEL: Final = "debug"
+"""The log level the inspector asks every server for when it connects (the page shows it)."""
+
 
 class InspectorError(Exception):
     """A request from the page that cannot be served; the page shows ``str(error)``."""
@@ -71,15 +79,51 @@ class ConnectSpec(msgspec.Struct, forbid_unknown_fields=True):
     """Sign in with OAuth (URL targets): the authorization link is shown in the page."""
 
 
+SECRET_HEADERS: Final = frozenset({"authorization", "proxy-authorization", "cookie", "x-api-key"})
+
+
+def _masked(name: str, value: str) -> str:
+    """A header's value for the connection panel: credentials show only their scheme."""
+    if name.lower() not in SECRET_HEADERS:
+        return value
+    scheme, _, rest = value.partition(" ")
+    return f"{scheme} •••" if rest else "•••"
+
+
 def _plain(value: Any) -> Any:
     """Typed results as JSON-ready builtins (``UNSET`` fields left out)."""
     return msgspec.to_builtins(value)
 
 
+_OWNER: ContextVar[InspectorSession | None] = ContextVar("mcpkit_inspector_owner", default=None)
+"""The session whose connection the running task serves: the stdio transport's stderr reader
+starts inside the session's owner task and inherits it, so each server's lines reach its own
+session even when several servers run at once."""
+
+
+class _StderrToPage(logging.Handler):
+    """Every stderr line of a stdio server, as a ``stderr`` event (the page's console).
+
+    The stdio transport logs each line as a record marked with ``STDERR_RECORD_ATTR``; the
+    terminal still gets them too (``mcpkit dev`` prints them as every command does).
+    """
+
+    def __init__(self, session: InspectorSession) -> None:
+        super().__init__(logging.DEBUG)
+        self._session = session
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from mcpkit.transports.stdio_client import STDERR_RECORD_ATTR
+
+        server = getattr(record, STDERR_RECORD_ATTR, None)
+        if server is not None and _OWNER.get() is self._session:
+            self._session.on_stderr(str(server), record.getMessage())
+
+
 class _PublishingWireLog(WireLog):
     """A wire log that also tells the page about each message as it passes."""
 
-    def __init__(self, hub: EventHub) -> None:
+    def __init__(self, hub: ServerEvents) -> None:
         super().__init__()
         self._hub = hub
 
@@ -93,8 +137,10 @@ class _PublishingWireLog(WireLog):
 class InspectorSession:
     """The page's view of one server connection (see the module docstring)."""
 
-    def __init__(self, hub: EventHub) -> None:
-        self.hub = hub
+    def __init__(self, hub: EventHub, server: str = "s1") -> None:
+        self.server = server
+        """This server's id in the page (several servers can be inspected at once)."""
+        self.hub: ServerEvents = hub.for_server(server)
         self._client: Any = None
         self._owner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -110,6 +156,19 @@ class InspectorSession:
         self._tool_defs: dict[str, dict[str, Any]] = {}
         self._tasks: dict[str, dict[str, Any]] = {}
         self._followers: dict[str, asyncio.Task[None]] = {}
+        self._open_questions: dict[str, dict[str, Any]] = {}
+        """The ``question`` events still waiting: a page that opens later shows them from
+        :meth:`state` (the event itself may have left the replay window long ago)."""
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._log_level: str | None = None
+        self._connections = 0
+        self._transport: str | None = None
+        self._headers_sent: dict[str, str] = {}
+        self._stderr_handler = _StderrToPage(self)
+        stdio_logger = logging.getLogger("mcpkit.stdio")
+        stdio_logger.addHandler(self._stderr_handler)
+        if stdio_logger.getEffectiveLevel() > logging.INFO:
+            stdio_logger.setLevel(logging.INFO)  # the transport logs stderr lines at INFO
 
     # -- connection ----------------------------------------------------------------------------
 
@@ -129,8 +188,16 @@ class InspectorSession:
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
         self._client, self._stop, self._spec = client, stop, spec
+        self._stderr_tail.clear()
+        self._connections += 1
         self._owner = asyncio.create_task(self._own(client, ready, stop), name="inspector-client")
-        self.hub.publish("status", state="connecting", target=spec.target, mode=spec.mode)
+        self.hub.publish(
+            "status",
+            state="connecting",
+            target=spec.target,
+            mode=spec.mode,
+            connection=self._connections,
+        )
         limit = CONNECT_TIMEOUT + (OAUTH_SIGN_IN_TIMEOUT if spec.oauth else 0.0)
         try:
             await asyncio.wait_for(asyncio.shield(ready), limit)
@@ -141,11 +208,29 @@ class InspectorSession:
                 if not isinstance(exc, TimeoutError)
                 else (f"no answer from {spec.target} within {CONNECT_TIMEOUT:g} s")
             )
+            message = self._with_stderr_tail(message)
             self.hub.publish("status", state="failed", error=message)
             raise InspectorError(message, status=502) from None
+        self._log_level = INITIAL_LOG_LEVEL
         summary = self.summary()
         self.hub.publish("status", state="connected", server=summary)
         return summary
+
+    def on_stderr(self, server: str, line: str) -> None:
+        """A stdio server wrote ``line`` on its stderr: to the page's console, and kept for the
+        error message if the server is failing to start."""
+        self._stderr_tail.append(line)
+        self.hub.publish("stderr", server=server, line=line)
+
+    def _with_stderr_tail(self, message: str) -> str:
+        """``message`` with the server's last stderr lines, unless it quotes them already: a
+        server that fails to start usually says why there, not on the wire."""
+        from mcpkit.cli.server_stderr import quotes_tail
+
+        if not self._stderr_tail or quotes_tail(message):
+            return message
+        tail = "\n".join(f"  {line}" for line in self._stderr_tail)
+        return f"{message}; last stderr lines:\n{tail}"
 
     def _make_client(self, spec: ConnectSpec) -> Any:
         from mcpkit.cli.errors import CliError
@@ -163,6 +248,8 @@ class InspectorSession:
             headers["Authorization"] = f"Bearer {spec.bearer}"
         if (headers or spec.oauth) and target.kind != "url":
             raise InspectorError("headers, a bearer token and OAuth apply to URL targets only")
+        self._transport = "Streamable HTTP" if target.kind == "url" else "stdio"
+        self._headers_sent = {name: _masked(name, value) for name, value in headers.items()}
         connector: Any
         if spec.oauth:
             connector = self._oauth_connector(target.client_target, headers)
@@ -181,7 +268,7 @@ class InspectorSession:
             roots=lambda: list(self._roots),
             logging_handler=self._on_log,
             notification_handler=self._on_notification,
-            log_level="debug",
+            log_level=INITIAL_LOG_LEVEL,
             timeout=None,
             initialize_timeout=CONNECT_TIMEOUT + (OAUTH_SIGN_IN_TIMEOUT if spec.oauth else 0.0),
             probe_timeout=CONNECT_TIMEOUT + (OAUTH_SIGN_IN_TIMEOUT if spec.oauth else 0.0),
@@ -216,6 +303,7 @@ class InspectorSession:
 
     async def _own(self, client: Any, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
         """Hold the client open until asked to stop or the server goes away."""
+        _OWNER.set(self)  # this task's context: the stdio transport's tasks inherit it
         try:
             async with client:
                 ready.set_result(None)
@@ -257,10 +345,12 @@ class InspectorSession:
                 await owner
             self.hub.publish("status", state="disconnected")
         self._client = None
+        self._log_level = None
         self._watches.clear()
 
     async def aclose(self) -> None:
         await self.disconnect()
+        logging.getLogger("mcpkit.stdio").removeHandler(self._stderr_handler)
 
     def summary(self) -> dict[str, Any]:
         client = self.client
@@ -273,15 +363,39 @@ class InspectorSession:
             "instructions": client.instructions,
             "capabilities": client.server_capabilities,
             "clientCapabilities": client.client_capabilities,
+            "logLevel": self._log_level,
+            "transport": self._transport,
+            "sessionId": client.negotiated.session_id,
+            "headersSent": dict(self._headers_sent),
+        }
+
+    def brief(self) -> dict[str, Any]:
+        """This server in the page's server list."""
+        connected = self._client is not None and self._client.connected
+        info = self._client.server_info if connected else {}
+        return {
+            "id": self.server,
+            "target": self._spec.target if self._spec else None,
+            "name": info.get("name"),
+            "connected": connected,
+            "questions": len(self._open_questions),
         }
 
     def state(self) -> dict[str, Any]:
+        """Where things stand now, for a page that opens (or reopens).
+
+        ``seq`` is the last event published: the replayed events up to it are history (the
+        wire, logs, the console), not the current state, which is this.
+        """
         connected = self._client is not None and self._client.connected
         return {
+            "seq": self.hub.sequence,
+            "id": self.server,
             "connected": connected,
             "server": self.summary() if connected else None,
+            "spec": msgspec.to_builtins(self._spec) if self._spec is not None else None,
             "roots": list(self._roots),
-            "questions": [],
+            "questions": list(self._open_questions.values()),
         }
 
     # -- features ------------------------------------------------------------------------------
@@ -354,6 +468,24 @@ class InspectorSession:
                 "errors": ["the tool has an outputSchema but sent no structuredContent"],
             }
         return check_against_schema(result["structuredContent"], schema)
+
+    async def check_arguments(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Do ``arguments`` fit the tool's ``inputSchema``? Checked before the page sends them,
+        with the schema dialect the client uses; ``path`` names the field (``items[0].sku``)."""
+        from mcpkit.client.schemas import SchemaProblem, compile_schema
+
+        schema = (await self.tool_definitions()).get(name, {}).get("inputSchema")
+        if not isinstance(schema, dict):
+            return {"ok": True, "errors": []}
+        try:
+            problem = compile_schema(dict(schema)).first_error(dict(arguments))
+        except SchemaProblem as exc:
+            return {"ok": True, "errors": [], "note": f"the inputSchema is invalid: {exc}"}
+        if problem is None:
+            return {"ok": True, "errors": []}
+        path, message = problem
+        field = path.removeprefix("$").lstrip(".")
+        return {"ok": False, "errors": [{"path": field, "message": message}]}
 
     def cancel(self, call_id: str) -> bool:
         task = self._calls.get(call_id)
@@ -459,6 +591,7 @@ class InspectorSession:
             await self.client.set_logging_level(level)
         except UsageError as exc:
             raise InspectorError(str(exc)) from None
+        self._log_level = level
 
     async def set_roots(self, roots: list[dict[str, str]]) -> None:
         for root in roots:
@@ -537,7 +670,7 @@ class InspectorSession:
         question_id = f"q{next(self._ids)}"
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._questions[question_id] = future
-        self.hub.publish(
+        self._open_questions[question_id] = self.hub.publish(
             "question",
             id=question_id,
             kind=kind,
@@ -549,6 +682,7 @@ class InspectorSession:
             return await future
         finally:
             self._questions.pop(question_id, None)
+            self._open_questions.pop(question_id, None)
             self.hub.publish("question-closed", id=question_id)
 
     async def _elicit(self, params: Any, context: Any) -> Any:

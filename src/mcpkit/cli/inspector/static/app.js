@@ -3,14 +3,25 @@
 import { el, schemaForm } from "/static/forms.js";
 import { AppView, viewUri, visibility } from "/static/apps.js";
 
-const token = new URLSearchParams(location.search).get("token") || "";
-history.replaceState(null, "", "/"); // keep the token out of the address bar and history
+// The token leaves the address bar (and history) but stays in this tab's sessionStorage, so a
+// reload (F5) can come back with it (reopen.js, served on the 403 of a token-less reload).
+const TOKEN_KEY = "mcpkit-inspector-token";
+const token = new URLSearchParams(location.search).get("token") || sessionStorage.getItem(TOKEN_KEY) || "";
+if (token) sessionStorage.setItem(TOKEN_KEY, token);
+history.replaceState(null, "", "/");
 const $ = (id) => document.getElementById(id);
-const state = { lists: { tools: [], resources: [], resourceTemplates: [], prompts: [] }, calls: new Map(), questions: new Map(), wire: [], callSeq: 0, sandboxPort: null, appView: null };
+// Several servers in one page: each has an id ("s1" is the one `mcpkit dev` was started with);
+// the page shows one at a time (this tab's choice), and every API request names it.
+const SERVER_KEY = "mcpkit-inspector-server";
+let server = sessionStorage.getItem(SERVER_KEY) || "s1";
+const EMPTY_LISTS = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+// historyUntil: the last event /api/state accounts for; replayed events up to it are history
+// (wire, logs, console), not the state of things now.
+const state = { lists: EMPTY_LISTS, calls: new Map(), questions: new Map(), wire: [], callSeq: 0, sandboxPort: null, appView: null, historyUntil: Infinity, panel: "connect", panelBeforeQuestions: null, connection: 0 };
 
 // -- the API -------------------------------------------------------------------------------------
 async function api(path, body) {
-  const init = { method: body === undefined ? "GET" : "POST", headers: { "X-Inspector-Token": token } };
+  const init = { method: body === undefined ? "GET" : "POST", headers: { "X-Inspector-Token": token, "X-Inspector-Server": server } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -24,6 +35,7 @@ async function api(path, body) {
 // -- panels (tabs: arrows move between them, Enter/Space or click selects) -----------------------
 const tabs = [...document.querySelectorAll('[role="tab"]')];
 function showPanel(name) {
+  state.panel = name;
   for (const tab of tabs) {
     const selected = tab.id === "tab-" + name;
     tab.setAttribute("aria-selected", String(selected));
@@ -59,6 +71,31 @@ function lines(text, sep) {
   return out;
 }
 
+// The options the inspector was started with (-e, --header, --bearer, --mode) fill the form, so a
+// Connect from the page sends them again.
+function fillConnectForm(spec) {
+  if (!spec) return;
+  $("target").value = spec.target || "";
+  $("mode").value = spec.mode || "auto";
+  $("headers").value = Object.entries(spec.headers || {}).map(([k, v]) => `${k}: ${v}`).join("\n");
+  $("env").value = Object.entries(spec.env || {}).map(([k, v]) => `${k}=${v}`).join("\n");
+  $("bearer").value = spec.bearer || "";
+  $("oauth").checked = !!spec.oauth;
+  if ($("headers").value || $("env").value || spec.bearer || spec.oauth) $("connect-options").open = true;
+}
+
+// A failed connection leaves nothing of the previous server on screen.
+function forgetServer() {
+  closeAppView("the connection closed");
+  state.lists = EMPTY_LISTS;
+  renderTools();
+  renderResources();
+  renderPrompts();
+  $("server-info").hidden = true;
+  $("server-line").textContent = "";
+  for (const id of ["tool-detail", "resource-detail", "prompt-detail"]) $(id).replaceChildren(el("p", { class: "muted", text: "Not connected." }));
+}
+
 $("connect-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("connect-error").hidden = true;
@@ -73,6 +110,7 @@ $("connect-form").addEventListener("submit", async (event) => {
     await connected(server);
   } catch (error) {
     setStatus("not connected", "failed");
+    forgetServer();
     $("connect-error").textContent = error.message;
     $("connect-error").hidden = false;
   }
@@ -89,11 +127,14 @@ async function connected(server) {
   if (server.target) $("target").value = server.target;
   const facts = $("server-facts");
   facts.replaceChildren();
-  for (const [key, value] of [["name", info.name], ["title", info.title], ["version", info.version], ["era", server.era], ["protocol version", server.protocolVersion], ["mode", server.mode]]) {
+  const headers = Object.entries(server.headersSent || {}).map(([k, v]) => `${k}: ${v}`).join("\n");
+  for (const [key, value] of [["name", info.name], ["title", info.title], ["version", info.version], ["era", server.era], ["protocol version", server.protocolVersion], ["mode", server.mode], ["transport", server.transport], ["session id", server.sessionId], ["headers sent", headers], ["log level", server.logLevel]]) {
     if (value) facts.append(el("dt", { text: key }), el("dd", { text: value, "data-fact": key }));
   }
+  $("client-capabilities").textContent = JSON.stringify(server.clientCapabilities || {}, null, 2);
   $("server-instructions").textContent = server.instructions || "(none)";
   $("server-capabilities").textContent = JSON.stringify(server.capabilities, null, 2);
+  if (server.logLevel) $("log-level").value = server.logLevel;
   $("server-info").hidden = false;
   await refreshLists();
 }
@@ -109,13 +150,51 @@ async function refreshLists() {
 function listButton(list, title, sub, onSelect) {
   const button = el("button", { type: "button" }, el("span", { text: title }), sub ? el("span", { class: "sub", text: sub }) : null);
   button.addEventListener("click", () => {
-    for (const other of list.querySelectorAll("button")) other.removeAttribute("aria-current");
+    const current = list.querySelector('button[aria-current="true"]');
+    if (current) current.removeAttribute("aria-current");
     button.setAttribute("aria-current", "true");
     onSelect();
   });
-  list.append(el("li", {}, button));
+  const item = el("li", {}, button);
+  item.dataset.search = (title + " " + (sub || "")).toLowerCase();
+  list.append(item);
   return button;
 }
+
+// Search: every word typed must appear in an item's name or description. Items are hidden, not
+// rebuilt, so a list of thousands filters as fast as one types.
+function applyFilter(input, lists) {
+  const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+  let shown = 0;
+  for (const list of lists) {
+    for (const item of list.children) {
+      if (item.dataset.search === undefined) continue;
+      item.hidden = !words.every((w) => item.dataset.search.includes(w));
+      if (!item.hidden) shown += 1;
+    }
+  }
+  return shown;
+}
+function filterTools() {
+  const shown = applyFilter($("tool-filter"), [$("tool-list")]);
+  const total = state.lists.tools.length;
+  $("tool-count").textContent = total ? (shown === total ? `${total} tools` : `${shown} of ${total} tools`) : "";
+}
+const filterResources = () => applyFilter($("resource-filter"), [$("resource-list"), $("template-list")]);
+const filterPrompts = () => applyFilter($("prompt-filter"), [$("prompt-list")]);
+$("tool-filter").addEventListener("input", filterTools);
+// "/" searches the list of the panel in view (the search boxes are left out of the Tab order, so
+// that Tab from a panel's tab still lands on its list).
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.closest && event.target.closest("input, textarea, select, [contenteditable]")) return;
+  const search = { tools: "tool-filter", resources: "resource-filter", prompts: "prompt-filter", console: "console-filter" }[state.panel];
+  if (!search) return;
+  event.preventDefault();
+  $(search).focus();
+});
+$("resource-filter").addEventListener("input", filterResources);
+$("prompt-filter").addEventListener("input", filterPrompts);
 
 function renderTools() {
   const list = $("tool-list");
@@ -126,6 +205,7 @@ function renderTools() {
     const sub = (appOnly ? "[app only] " : viewUri(tool) ? "[app] " : "") + (tool.title || tool.description || "");
     listButton(list, tool.name, sub, () => showTool(tool));
   }
+  filterTools();
 }
 
 function annotationTags(annotations) {
@@ -151,9 +231,24 @@ function closeAppView(reason) {
   if (view) view.teardown(reason);
 }
 
-window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", (event) => {
-  if (state.appView) state.appView.contextChanged({ theme: event.matches ? "dark" : "light" });
+// The theme: auto (the system's), light or dark, remembered in this browser. The effective one
+// is on <html data-theme>, for the CSS and for MCP Apps views (host context "theme").
+const THEME_KEY = "mcpkit-inspector-theme";
+const systemDark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+function applyTheme() {
+  const choice = $("theme").value;
+  const effective = choice === "auto" ? (systemDark && systemDark.matches ? "dark" : "light") : choice;
+  if (document.documentElement.dataset.theme === effective) return;
+  document.documentElement.dataset.theme = effective;
+  if (state.appView) state.appView.contextChanged({ theme: effective });
+}
+$("theme").value = localStorage.getItem(THEME_KEY) || "auto";
+$("theme").addEventListener("change", () => {
+  localStorage.setItem(THEME_KEY, $("theme").value);
+  applyTheme();
 });
+if (systemDark) systemDark.addEventListener("change", applyTheme);
+applyTheme();
 
 function showTool(tool) {
   closeAppView("another tool was chosen");
@@ -177,12 +272,31 @@ function showTool(tool) {
   );
   formNode.addEventListener("submit", async (event) => {
     event.preventDefault();
+    for (const old of formNode.querySelectorAll(".field-error")) old.remove();
     let args;
     try {
       args = form.read();
     } catch (error) {
       result.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
       return;
+    }
+    // Checked against the input schema before sending (the JSON mode sends as typed, to try
+    // a server with arguments its schema refuses); the error goes next to its field.
+    if (!form.rawMode()) {
+      try {
+        const check = await api("/api/check", { name: tool.name, arguments: args });
+        if (!check.ok) {
+          const { path, message } = check.errors[0];
+          const top = path.split(/[.[]/)[0];
+          const field = top ? formNode.querySelector(`[data-field="${CSS.escape(top)}"]`) : null;
+          const text = (path ? path + ": " : "") + message;
+          if (field) field.append(el("small", { class: "field-error", role: "alert", text }));
+          result.replaceChildren(el("p", { class: "error", "data-check": "failed", text: "not sent: the arguments do not fit the input schema — " + text }));
+          return;
+        }
+      } catch {
+        // no check (the tool list is gone, the connection closed): the call will say
+      }
     }
     if (asTask.checked) {
       try {
@@ -225,7 +339,7 @@ function showTool(tool) {
       bar.hidden = true;
     }
   });
-  form.focus();
+  form.focus({ preventScroll: true }); // a tool far down a long list: the page stays where it is
 }
 
 function renderToolResult(box, answer) {
@@ -257,7 +371,15 @@ function renderContent(item) {
     case "audio":
       return el("audio", { class: "content", controls: true, src: blobUrl(item.data, item.mimeType) });
     case "resource_link":
-      return el("p", {}, el("span", { class: "tag", text: "resource link" }), el("a", { href: "#", "data-uri": item.uri, text: item.name || item.uri }));
+    {
+      const link = el("a", { href: "#", "data-uri": item.uri, text: item.name || item.uri });
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        showPanel("resources");
+        showResource(item.uri, item);
+      });
+      return el("p", {}, el("span", { class: "tag", text: "resource link" }), link);
+    }
     case "resource": {
       const res = item.resource || {};
       return el("div", { class: "content embedded" }, el("span", { class: "tag", text: "embedded " + res.uri }), renderResourceContents(res));
@@ -285,6 +407,7 @@ function renderResources() {
   const templates = $("template-list");
   templates.replaceChildren();
   for (const template of state.lists.resourceTemplates) listButton(templates, template.name || template.uriTemplate, template.uriTemplate, () => showTemplate(template));
+  filterResources();
 }
 
 async function showResource(uri, resource) {
@@ -353,6 +476,7 @@ function renderPrompts() {
   const list = $("prompt-list");
   list.replaceChildren();
   for (const prompt of state.lists.prompts) listButton(list, prompt.name, prompt.title || prompt.description || "", () => showPrompt(prompt));
+  filterPrompts();
 }
 
 function showPrompt(prompt) {
@@ -401,6 +525,7 @@ function updateQuestionCount() {
 }
 
 function showQuestion(event) {
+  if (state.questions.has(event.id)) return;
   const box = el("form", { class: "card question", id: "question-" + event.id, "data-kind": event.kind });
   const answer = async (body) => {
     try {
@@ -450,14 +575,21 @@ function showQuestion(event) {
   state.questions.set(event.id, box);
   $("question-list").append(box);
   updateQuestionCount();
+  if (state.panel !== "questions") state.panelBeforeQuestions = state.panel;
   showPanel("questions");
 }
 
+// The last question answered: back to the panel the person was on (the call's result is there).
 function closeQuestion(id) {
   const box = state.questions.get(id);
-  if (box) box.remove();
+  if (!box) return;
+  box.remove();
   state.questions.delete(id);
   updateQuestionCount();
+  if (!state.questions.size && state.panel === "questions" && state.panelBeforeQuestions) {
+    showPanel(state.panelBeforeQuestions);
+    state.panelBeforeQuestions = null;
+  }
 }
 
 // -- tasks ---------------------------------------------------------------------------------------
@@ -543,34 +675,95 @@ const wireClock = { backend: 0, page: performance.now() };
 const requestMethods = new Map();
 const OPPOSITE = { in: "out", out: "in", "app-in": "app-out", "app-out": "app-in" };
 const ARROWS = { in: "←", out: "→", "app-in": "⇠ app", "app-out": "⇢ app" };
+// Each connection starts a section of the wire view: request ids start again with it.
+function startConnection(event) {
+  state.connection = event.connection || state.connection + 1;
+  requestMethods.clear();
+  const row = el("tr", { class: "connection-start", "data-connection": String(state.connection) },
+    el("td", { colspan: 6, text: `connection ${state.connection}: ${event.target} (${event.mode})` }));
+  row.hidden = !!($("wire-dir").value || $("wire-method").value.trim());
+  $("wire-rows").append(row);
+}
+
+// Requests of the current connection by direction and id: the method a response answers, and
+// when the request went (its latency is on both rows once the response arrives).
+const REPLAYABLE = new Set(["tools/call", "tools/list", "resources/read", "resources/list", "resources/templates/list", "prompts/get", "prompts/list", "completion/complete", "logging/setLevel", "ping", "server/discover"]);
 function addWire(event) {
   if (!event.dir.startsWith("app")) Object.assign(wireClock, { backend: event.t, page: performance.now() });
   const msg = event.msg;
-  if (msg.method && msg.id !== undefined) requestMethods.set(`${event.dir}:${msg.id}`, msg.method);
-  const method = msg.method || requestMethods.get(`${OPPOSITE[event.dir]}:${msg.id}`) || "";
-  const entry = { ...event, method };
+  const took = el("td", { class: "took" });
+  if (msg.method && msg.id !== undefined) requestMethods.set(`${event.dir}:${msg.id}`, { method: msg.method, t: event.t, took });
+  const request = msg.method ? null : requestMethods.get(`${OPPOSITE[event.dir]}:${msg.id}`);
+  const method = msg.method || (request ? request.method : "");
+  if (request && msg.id !== undefined) {
+    const ms = `${Math.max(0, event.t - request.t).toFixed(0)} ms`;
+    request.took.textContent = ms;
+    took.textContent = ms;
+  }
+  const entry = { ...event, method, connection: state.connection };
   state.wire.push(entry);
   const text = JSON.stringify(msg);
-  const row = el("tr", { "data-dir": event.dir, "data-method": method }, el("td", { text: event.t.toFixed(0) }), el("td", { text: ARROWS[event.dir] || event.dir }),
-    el("td", { text: wireLabel(msg) + (msg.method ? "" : method ? ` (${method})` : "") }), el("td", { class: "msg", tabindex: 0, text }));
+  const actions = el("td", { class: "actions-cell" });
+  if (event.dir === "out" && msg.method && msg.id !== undefined && REPLAYABLE.has(msg.method)) {
+    const replay = el("button", { type: "button", class: "small", text: "replay" });
+    const edit = el("button", { type: "button", class: "small", text: "edit" });
+    replay.addEventListener("click", () => openReplay(msg, true));
+    edit.addEventListener("click", () => openReplay(msg, false));
+    actions.append(replay, edit);
+  }
+  const row = el("tr", { "data-dir": event.dir, "data-method": method, "data-connection": String(state.connection) }, el("td", { text: event.t.toFixed(0) }), el("td", { text: ARROWS[event.dir] || event.dir }),
+    el("td", { text: wireLabel(msg) + (msg.method ? "" : method ? ` (${method})` : "") }), took, el("td", { class: "msg", tabindex: 0, text }), actions);
   row.querySelector(".msg").addEventListener("click", (e) => toggleWire(row, msg, e.currentTarget));
   row.querySelector(".msg").addEventListener("keydown", (e) => { if (e.key === "Enter") toggleWire(row, msg, e.currentTarget); });
   row.hidden = !wireVisible(entry);
   entry.row = row;
   $("wire-rows").append(row);
 }
+// Replay: the request's params (without the _meta the client adds itself) in an editor; sent
+// through /api/replay, which goes through the client like any request.
+function openReplay(msg, sendNow) {
+  const { _meta, ...params } = msg.params || {};
+  $("replay-method").value = msg.method;
+  $("replay-params").value = JSON.stringify(params, null, 2);
+  $("replay-result").replaceChildren();
+  $("replay-form").hidden = false;
+  if (sendNow) sendReplay();
+  else $("replay-params").focus();
+}
+async function sendReplay() {
+  const out = $("replay-result");
+  let params;
+  try {
+    params = JSON.parse($("replay-params").value || "{}");
+  } catch (error) {
+    out.replaceChildren(el("p", { class: "error", role: "alert", text: `not valid JSON: ${error.message}` }));
+    return;
+  }
+  out.replaceChildren(el("p", { class: "muted", text: "sending…" }));
+  try {
+    const answer = await api("/api/replay", { method: $("replay-method").value, params });
+    out.replaceChildren(el("p", { class: "muted", "data-took": String(answer.ms), text: `answered in ${answer.ms.toFixed(0)} ms` }), el("pre", { class: "replay-answer", text: JSON.stringify(answer.result, null, 2) }));
+  } catch (error) {
+    out.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+  }
+}
+$("replay-form").addEventListener("submit", (event) => { event.preventDefault(); sendReplay(); });
+$("replay-close").addEventListener("click", () => { $("replay-form").hidden = true; });
+
 function toggleWire(row, msg, cell) {
   const open = row.classList.toggle("open");
   cell.textContent = open ? JSON.stringify(msg, null, 2) : JSON.stringify(msg);
 }
 function filterWire() {
   for (const entry of state.wire) entry.row.hidden = !wireVisible(entry);
+  const filtered = $("wire-dir").value || $("wire-method").value.trim();
+  for (const row of $("wire-rows").querySelectorAll("tr.connection-start")) row.hidden = !!filtered;
 }
 $("wire-method").addEventListener("input", filterWire);
 $("wire-dir").addEventListener("change", filterWire);
 $("wire-clear").addEventListener("click", () => { state.wire = []; $("wire-rows").replaceChildren(); });
 $("wire-export").addEventListener("click", async () => {
-  const response = await fetch("/api/wire.jsonl", { headers: { "X-Inspector-Token": token } });
+  const response = await fetch("/api/wire.jsonl", { headers: { "X-Inspector-Token": token, "X-Inspector-Server": server } });
   const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "mcp-wire.jsonl" });
   document.body.append(link);
   link.click();
@@ -585,13 +778,69 @@ $("set-log-level").addEventListener("click", async () => {
     addLog({ level: "error", logger: "inspector", data: error.message });
   }
 });
+// The console: the server's stderr (stdio) and what happened to the connection.
+function addConsole(kind, text, t) {
+  const line = el("li", { "data-kind": kind, text: `${t === undefined ? "" : t.toFixed(0) + " ms "}${text}` });
+  line.hidden = !consoleVisible(line);
+  $("console-lines").append(line);
+}
+function consoleVisible(line) {
+  const filter = $("console-filter").value.trim().toLowerCase();
+  return !filter || line.textContent.toLowerCase().includes(filter);
+}
+$("console-filter").addEventListener("input", () => {
+  for (const line of $("console-lines").children) line.hidden = !consoleVisible(line);
+});
+$("console-clear").addEventListener("click", () => $("console-lines").replaceChildren());
+function statusText(event) {
+  if (event.state === "connecting") return `connecting to ${event.target} (${event.mode})`;
+  if (event.state === "connected") {
+    const info = (event.server && event.server.serverInfo) || {};
+    return `connected to ${info.name || "?"} ${info.version || ""} (${event.server && event.server.era}, ${event.server && event.server.protocolVersion})`;
+  }
+  return event.state + (event.error ? ": " + event.error : "");
+}
+
 function addLog(event) {
   const data = typeof event.data === "string" ? event.data : JSON.stringify(event.data);
   $("log-lines").append(el("li", { "data-level": event.level, text: `${event.level}${event.logger ? " [" + event.logger + "]" : ""}: ${data}` }));
 }
 
 // -- the event stream -----------------------------------------------------------------------------
+// -- servers --------------------------------------------------------------------------------------
+function switchServer(id) {
+  sessionStorage.setItem(SERVER_KEY, id);
+  location.replace("/?token=" + encodeURIComponent(token)); // the page again, for that server
+}
+async function refreshServers() {
+  const { servers } = await api("/api/servers");
+  const select = $("server-select");
+  select.replaceChildren(...servers.map((s) => {
+    const label = `${s.id}: ${s.name || s.target || "(new)"}${s.connected ? "" : " · not connected"}${s.questions ? ` · ${s.questions} question(s)` : ""}`;
+    return el("option", { value: s.id, text: label, selected: s.id === server });
+  }));
+  const waiting = servers.filter((s) => s.id !== server && s.questions).map((s) => s.id);
+  $("other-questions").hidden = !waiting.length;
+  $("other-questions").textContent = waiting.length ? `A question waits on ${waiting.join(", ")}: switch server to answer it.` : "";
+}
+$("server-select").addEventListener("change", () => switchServer($("server-select").value));
+$("add-server").addEventListener("click", async () => switchServer((await api("/api/servers/add", {})).id));
+
+const STATEFUL = new Set(["status", "question", "question-closed", "progress", "oauth"]);
 function onEvent(event) {
+  if (event.serverId !== undefined && event.serverId !== server) {
+    // another server's event: only its summary in the server list changes
+    if (["status", "question", "question-closed"].includes(event.type) && event.seq > state.historyUntil) refreshServers().catch(() => {});
+    return;
+  }
+  if (event.type === "status" && event.seq > state.historyUntil) refreshServers().catch(() => {});
+  if (event.type === "status") {
+    addConsole("status", statusText(event), event.t);
+    if (event.state === "connecting") startConnection(event);
+  }
+  if (event.type === "stderr") addConsole("stderr", event.line, event.t);
+  // A replayed event of that kind says how things were, not how they are (/api/state said that).
+  if (STATEFUL.has(event.type) && event.seq <= state.historyUntil) return;
   switch (event.type) {
     case "wire": addWire(event); break;
     case "progress": {
@@ -622,6 +871,9 @@ function onEvent(event) {
       break;
     case "status":
       if (event.state === "disconnected") setStatus("disconnected" + (event.error ? ": " + event.error : ""), event.error ? "failed" : "");
+      else if (event.state === "connecting") setStatus("connecting…");
+      else if (event.state === "connected") setStatus("connected", "connected");
+      else if (event.state === "failed") setStatus("not connected", "failed");
       break;
     default: break;
   }
@@ -656,10 +908,22 @@ async function streamEvents() {
 
 // -- start ---------------------------------------------------------------------------------------
 (async () => {
-  const initial = await api("/api/state");
+  let initial;
+  try {
+    initial = await api("/api/state");
+  } catch (error) {
+    if (server === "s1") throw error;
+    server = "s1"; // that server is gone (the inspector restarted): the first one
+    sessionStorage.removeItem(SERVER_KEY);
+    initial = await api("/api/state");
+  }
+  await refreshServers();
+  state.historyUntil = initial.seq;
   state.sandboxPort = initial.sandboxPort || null;
   for (const root of initial.roots) rootRow(root);
+  fillConnectForm(initial.spec);
   streamEvents();
+  for (const question of initial.questions) showQuestion(question);
   if (initial.connected) await connected(initial.server);
   document.body.dataset.ready = "true";
 })().catch((error) => {

@@ -24,6 +24,8 @@ export function visibility(tool) {
 }
 
 function theme() {
+  const chosen = document.documentElement.dataset.theme; // the page's theme (app.js sets it)
+  if (chosen === "dark" || chosen === "light") return chosen;
   return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 }
 

@@ -65,10 +65,30 @@ function resolveRef(schema, root, depth) {
   return current;
 }
 
+// `x: str | None = None` is {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}
+// (or "type": ["string", "null"]): an ordinary input for the one real type, plus a way to send
+// null. Returns the schema without the null branch, or null when the schema is not of that shape.
+function withoutNull(schema) {
+  const options = schema.anyOf || schema.oneOf;
+  if (Array.isArray(options) && options.length === 2) {
+    const rest = options.filter((o) => !(o && o.type === "null"));
+    if (rest.length === 1) {
+      const { anyOf, oneOf, ...outer } = schema;
+      return { ...rest[0], ...outer, default: outer.default === null ? undefined : outer.default };
+    }
+  }
+  if (Array.isArray(schema.type) && schema.type.includes("null") && schema.type.length === 2) {
+    return { ...schema, type: schema.type.find((t) => t !== "null"), default: schema.default === null ? undefined : schema.default };
+  }
+  return null;
+}
+
 // A field: {node, read() -> value | undefined, focus()}. read() throws Error(message) on bad input.
 function buildField(name, rawSchema, required, initial, root, depth = 0) {
   const schema = resolveRef(rawSchema || {}, root || rawSchema || {}, depth);
   root = root || rawSchema || {};
+  const real = withoutNull(schema);
+  if (real) return nullableField(name, real, required, initial, root, depth);
   const kind = typeOf(schema);
   const id = fieldId();
   const title = schema.title || name;
@@ -89,7 +109,7 @@ function buildField(name, rawSchema, required, initial, root, depth = 0) {
     wrap.append(label, select, help || "");
     return {
       node: wrap,
-      focus: () => select.focus(),
+      focus: (o) => select.focus(o),
       read: () => (select.value === "" ? undefined : choices[Number(select.value)].value),
     };
   }
@@ -108,7 +128,7 @@ function buildField(name, rawSchema, required, initial, root, depth = 0) {
     wrap.append(box, help || "");
     return {
       node: wrap,
-      focus: () => checks[0] && checks[0].focus(),
+      focus: (o) => checks[0] && checks[0].focus(o),
       read: () => {
         const picked = checks.filter((c) => c.checked).map((c) => options[Number(c.value)].value);
         return picked.length || required ? picked : undefined;
@@ -120,7 +140,7 @@ function buildField(name, rawSchema, required, initial, root, depth = 0) {
     if (initialValue === true) check.checked = true;
     wrap.classList.add("inline");
     wrap.append(check, label, help || "");
-    return { node: wrap, focus: () => check.focus(), read: () => check.checked };
+    return { node: wrap, focus: (o) => check.focus(o), read: () => check.checked };
   }
   if (kind === "number" || kind === "integer") {
     const input = el("input", {
@@ -133,7 +153,7 @@ function buildField(name, rawSchema, required, initial, root, depth = 0) {
     wrap.append(label, input, help || "");
     return {
       node: wrap,
-      focus: () => input.focus(),
+      focus: (o) => input.focus(o),
       read: () => {
         if (input.value === "") {
           if (required) throw new Error(`${title} is required`);
@@ -156,7 +176,7 @@ function buildField(name, rawSchema, required, initial, root, depth = 0) {
     wrap.append(label, input, help || "");
     return {
       node: wrap,
-      focus: () => input.focus(),
+      focus: (o) => input.focus(o),
       read: () => {
         if (input.value === "") {
           if (required) throw new Error(`${title} is required`);
@@ -202,7 +222,7 @@ function buildField(name, rawSchema, required, initial, root, depth = 0) {
     wrap.append(box, help || "");
     return {
       node: wrap,
-      focus: () => addButton.focus(),
+      focus: (o) => addButton.focus(o),
       read: () => {
         const values = items.map((e) => e.item.read()).filter((v) => v !== undefined);
         return values.length || required ? values : undefined;
@@ -215,7 +235,7 @@ function buildField(name, rawSchema, required, initial, root, depth = 0) {
   wrap.append(label, area, el("small", { class: "help", text: (schema.description ? schema.description + " — " : "") + "raw JSON" }));
   return {
     node: wrap,
-    focus: () => area.focus(),
+    focus: (o) => area.focus(o),
     read: () => {
       if (area.value.trim() === "") {
         if (required) throw new Error(`${title} is required`);
@@ -230,6 +250,37 @@ function buildField(name, rawSchema, required, initial, root, depth = 0) {
   };
 }
 
+// The real type's field, and a "null" box: ticked, the field sends null (and its input is
+// disabled); unticked and empty, the field is left out (the server's default applies).
+function nullableField(name, schema, required, initial, root, depth) {
+  const inner = buildField(name, schema, required, initial === null ? undefined : initial, root, depth + 1);
+  const id = fieldId();
+  const check = el("input", { type: "checkbox", id, class: "send-null", "aria-label": `send null for ${name}` });
+  if (initial === null) check.checked = true;
+  const controls = () => inner.node.querySelectorAll("input:not(.send-null), select, textarea");
+  const sync = () => { for (const control of controls()) control.disabled = check.checked; };
+  check.addEventListener("change", sync);
+  inner.node.append(el("span", { class: "check null" }, check, el("label", { for: id, text: "null" })));
+  inner.node.dataset.nullable = "true";
+  sync();
+  return {
+    node: inner.node,
+    focus: inner.focus,
+    read: () => (check.checked ? null : inner.read()),
+    loose: () => (check.checked ? null : looseRead(inner)),
+  };
+}
+
+// A field's value for the raw JSON view: what it holds, even if it is not valid yet.
+function looseRead(field) {
+  if (field.loose) return field.loose();
+  try {
+    return field.read();
+  } catch {
+    return undefined;
+  }
+}
+
 function buildObject(schema, initial, root, depth = 0) {
   const node = el("div", { class: "fields" });
   const required = new Set(schema.required || []);
@@ -242,7 +293,7 @@ function buildObject(schema, initial, root, depth = 0) {
   if (!fields.length) node.append(el("p", { class: "muted", text: "No arguments." }));
   return {
     node,
-    focus: () => fields.length && fields[0][1].focus(),
+    focus: (o) => fields.length && fields[0][1].focus(o),
     read: () => {
       const out = {};
       for (const [name, field] of fields) {
@@ -251,44 +302,68 @@ function buildObject(schema, initial, root, depth = 0) {
       }
       return out;
     },
+    loose: () => {
+      const out = {};
+      for (const [name, field] of fields) {
+        const value = looseRead(field);
+        if (value !== undefined) out[name] = value;
+      }
+      return out;
+    },
   };
 }
 
 // A form for a whole object schema, with a raw-JSON mode. Returns {node, read(), focus()}.
+// Switching to JSON shows what the form holds so far (even with required fields still empty);
+// switching back fills the form from the JSON. While in JSON mode the form's inputs are disabled,
+// so that its empty required fields do not stop the page's form from being submitted.
 export function schemaForm(schema, initial) {
-  const form = buildObject(schema || { type: "object" }, initial || {});
+  let form = buildObject(schema || { type: "object" }, initial || {});
   const container = el("div", { class: "schema-form" });
+  const fields = el("fieldset", { class: "bare" }, form.node);
   const raw = el("textarea", { class: "json raw", rows: 8, "aria-label": "arguments as JSON", hidden: true });
   const toggle = el("button", { type: "button", class: "small link", text: "edit as JSON" });
+  const problem = el("p", { class: "error", role: "alert", hidden: true });
   let rawMode = false;
+  const parseRaw = () => {
+    let value;
+    try {
+      value = JSON.parse(raw.value || "{}");
+    } catch (error) {
+      throw new Error(`not valid JSON: ${error.message}`);
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("the arguments must be a JSON object");
+    return value;
+  };
   toggle.addEventListener("click", () => {
+    problem.hidden = true;
     if (!rawMode) {
+      raw.value = JSON.stringify(form.loose(), null, 2);
+    } else {
+      let value;
       try {
-        raw.value = JSON.stringify(form.read(), null, 2);
-      } catch {
-        raw.value = "{}";
+        value = parseRaw();
+      } catch (error) {
+        problem.textContent = error.message;
+        problem.hidden = false;
+        return;
       }
+      form = buildObject(schema || { type: "object" }, value);
+      fields.replaceChildren(form.node);
     }
     rawMode = !rawMode;
     raw.hidden = !rawMode;
-    form.node.hidden = rawMode;
+    fields.hidden = rawMode;
+    fields.disabled = rawMode;
     toggle.textContent = rawMode ? "edit as form" : "edit as JSON";
+    (rawMode ? raw : form).focus();
   });
-  container.append(form.node, raw, toggle);
+  container.append(fields, raw, problem, toggle);
   return {
     node: container,
-    focus: form.focus,
-    read: () => {
-      if (!rawMode) return form.read();
-      let value;
-      try {
-        value = JSON.parse(raw.value || "{}");
-      } catch (error) {
-        throw new Error(`not valid JSON: ${error.message}`);
-      }
-      if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("the arguments must be a JSON object");
-      return value;
-    },
+    focus: (options) => (rawMode ? raw.focus(options) : form.focus(options)),
+    read: () => (rawMode ? parseRaw() : form.read()),
+    rawMode: () => rawMode,
   };
 }
 
