@@ -43,6 +43,7 @@ from mcpkit.gateway._bridge import (
     relay_log,
 )
 from mcpkit.gateway._catalog import Catalog, build_catalog
+from mcpkit.gateway._uris import UnsafeUri, normalize_uri
 from mcpkit.gateway.audit import AuditOutcome, AuditRecord, AuditSink, JsonLinesAudit, emit
 from mcpkit.gateway.audit import arguments_digest as digest
 from mcpkit.gateway.config import ClientRule, GatewaySettings, load_gateway_config
@@ -654,11 +655,19 @@ class Gateway:
         except _OUTAGES as exc:
             raise BackendUnavailable(_outage(backend, exc), {"backend": backend}) from None
 
-    async def _resource_backend(self, info: RequestInfo, uri: str, policy: Policy) -> str:
-        found = (await self.catalog()).resource_backend(uri)
-        if found is None or not policy.allows("resources", found[0], uri):
+    async def _resource_backend(
+        self, info: RequestInfo, uri: str, policy: Policy
+    ) -> tuple[str, str]:
+        """The backend of ``uri`` and the URI to forward to it (its normal form, the one the
+        policy judged: :mod:`._uris`); refused as not found when the policy does not allow it."""
+        try:
+            normal = normalize_uri(uri)
+        except UnsafeUri:
+            raise _Refused(ResourceNotFound(f"Resource not found: {uri}", {"uri": uri})) from None
+        found = (await self.catalog()).resource_backend(normal)
+        if found is None or not policy.allows("resources", found[0], normal):
             raise _Refused(ResourceNotFound(f"Resource not found: {uri}", {"uri": uri}))
-        return found[0]
+        return found[0], normal
 
     async def _read_resource(self, info: RequestInfo, ctx: Context) -> JSONObject:
         uri = info.params.get("uri")
@@ -666,9 +675,9 @@ class Gateway:
             raise InvalidParams("resources/read needs params.uri (a string)")
 
         async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
-            backend = await self._resource_backend(info, uri, policy)
+            backend, normal = await self._resource_backend(info, uri, policy)
             return backend, await self._guarded(
-                info, ctx, client, backend, "resources/read", {"uri": uri}
+                info, ctx, client, backend, "resources/read", {"uri": normal}
             )
 
         return await self._audited(info, uri, None, run)
@@ -692,9 +701,14 @@ class Gateway:
                 params["ref"] = {**ref, "name": route.own}
                 backend = route.backend
             else:
-                found = catalog.resource_backend(target)
-                if found is None or not policy.allows("resources", found[0], target):
+                try:
+                    normal = normalize_uri(target)
+                except UnsafeUri:
+                    raise _Refused(InvalidParams(f"Unknown resource template: {target}")) from None
+                found = catalog.resource_backend(normal)
+                if found is None or not policy.allows("resources", found[0], normal):
                     raise _Refused(InvalidParams(f"Unknown resource template: {target}"))
+                params["ref"] = {**ref, "uri": normal}
                 backend = found[0]
             return backend, await self._guarded(
                 info, ctx, client, backend, "completion/complete", params
@@ -710,10 +724,10 @@ class Gateway:
             raise InvalidParams("resources/subscribe needs params.uri (a string)")
 
         async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
-            backend = await self._resource_backend(info, uri, policy)
-            self._watch(backend, uri)
+            backend, normal = await self._resource_backend(info, uri, policy)
+            self._watch(backend, normal)
             assert info.connection is not None
-            info.connection.subscriptions.add(uri)
+            info.connection.subscriptions.add(normal)
             return backend, {}
 
         return await self._audited(info, uri, None, run)
@@ -728,11 +742,11 @@ class Gateway:
                 if not isinstance(uri, str):
                     raise InvalidParams("notifications.resourceSubscriptions must be URIs")
                 try:
-                    backend = await self._resource_backend(info, uri, policy)
+                    backend, normal = await self._resource_backend(info, uri, policy)
                 except _Refused:
                     continue  # not agreed to: left out of the acknowledged filter
-                self._watch(backend, uri)
-                kept.append(uri)
+                self._watch(backend, normal)
+                kept.append(normal)
             requested["resourceSubscriptions"] = kept
         return await self.server._session_handlers.listen(info, ctx)
 

@@ -1,0 +1,28 @@
+"""A gateway backend that resolves resource paths the way many do (``posixpath.normpath``):
+``kb://public/../private/x`` reads ``private/x``. The gateway must judge consent on what the
+backend will resolve, not on the text it was sent.
+
+Run with the project's interpreter: ``python kb_server.py``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from urllib.parse import unquote
+
+from mcpkit.server import Server
+
+server = Server("kb", "1.0.0")
+DOCUMENTS = {"public/guide": "How to use the shop.", "private/salaries": "SECRET salaries"}
+
+
+@server.resource("kb://{+path}", mime_type="text/plain")
+def document(path: str) -> str:
+    resolved = posixpath.normpath(unquote(unquote(path)).replace("\\", "/"))
+    if resolved not in DOCUMENTS:
+        raise LookupError(path)
+    return DOCUMENTS[resolved]
+
+
+if __name__ == "__main__":
+    server.run()
