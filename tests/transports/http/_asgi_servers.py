@@ -118,6 +118,11 @@ def _process_server() -> Server:
             await ctx.report_progress(step, count, f"event {step}")
         return f"polled burst of {count}"
 
+    @server.tool
+    async def tasks() -> int:
+        """How many asyncio tasks this process has (the abandoned-question tests bound it)."""
+        return len(asyncio.all_tasks())
+
     return server
 
 

@@ -19,8 +19,8 @@ the default serve path (``server.run("http")``, ``mcpkit run --http``) at no cos
 * **serving slots count requests, not sockets** — uvicorn's ``limit_concurrency`` counts every
   open connection, so sockets still trickling their headers (from many addresses, each under its
   per-peer cap) take the slots of complete requests and every good request gets 503. The guard
-  takes the limit over: only requests being served (ASGI tasks) count against
-  ``limit_concurrency``; a request whose headers are complete is answered 503 only when that many
+  takes the limit over: only requests being served (ASGI tasks, less those whose client went
+  away while their handler waits: see ``_parked``) count against ``limit_concurrency``; a request whose headers are complete is answered 503 only when that many
   are being served.
 * **connections in all** — at most ``max_connections`` sockets are open at once (a bound on file
   descriptors). When a new one would exceed it, the connection that has waited longest *without
@@ -39,6 +39,7 @@ import asyncio
 import logging
 from typing import Any, Final
 
+from mcpkit.transports.http._parked import serving
 from mcpkit.transports.http._peers import peer_key
 
 __all__ = [
@@ -118,12 +119,16 @@ def guarded_protocol(
         def app(self) -> Any:
             """What uvicorn runs for a request whose headers just completed: the app, or 503
             when ``limit_concurrency`` requests are being served already."""
-            if limit_concurrency is not None and len(self.tasks) >= limit_concurrency:
+            if (
+                limit_concurrency is not None
+                and len(self.tasks) >= limit_concurrency
+                and serving(self.tasks) >= limit_concurrency
+            ):
                 if not overloaded[0]:
                     overloaded[0] = True
                     logger.warning(
                         "answering 503: %d requests are being served (limit_concurrency)",
-                        len(self.tasks),
+                        serving(self.tasks),
                     )
                 return service_unavailable
             overloaded[0] = False

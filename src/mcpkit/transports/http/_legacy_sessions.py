@@ -51,6 +51,7 @@ from mcpkit.protocol.errors import (
     RequestTimeout,
 )
 from mcpkit.protocol.inflight import InboundRequest, OutboundRequests
+from mcpkit.transports.http._parked import ParkedRequests
 from mcpkit.transports.http._peers import UNKNOWN_PEER, PeerTable
 from mcpkit.transports.http._pipe import EventPipe, PipeState
 from mcpkit.transports.http._servable import HttpServable
@@ -171,6 +172,7 @@ class LegacySessionState:
         "engine",
         "get_pipe",
         "id",
+        "parked",
         "peer",
         "pipes",
         "saved",
@@ -187,9 +189,12 @@ class LegacySessionState:
         peer: str = UNKNOWN_PEER,
         *,
         shared: bool = False,
+        parked: ParkedRequests | None = None,
     ) -> None:
         self.id = session_id
         self.peer = peer
+        self.parked = parked if parked is not None else ParkedRequests()
+        """The server's table of requests whose client went away (bounded: see ``_parked``)."""
         self.engine = engine
         self.connection = connection
         self.store = store
@@ -286,6 +291,7 @@ class LegacySessionState:
 
     def done(self, entry: InboundRequest[RequestHandle], pipe: EventPipe | None = None) -> None:
         """The request is over (answered, cancelled or abandoned): the engine forgets it."""
+        self.parked.unpark(entry.value)
         if self.engine.inbound.get(entry.id) is entry:
             self.engine.request_done(entry.id)
         if pipe is not None and self.pipes.get(pipe.stream_id) is pipe:
@@ -437,6 +443,8 @@ class LegacySessions:
         """Sessions created by this process (their state cannot leave it)."""
         self._peers = PeerTable()
         self._max_per_peer = max_per_peer
+        self.parked = ParkedRequests()
+        """Requests of these sessions whose client went away (bounded; see ``_parked``)."""
         self.on_reaped: Callable[[list[str]], None] | None = None
         """Called with the ids of the sessions each reaper pass ended, once they are released
         (metrics, logs; tests wait on it instead of polling)."""
@@ -497,7 +505,13 @@ class LegacySessions:
         engine = new_engine(self._server.supported_versions, shared=self.shared)
         connection = self._server.new_connection(session_id, lifecycle=engine.lifecycle)
         return LegacySessionState(
-            session_id, engine, connection, self._event_store, peer, shared=self.shared
+            session_id,
+            engine,
+            connection,
+            self._event_store,
+            peer,
+            shared=self.shared,
+            parked=self.parked,
         )
 
     async def _evict_one_of(self, peer: str) -> None:
