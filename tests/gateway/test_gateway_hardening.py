@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.errors import ResourceNotFound
-from mcpkit.gateway import Gateway, Policy
+from mcpkit.errors import InvalidParams, JSONRPCError, ResourceNotFound
+from mcpkit.gateway import RATE_LIMITED, ClientRule, Gateway, Policy, RateLimit
+from mcpkit.gateway.gateway import MAX_LISTEN_URIS
 from transports.http_client._harness import running
 
 KB: Final = Path(__file__).resolve().parent / "servers" / "kb_server.py"
@@ -65,3 +67,84 @@ async def test_dot_segments_are_left_out_of_a_listen_filter() -> None:
     ):
         ack = await asyncio.wait_for(sub.__anext__(), 15)
         assert ack.params.notifications.resource_subscriptions == ["kb://public/guide"]
+
+
+TOKENS: Final = {"alice-token-0123456789abcdef": "alice", "bob-token-0123456789abcdef": "bob"}
+
+
+@contextlib.asynccontextmanager
+async def _shared(audit: Path) -> AsyncIterator[tuple[Gateway, str]]:
+    """The kb backend behind a gateway with two token clients: alice (unlimited), bob (one call
+    per 100 s)."""
+    gateway = Gateway(
+        {"kb": {"command": sys.executable, "args": [str(KB)]}},
+        clients={
+            "alice": ClientRule(Policy(["kb/*"])),
+            "bob": ClientRule(Policy(["kb/*"]), RateLimit(rate=0.01, burst=1)),
+        },
+        tokens=TOKENS,
+        audit=audit,
+    )
+    async with running(gateway.http_app(), lifespan="on") as base:
+        yield gateway, f"{base}/mcp"
+
+
+def _as(url: str, name: str) -> dict[str, Any]:
+    token = next(t for t, n in TOKENS.items() if n == name)
+    return {"url": url, "headers": {"Authorization": f"Bearer {token}"}}
+
+
+async def _listening(client: Client) -> int:
+    result = await client.call_tool("kb__listening", {})
+    count: int = result.structured_content["result"]
+    return count
+
+
+async def test_listens_share_one_backend_stream_and_let_go_when_they_end(tmp_path: Path) -> None:
+    """Issue 28: a listen naming many URIs opened a backend stream per URI and never ended them."""
+    async with (
+        _shared(tmp_path / "audit.jsonl") as (gateway, url),
+        Client(_as(url, "alice"), mode="2026-07-28") as alice,
+    ):
+        too_many = [f"kb://public/doc{i}" for i in range(MAX_LISTEN_URIS + 1)]
+        with pytest.raises(InvalidParams):
+            async with alice.listen(resource_uris=too_many):
+                pass
+        baseline = await _listening(alice)  # the gateway's own (list changes), if any
+        first = [f"kb://public/doc{i}" for i in range(60)]
+        second = [f"kb://public/doc{i}" for i in range(30, 64)]
+        async with alice.listen(resource_uris=first) as one, alice.listen(
+            resource_uris=second
+        ) as two:
+            for sub in (one, two):
+                await asyncio.wait_for(sub.__anext__(), 15)  # acknowledged
+            assert len(gateway._watches.following("kb")) == 64
+            assert gateway._watches.tasks == 1
+            assert await _listening(alice) == baseline + 1  # one stream for both listens' URIs
+            read = await alice.read_resource("kb://public/guide")  # the backend still answers
+            assert read.contents[0].text == "How to use the shop."
+            await alice.call_tool("kb__touch", {"path": "public/doc40"})
+            for sub in (one, two):  # both listens name doc40: both are told
+                note = await asyncio.wait_for(sub.__anext__(), 15)
+                assert note.params.uri == "kb://public/doc40"
+        async with asyncio.timeout(15):  # the streams' ends reach the gateway, then the backend
+            while gateway._watches.following("kb") or await _listening(alice) > baseline:
+                await asyncio.sleep(0.05)
+        assert gateway._watches.tasks == 0
+
+
+async def test_listen_is_rate_limited_and_audited(tmp_path: Path) -> None:
+    audit = tmp_path / "audit.jsonl"
+    async with (
+        _shared(audit) as (_, url),
+        Client(_as(url, "bob"), mode="2026-07-28") as bob,
+    ):
+        async with bob.listen(resource_uris=["kb://public/guide"]) as sub:
+            await asyncio.wait_for(sub.__anext__(), 15)
+        with pytest.raises(JSONRPCError) as refused:
+            async with bob.listen(resource_uris=["kb://public/guide"]):
+                pass
+        assert refused.value.code == RATE_LIMITED
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    listens = [(r["client"], r["outcome"]) for r in records if r["method"] == "subscriptions/listen"]
+    assert ("bob", "rate_limited") in listens and len(listens) == 2, listens

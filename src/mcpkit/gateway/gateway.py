@@ -44,6 +44,7 @@ from mcpkit.gateway._bridge import (
 )
 from mcpkit.gateway._catalog import Catalog, build_catalog
 from mcpkit.gateway._uris import UnsafeUri, normalize_uri
+from mcpkit.gateway._watches import Watches
 from mcpkit.gateway.audit import AuditOutcome, AuditRecord, AuditSink, JsonLinesAudit, emit
 from mcpkit.gateway.audit import arguments_digest as digest
 from mcpkit.gateway.config import ClientRule, GatewaySettings, load_gateway_config
@@ -78,6 +79,8 @@ BACKEND_UNAVAILABLE: Final = -32050
 """JSON-RPC error of ``resources/read`` / ``prompts/get`` / ``completion/complete`` when the
 backend is down, went away during the call, or did not answer in time."""
 LIST_TIMEOUT: Final = 10.0
+MAX_LISTEN_URIS: Final = 64
+"""Resource URIs one ``subscriptions/listen`` may name (more: -32602)."""
 _STRIPPED: Final = ("resultType", "ttlMs", "cacheScope")
 _SERVER_INFO: Final = keys.SERVER_INFO
 _ROUNDS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
@@ -260,7 +263,7 @@ class Gateway:
         self._previous: Catalog | None = None
         self._catalog_lock = asyncio.Lock()
         self._pending: dict[str, PendingCall] = {}
-        self._watches: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._watches = Watches(self._follow)
         self._background: set[asyncio.Task[Any]] = set()
         self.server: Server = _GatewayServer(
             self, name, lifespan=self._lifespan, cache_policy=_PRIVATE_LISTS
@@ -300,8 +303,9 @@ class Gateway:
         finally:
             for pending in list(self._pending.values()):
                 pending.cancel()
-            for task in [*self._watches.values(), *self._background]:
+            for task in self._background:
                 task.cancel()
+            await self._watches.aclose()
             await self.host.aclose()
             if self._owned_audit is not None:
                 self._owned_audit.close()
@@ -725,7 +729,9 @@ class Gateway:
 
         async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
             backend, normal = await self._resource_backend(info, uri, policy)
-            self._watch(backend, normal)
+            # held for the gateway's life: a legacy session's subscription has no end we see
+            # (bounded per backend all the same)
+            self._watches.hold([(backend, normal)])
             assert info.connection is not None
             info.connection.subscriptions.add(normal)
             return backend, {}
@@ -733,38 +739,44 @@ class Gateway:
         return await self._audited(info, uri, None, run)
 
     async def _listen(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        """A client's listen: its resource filter narrowed to what its policy allows and the
+        backends can follow, held for as long as the stream is open; rate limited and audited
+        like a call (the record is written when the stream ends)."""
         requested = info.params.get("notifications")
         uris = requested.get("resourceSubscriptions") if isinstance(requested, dict) else None
-        if isinstance(uris, list) and isinstance(requested, dict):
-            _, policy, _ = self._rule(info)
-            kept = []
-            for uri in uris:
-                if not isinstance(uri, str):
-                    raise InvalidParams("notifications.resourceSubscriptions must be URIs")
-                try:
-                    backend, normal = await self._resource_backend(info, uri, policy)
-                except _Refused:
-                    continue  # not agreed to: left out of the acknowledged filter
-                self._watch(backend, normal)
-                kept.append(normal)
-            requested["resourceSubscriptions"] = kept
-        return await self.server._session_handlers.listen(info, ctx)
+        if isinstance(uris, list) and len(uris) > MAX_LISTEN_URIS:
+            raise InvalidParams(
+                f"a listen may name at most {MAX_LISTEN_URIS} resource URIs, not {len(uris)}"
+            )
 
-    def _watch(self, backend: str, uri: str) -> None:
-        """Follow ``uri`` on ``backend`` (once, for every client) and fan its updates out."""
-        key = (backend, uri)
-        if key in self._watches and not self._watches[key].done():
-            return
-        task = asyncio.get_running_loop().create_task(self._follow(backend, uri))
-        self._watches[key] = task
+        async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
+            held: list[tuple[str, str]] = []
+            try:
+                if isinstance(uris, list) and isinstance(requested, dict):
+                    wanted = []
+                    for uri in uris:
+                        if not isinstance(uri, str):
+                            raise InvalidParams("notifications.resourceSubscriptions must be URIs")
+                        try:
+                            wanted.append(await self._resource_backend(info, uri, policy))
+                        except _Refused:
+                            continue  # not agreed to: left out of the acknowledged filter
+                    held = self._watches.hold(dict.fromkeys(wanted))
+                    requested["resourceSubscriptions"] = [uri for _, uri in held]
+                return None, await self.server._session_handlers.listen(info, ctx)
+            finally:
+                self._watches.release(held)
 
-    async def _follow(self, backend: str, uri: str) -> None:
+        return await self._audited(info, None, requested, run)
+
+    async def _follow(self, backend: str, uris: list[str]) -> None:
+        """Follow ``uris`` on ``backend`` with one stream (until cancelled: :mod:`._watches`)."""
         supervisor = self.host.servers[backend]
         while True:
             seen = supervisor.connections
             try:
                 client = supervisor.client
-                async with client.listen(resource_uris=[uri]) as subscription:
+                async with client.listen(resource_uris=uris) as subscription:
                     first = True
                     async for note in subscription:
                         if first:
@@ -775,7 +787,7 @@ class Gateway:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                logger.info("backend %r: following %s ended: %s", backend, uri, exc)
+                logger.info("backend %r: following %d resources ended: %s", backend, len(uris), exc)
             # the backend went away: follow again once it is back (a new connection)
             await supervisor.wait_for(
                 lambda s, seen=seen: s.state == "ready" and s.connections > seen  # type: ignore[misc]

@@ -24,5 +24,18 @@ def document(path: str) -> str:
     return DOCUMENTS[resolved]
 
 
+@server.tool
+def listening() -> int:
+    """How many ``subscriptions/listen`` streams are open on this backend."""
+    return server.listen_hub.count
+
+
+@server.tool
+async def touch(path: str) -> str:
+    """Announce that ``kb://<path>`` changed."""
+    await server.notify_resource_updated(f"kb://{path}")
+    return f"touched {path}"
+
+
 if __name__ == "__main__":
     server.run()
