@@ -113,9 +113,10 @@ async def test_listens_share_one_backend_stream_and_let_go_when_they_end(tmp_pat
         baseline = await _listening(alice)  # the gateway's own (list changes), if any
         first = [f"kb://public/doc{i}" for i in range(60)]
         second = [f"kb://public/doc{i}" for i in range(30, 64)]
-        async with alice.listen(resource_uris=first) as one, alice.listen(
-            resource_uris=second
-        ) as two:
+        async with (
+            alice.listen(resource_uris=first) as one,
+            alice.listen(resource_uris=second) as two,
+        ):
             for sub in (one, two):
                 await asyncio.wait_for(sub.__anext__(), 15)  # acknowledged
             assert len(gateway._watches.following("kb")) == 64
@@ -127,10 +128,12 @@ async def test_listens_share_one_backend_stream_and_let_go_when_they_end(tmp_pat
             for sub in (one, two):  # both listens name doc40: both are told
                 note = await asyncio.wait_for(sub.__anext__(), 15)
                 assert note.params.uri == "kb://public/doc40"
-        async with asyncio.timeout(15):  # the streams' ends reach the gateway, then the backend
-            while gateway._watches.following("kb") or await _listening(alice) > baseline:
-                await asyncio.sleep(0.05)
-        assert gateway._watches.tasks == 0
+        # the streams' ends reach the gateway, which lets go before it closes the backend's
+        waited = await asyncio.wait_for(
+            alice.call_tool("kb__wait_listening", {"count": baseline}), 15
+        )
+        assert waited.structured_content["result"] == baseline
+        assert gateway._watches.following("kb") == [] and gateway._watches.tasks == 0
 
 
 async def test_listen_is_rate_limited_and_audited(tmp_path: Path) -> None:
@@ -146,5 +149,7 @@ async def test_listen_is_rate_limited_and_audited(tmp_path: Path) -> None:
                 pass
         assert refused.value.code == RATE_LIMITED
     records = [json.loads(line) for line in audit.read_text().splitlines()]
-    listens = [(r["client"], r["outcome"]) for r in records if r["method"] == "subscriptions/listen"]
+    listens = [
+        (r["client"], r["outcome"]) for r in records if r["method"] == "subscriptions/listen"
+    ]
     assert ("bob", "rate_limited") in listens and len(listens) == 2, listens

@@ -110,9 +110,7 @@ def test_the_serve_path_guard_is_in_front(rest_url: str) -> None:
 
 
 async def test_a_slow_body_is_cut_at_its_deadline() -> None:
-    async with serve(
-        rest_app(_counter_server.server, body_timeout=0.3), lifespan="on"
-    ) as url:
+    async with serve(rest_app(_counter_server.server, body_timeout=0.3), lifespan="on") as url:
         host, port = url.removeprefix("http://").split(":")
         reader, writer = await asyncio.open_connection(host, int(port))
         try:

@@ -20,9 +20,7 @@ from urllib.parse import unquote
 
 __all__ = ["UnsafeUri", "normalize_uri"]
 
-_UNRESERVED: Final = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-)
+_UNRESERVED: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _PERCENT: Final = re.compile(r"%([0-9A-Fa-f]{2})")
 _SPLIT: Final = re.compile(r"^(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(\?[^#]*)?(#.*)?$", re.S)
 _SEPARATORS: Final = re.compile(r"[/\\]")

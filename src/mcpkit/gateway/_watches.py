@@ -20,8 +20,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Final
+from collections.abc import Callable, Coroutine, Iterable
+from typing import Any, Final
 
 __all__ = ["MAX_WATCHED_PER_BACKEND", "Watches"]
 
@@ -30,7 +30,7 @@ logger = logging.getLogger("mcpkit.gateway")
 MAX_WATCHED_PER_BACKEND: Final = 1024
 """Distinct resource URIs the gateway follows on one backend for all its clients together."""
 
-Follow = Callable[[str, list[str]], Awaitable[None]]
+Follow = Callable[[str, list[str]], Coroutine[Any, Any, None]]
 """``follow(backend, uris)``: follow ``uris`` on ``backend`` until cancelled."""
 
 

@@ -31,6 +31,13 @@ def listening() -> int:
 
 
 @server.tool
+async def wait_listening(count: int) -> int:
+    """Wait until exactly ``count`` listen streams are open here (the test bounds the wait)."""
+    await server.listen_hub.wait_count(count)
+    return server.listen_hub.count
+
+
+@server.tool
 async def touch(path: str) -> str:
     """Announce that ``kb://<path>`` changed."""
     await server.notify_resource_updated(f"kb://{path}")

@@ -20,8 +20,8 @@ the default serve path (``server.run("http")``, ``mcpkit run --http``) at no cos
   open connection, so sockets still trickling their headers (from many addresses, each under its
   per-peer cap) take the slots of complete requests and every good request gets 503. The guard
   takes the limit over: only requests being served (ASGI tasks, less those whose client went
-  away while their handler waits: see ``_parked``) count against ``limit_concurrency``; a request whose headers are complete is answered 503 only when that many
-  are being served.
+  away while their handler waits: see ``_parked``) count against ``limit_concurrency``; a
+  request whose headers are complete is answered 503 only when that many are being served.
 * **connections in all** — at most ``max_connections`` sockets are open at once (a bound on file
   descriptors). When a new one would exceed it, the connection that has waited longest *without
   a request being served* (trickling headers, or idle between requests) is cut (408 if it sent
@@ -152,10 +152,13 @@ def guarded_protocol(
                     )
                 self._guard_refuse(transport)
                 return
-            if max_connections is not None and len(self.connections) > max_connections:
-                if not self._guard_make_room():
-                    self._guard_refuse(transport)
-                    return
+            if (
+                max_connections is not None
+                and len(self.connections) > max_connections
+                and not self._guard_make_room()
+            ):
+                self._guard_refuse(transport)
+                return
             counts[peer] = held + 1
             self._guard_peer = peer
             waiting[self] = None
@@ -212,11 +215,13 @@ def guarded_protocol(
         def on_response_complete(self) -> None:
             super().on_response_complete()
             transport = getattr(self, "transport", None)
-            if self._guard_peer is not None and transport is not None and not (
-                transport.is_closing()
+            if (
+                self._guard_peer is not None
+                and transport is not None
+                and not transport.is_closing()
+                and self._guard_between_requests()
             ):
-                if self._guard_between_requests():
-                    waiting[self] = None  # idle until its next request: may make room
+                waiting[self] = None  # idle until its next request: may make room
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._guard_disarm()

@@ -69,7 +69,14 @@ class ParkedRequests:
     """The parked requests of one server's legacy sessions, oldest first (see the module
     docstring). Keys are the requests' handles; :meth:`unpark` when a request ends."""
 
-    __slots__ = ("_by_peer", "_by_session", "_order", "max_per_peer", "max_per_session", "max_total")
+    __slots__ = (
+        "_by_peer",
+        "_by_session",
+        "_order",
+        "max_per_peer",
+        "max_per_session",
+        "max_total",
+    )
 
     def __init__(
         self,
