@@ -123,3 +123,24 @@ async def test_a_slow_body_is_cut_at_its_deadline() -> None:
             assert head.startswith(b"HTTP/1.1 408 "), head
         finally:
             writer.close()
+
+
+async def test_bodies_no_server_could_take_are_400_not_500() -> None:
+    """Issue 28: deep nesting raised RecursionError and lone surrogates UnicodeEncodeError deep in
+    the call (500 from uvicorn, a traceback in its log)."""
+    json_type = {"content-type": "application/json"}
+    async with (
+        serve(rest_app(_counter_server.server), lifespan="on") as url,
+        httpx.AsyncClient(base_url=url, timeout=30) as http,
+    ):
+        deep = b'{"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+        for body in (deep, b'{"x": "\\ud800"}', b'{"x": ["ok", {"y": "\\udfff!"}]}'):
+            answer = await http.post("/tools/bump", content=body, headers=json_type)
+            assert answer.status_code == 400, answer.text
+            assert answer.headers["content-type"] == "application/problem+json"
+        paired = await http.post(
+            "/tools/calls", content=b'{"\\ud83d\\ude00": 1}', headers=json_type
+        )
+        assert paired.status_code == 400  # a valid pair, but an argument calls does not take
+        assert "nested" not in paired.text and "surrogate" not in paired.text
+        assert (await http.post("/tools/calls", json={})).json() == {"result": 0}

@@ -404,6 +404,25 @@ class RestFacade:
                 415, "Unsupported Media Type", "send the body as Content-Type: application/json"
             )
         try:
-            return json.loads(raw)
+            value = json.loads(raw)
         except ValueError as exc:
             raise _Failure(400, "Bad Request", f"the body is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise _Failure(400, "Bad Request", "the body is nested too deeply") from None
+        if b"\\u" in raw and _lone_surrogate(value):
+            raise _Failure(
+                400, "Bad Request", "the body has a lone surrogate escape (not valid Unicode)"
+            )
+        return value
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Does the decoded body hold a lone UTF-16 surrogate (``"\\ud800"``)? ``json`` accepts it,
+    but no server can encode it: it would fail deep in the call instead of being a 400."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return True
+    except RecursionError:  # pragma: no cover - json.loads refused deeper bodies already
+        return True
+    return False
