@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,9 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpkit.contrib.openapi import rest_app
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from openapi._facade_server import server  # noqa: E402
+from openapi._facade_server import server
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 json_values = st.recursive(
@@ -144,7 +140,7 @@ def test_rest_facade_random_requests(runner: asyncio.Runner) -> None:
             if status >= 400:
                 assert content_type == b"application/problem+json", content_type
                 assert decoded["status"] == status and decoded["detail"], decoded
-            alive, alive_body = runner.run(
+            _, alive_body = runner.run(
                 _request(
                     app, "POST", "/tools/add", b"",
                     [(b"host", b"localhost"), (b"content-type", b"application/json")],
