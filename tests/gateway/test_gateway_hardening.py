@@ -153,3 +153,30 @@ async def test_listen_is_rate_limited_and_audited(tmp_path: Path) -> None:
         (r["client"], r["outcome"]) for r in records if r["method"] == "subscriptions/listen"
     ]
     assert ("bob", "rate_limited") in listens and len(listens) == 2, listens
+
+
+async def test_audit_records_are_bounded_and_one_line_each(tmp_path: Path) -> None:
+    """Issue 28: a 2 MiB tool name added 4 MB to the audit log; U+2028 / U+0085 in a name split
+    a record for line readers (``str.splitlines``, many log shippers)."""
+    audit = tmp_path / "audit.jsonl"
+    gateway = Gateway(
+        {"kb": {"command": sys.executable, "args": [str(KB)]}},
+        anonymous=Policy(["kb/*"]),
+        audit=audit,
+    )
+    names = ["x" * (2 * 1024 * 1024), 'evil\u2028{"client":"admin"}', "a\u0085b\u2029c"]
+    async with (
+        running(gateway.http_app(), lifespan="on") as base,
+        Client({"url": f"{base}/mcp"}, mode="legacy") as client,
+    ):
+        for name in names:
+            with pytest.raises(InvalidParams):  # unknown tool
+                await client.call_tool(name, {})
+    text = audit.read_text(encoding="utf-8")
+    lines = text.splitlines()  # splits on U+2028, U+0085 and U+2029 too
+    assert len(lines) == len(names), lines[:5]
+    records = [json.loads(line) for line in lines]
+    assert [r["method"] for r in records] == ["tools/call"] * len(names)
+    assert len(text.encode()) < 8 * 1024  # not megabytes
+    assert records[0]["target"].endswith(f"…(+{2 * 1024 * 1024 - 1024} chars)")
+    assert records[1]["target"] == names[1] and records[1]["client"] == "anonymous"
