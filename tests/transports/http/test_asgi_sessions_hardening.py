@@ -183,3 +183,35 @@ async def test_repeated_host_or_origin_headers_get_400(impl: str) -> None:
         # one of each is still served
         status, data = await _raw_request(url, ["Host: 127.0.0.1", "Origin: http://localhost"])
         assert status == 200, data
+
+
+async def test_a_few_peers_at_their_cap_do_not_keep_the_others_out() -> None:
+    """Issue 28: 5 addresses x 2 550 initializes filled the 10 000 table and every other peer got
+    503 for up to 30 minutes. Scaled down: 2 peers fill a table of 6 (3 each); a third peer gets
+    in, at the expense of the least recently used idle session of the peer holding the most,
+    up to an equal share."""
+    app = _app(max_sessions=6, max_sessions_per_peer=3)
+    sessions = app.endpoint.sessions
+    assert sessions is not None
+
+    def from_address(address: str) -> httpx.AsyncClient:
+        transport = httpx.AsyncHTTPTransport(local_address=address)
+        return httpx.AsyncClient(base_url=url, transport=transport)
+
+    async with running(app) as url:
+        for address in ("127.0.0.2", "127.0.0.3"):
+            async with from_address(address) as http:
+                for _ in range(3):
+                    answer = await http.post("/mcp", json=initialize_body(), headers=ACCEPT_BOTH)
+                    assert answer.status_code == 200, answer.text
+        assert app.session_count == 6  # the table is full
+        async with from_address("127.0.0.4") as http:
+            for _ in range(2):
+                answer = await http.post("/mcp", json=initialize_body(), headers=ACCEPT_BOTH)
+                assert answer.status_code == 200, answer.text
+            # an equal share reached: nobody holds more than the newcomer, so the table is full
+            full = await http.post("/mcp", json=initialize_body(), headers=ACCEPT_BOTH)
+            assert full.status_code == 503, full.text
+        assert app.session_count == 6
+        held = [sessions.held_by(peer_key((f"127.0.0.{n}", 1))) for n in (2, 3, 4)]
+        assert held == [2, 2, 2], held

@@ -490,7 +490,16 @@ class LegacySessions:
             create: Any = self._store.create
             session = await create(protocol_version=protocol_version, now=self.clock(), peer=peer)
         else:
-            session = await self._store.create(protocol_version=protocol_version, now=self.clock())
+            try:
+                session = await self._store.create(
+                    protocol_version=protocol_version, now=self.clock()
+                )
+            except SessionLimitReached:
+                if not await self._make_room_for(peer):
+                    raise
+                session = await self._store.create(
+                    protocol_version=protocol_version, now=self.clock()
+                )
         state = self._new_state(session.id, peer)
         state.seen = self.clock()
         session.state = state
@@ -513,6 +522,21 @@ class LegacySessions:
             shared=self.shared,
             parked=self.parked,
         )
+
+    async def _make_room_for(self, peer: str) -> bool:
+        """The table is full: end the least recently used idle session of the peer holding the
+        most, if that peer holds more than ``peer`` (a few peers at their cap must not keep every
+        other peer out). ``False`` when no peer holds more, or its sessions are all busy."""
+        biggest = self._peers.largest()
+        if biggest is None or biggest == peer:
+            return False
+        if self._peers.count(biggest) <= self._peers.count(peer):
+            return False
+        try:
+            await self._evict_one_of(biggest)
+        except PeerSessionLimitReached:
+            return False
+        return True
 
     async def _evict_one_of(self, peer: str) -> None:
         for session_id in self._peers.oldest(peer):
