@@ -3,7 +3,8 @@
 Tools: ``echo(seq)`` answers its argument (so the driver can prove no answer is lost or
 mixed up), ``chatty(seq)`` sends progress first (an SSE answer over HTTP), ``pid()`` names the
 process (so the driver can kill it mid-call), ``block()`` waits until cancelled (an in-flight
-call at the moment of a kill). Over HTTP it is served on the default path
+call at the moment of a kill), ``held()`` says it runs and then waits (a stream the driver
+cuts), ``ask()`` asks a question the driver hangs up on. Over HTTP it is served on the default path
 (``mcpkit.transports.http.serve``, uvicorn) with short session timeouts, and ``GET /soak-stats``
 reports what the soak compares with its baseline: RSS, open file descriptors, asyncio tasks and
 legacy sessions.
@@ -45,6 +46,21 @@ def build() -> Server:
         """Wait until cancelled (or killed)."""
         await asyncio.Event().wait()
         return "unreachable"
+
+    @server.tool
+    async def held(ctx: Context) -> str:
+        """Report progress (the caller knows the call runs), then wait until cancelled."""
+        await ctx.report_progress(1, None, "holding")
+        await asyncio.Event().wait()
+        return "unreachable"
+
+    @server.tool
+    async def ask(ctx: Context) -> str:
+        """Ask the user a question (elicitation) and wait for the answer."""
+        answer = await ctx.elicit(
+            "Your name?", {"type": "object", "properties": {"name": {"type": "string"}}}
+        )
+        return f"hello {(answer.content or {}).get('name')}"
 
     return server
 
