@@ -215,3 +215,33 @@ async def test_a_few_peers_at_their_cap_do_not_keep_the_others_out() -> None:
         assert app.session_count == 6
         held = [sessions.held_by(peer_key((f"127.0.0.{n}", 1))) for n in (2, 3, 4)]
         assert held == [2, 2, 2], held
+
+
+async def test_a_session_belongs_to_the_caller_that_created_it() -> None:
+    """Issue 28: with authentication in front, another principal could use or DELETE a legacy
+    session whose id it learned. It is now answered as if the session did not exist."""
+    from mcpkit.gateway.identity import StaticBearer
+
+    tokens = {"alice-token-0123456789abcdef": "alice", "bob-token-0123456789abcdef": "bob"}
+    app = _app()
+    async with running(StaticBearer(app, tokens)) as url:
+        alice_auth = {"authorization": "Bearer alice-token-0123456789abcdef"}
+        bob_auth = {"authorization": "Bearer bob-token-0123456789abcdef"}
+        async with (
+            httpx.AsyncClient(base_url=url, headers=alice_auth) as alice_http,
+            httpx.AsyncClient(base_url=url, headers=bob_auth) as bob_http,
+        ):
+            alice = LegacyPeer(alice_http)
+            await alice.initialize()
+            bob = LegacyPeer(bob_http)
+            bob.session_id, bob.version = alice.session_id, alice.version
+            used = await bob.post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+            assert used.status_code == 404, used.text
+            ended = await bob_http.delete("/mcp", headers=bob.headers())
+            assert ended.status_code == 404, ended.text
+            listened = await bob_http.get(
+                "/mcp", headers={**bob.headers(), "accept": "text/event-stream"}
+            )
+            assert listened.status_code == 404, listened.text
+            assert (await alice.call(3, "tools/list"))["result"]["tools"]  # still alice's
+            assert (await alice_http.delete("/mcp", headers=alice.headers())).status_code == 200

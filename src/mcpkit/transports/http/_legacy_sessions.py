@@ -106,6 +106,8 @@ session is ended to make room (clients that never send DELETE keep working)."""
 Relay = Callable[[str, str, Any], Awaitable[None]]
 """``(kind, session id, payload)``: hand something to the other workers of a deployment."""
 CANCELLED: Final = "notifications/cancelled"
+PRINCIPAL_SNAPSHOT_KEY: Final = "mcpkit.principal"
+"""Where a shared store's session snapshot keeps who created the session."""
 Answer = asyncio.Future[Response | ErrorResponse]
 """What waits for the client's answer to one of our requests."""
 
@@ -175,6 +177,7 @@ class LegacySessionState:
         "parked",
         "peer",
         "pipes",
+        "principal",
         "saved",
         "seen",
         "store",
@@ -193,6 +196,9 @@ class LegacySessionState:
     ) -> None:
         self.id = session_id
         self.peer = peer
+        self.principal: str | None = None
+        """Who created the session (:func:`~mcpkit.protocol.principal.principal_of`); only
+        they may use or end it."""
         self.parked = parked if parked is not None else ParkedRequests()
         """The server's table of requests whose client went away (bounded: see ``_parked``)."""
         self.engine = engine
@@ -630,8 +636,10 @@ class LegacySessions:
     @staticmethod
     def _refresh(state: LegacySessionState, snapshot: dict[str, Any]) -> None:
         restore = getattr(state.connection, "restore", None)
+        owner = snapshot.get(PRINCIPAL_SNAPSHOT_KEY)
+        state.principal = owner if isinstance(owner, str) else None
         if restore is not None:
-            restore(snapshot)
+            restore({k: v for k, v in snapshot.items() if k != PRINCIPAL_SNAPSHOT_KEY})
         state.saved = snapshot
 
     async def sync(self, state: LegacySessionState) -> None:
@@ -642,7 +650,7 @@ class LegacySessions:
         save = getattr(self._store, "save_snapshot", None)
         if snapshot_of is None or save is None:
             return
-        snapshot = snapshot_of()
+        snapshot = {**snapshot_of(), PRINCIPAL_SNAPSHOT_KEY: state.principal}
         if snapshot != state.saved:
             await save(state.id, snapshot, state.saved)
             state.saved = snapshot
