@@ -18,8 +18,15 @@ import pytest
 
 from mcpkit.client import Client
 from mcpkit.errors import InvalidParams, JSONRPCError, ResourceNotFound
-from mcpkit.gateway import RATE_LIMITED, ClientRule, Gateway, Policy, RateLimit
-from mcpkit.gateway.gateway import MAX_LISTEN_URIS
+from mcpkit.gateway import (
+    RATE_LIMITED,
+    ClientRule,
+    Gateway,
+    Policy,
+    RateLimit,
+    parse_gateway_config,
+)
+from mcpkit.gateway.gateway import LIST_BURST_FLOOR, MAX_LISTEN_URIS
 from transports.http_client._harness import running
 
 KB: Final = Path(__file__).resolve().parent / "servers" / "kb_server.py"
@@ -180,3 +187,31 @@ async def test_audit_records_are_bounded_and_one_line_each(tmp_path: Path) -> No
     assert len(text.encode()) < 8 * 1024  # not megabytes
     assert records[0]["target"].endswith(f"…(+{2 * 1024 * 1024 - 1024} chars)")
     assert records[1]["target"] == names[1] and records[1]["client"] == "anonymous"
+
+
+async def test_anonymous_callers_have_a_configurable_rate_limit_lists_included() -> None:
+    """Issue 28: unauthenticated callers could not be rate limited, and no caller's listings
+    were (each may make the gateway list slow backends)."""
+    entries, settings = parse_gateway_config(
+        {
+            "mcpServers": {"kb": {"command": sys.executable, "args": [str(KB)]}},
+            "gateway": {"anonymous": {"allow": ["kb/*"], "rateLimit": {"rate": 0.01, "burst": 1}}},
+        }
+    )
+    gateway = Gateway.from_settings(entries, settings)
+    async with (
+        running(gateway.http_app(), lifespan="on") as base,
+        Client({"url": f"{base}/mcp"}, mode="2026-07-28", cache=False) as client,
+    ):
+        read = await client.read_resource("kb://public/guide")
+        assert read.contents[0].text == "How to use the shop."
+        with pytest.raises(JSONRPCError) as refused:
+            await client.read_resource("kb://public/guide")
+        assert refused.value.code == RATE_LIMITED
+        listed = 0
+        with pytest.raises(JSONRPCError) as refused:
+            for _ in range(LIST_BURST_FLOOR + 5):
+                await client.list_tools()
+                listed += 1
+        assert refused.value.code == RATE_LIMITED
+        assert 1 <= listed <= LIST_BURST_FLOOR  # the listing bucket: more generous, bounded

@@ -50,7 +50,7 @@ from mcpkit.gateway.audit import arguments_digest as digest
 from mcpkit.gateway.config import ClientRule, GatewaySettings, load_gateway_config
 from mcpkit.gateway.identity import ANONYMOUS, StaticBearer, client_name
 from mcpkit.gateway.policy import ALLOW_ALL, DENY_ALL, Kind, Policy
-from mcpkit.gateway.ratelimit import RateLimited, RateLimiter
+from mcpkit.gateway.ratelimit import RateLimit, RateLimited, RateLimiter
 from mcpkit.protocol.errors import (
     ConnectionBroken,
     ConnectionClosed,
@@ -79,6 +79,10 @@ BACKEND_UNAVAILABLE: Final = -32050
 """JSON-RPC error of ``resources/read`` / ``prompts/get`` / ``completion/complete`` when the
 backend is down, went away during the call, or did not answer in time."""
 LIST_TIMEOUT: Final = 10.0
+LIST_RATE_FACTOR: Final = 10
+"""Listings are rate limited too, in a bucket this many times a client's call rate and burst."""
+LIST_BURST_FLOOR: Final = 10
+"""The smallest burst of listings (a client lists several kinds when it connects)."""
 MAX_LISTEN_URIS: Final = 64
 """Resource URIs one ``subscriptions/listen`` may name (more: -32602)."""
 _STRIPPED: Final = ("resultType", "ttlMs", "cacheScope")
@@ -205,6 +209,7 @@ class Gateway:
         name: str = "mcpkit-gateway",
         clients: Mapping[str, ClientRule] | None = None,
         anonymous: Policy | None = None,
+        anonymous_rate_limit: RateLimit | None = None,
         tokens: Mapping[str, str] | None = None,
         resource: ProtectedResource | None = None,
         audit: AuditSink | str | os.PathLike[str] | None = None,
@@ -250,6 +255,7 @@ class Gateway:
         if anonymous is None:
             anonymous = DENY_ALL if (self.tokens or resource is not None) else ALLOW_ALL
         self.anonymous = anonymous
+        self.anonymous_rate_limit = anonymous_rate_limit
         self.call_timeout = call_timeout
         self.list_timeout = list_timeout
         self._owned_audit: JsonLinesAudit | None = None
@@ -283,6 +289,7 @@ class Gateway:
             "name": settings.name,
             "clients": settings.clients,
             "anonymous": settings.anonymous,
+            "anonymous_rate_limit": settings.anonymous_rate_limit,
             "tokens": settings.tokens() or None,
             "audit": settings.audit,
             "namespacing": settings.namespacing,
@@ -363,6 +370,25 @@ class Gateway:
             return name, self.anonymous, None
         return name, DENY_ALL, None
 
+    def _limit(self, client: str, rule: ClientRule | None, *, listing: bool = False) -> None:
+        """Take one token of ``client``'s rate limit (anonymous callers share one bucket).
+
+        Listings have a bucket of their own, :data:`LIST_RATE_FACTOR` times as generous: a
+        client whose calls are limited can still see what it may call, but cannot make the
+        gateway list its backends (which may be slow) as fast as it likes."""
+        limit = rule.rate_limit if rule is not None else None
+        if rule is None and client == ANONYMOUS:
+            limit = self.anonymous_rate_limit
+        if limit is None:
+            return
+        if listing:
+            limit = RateLimit(
+                rate=limit.rate * LIST_RATE_FACTOR,
+                burst=max(limit.burst * LIST_RATE_FACTOR, LIST_BURST_FLOOR),
+            )
+            client = f"{client}\x00lists"
+        self.limiter.check(client, limit)
+
     # -- the catalogue -------------------------------------------------------------------------
 
     def _backend_changed(self, _backend: str) -> None:
@@ -386,7 +412,8 @@ class Gateway:
             return self._catalog
 
     async def _visible(self, info: RequestInfo, kind: Kind) -> list[JSONObject]:
-        _, policy, _ = self._rule(info)
+        client, policy, rule = self._rule(info)
+        self._limit(client, rule, listing=True)  # a backend may be slow to list
         catalog = await self.catalog()
         if kind == "tools":
             routes = catalog.tools.values()
@@ -406,7 +433,8 @@ class Gateway:
         return {"resources": await self._visible(info, "resources")}
 
     async def _list_templates(self, info: RequestInfo, ctx: Context) -> JSONObject:
-        _, policy, _ = self._rule(info)
+        client, policy, rule = self._rule(info)
+        self._limit(client, rule, listing=True)
         catalog = await self.catalog()
         return {
             "resourceTemplates": [
@@ -433,7 +461,7 @@ class Gateway:
         outcome: AuditOutcome = "ok"
         error: str | None = None
         try:
-            self.limiter.check(client, rule.rate_limit if rule else None)
+            self._limit(client, rule)
             backend, result = await run(client, policy)
             if result.get("isError") is True:
                 outcome = "tool_error"
