@@ -215,3 +215,35 @@ async def test_anonymous_callers_have_a_configurable_rate_limit_lists_included()
                 listed += 1
         assert refused.value.code == RATE_LIMITED
         assert 1 <= listed <= LIST_BURST_FLOOR  # the listing bucket: more generous, bounded
+
+
+NOISY: Final = Path(__file__).resolve().parent / "servers" / "noisy_server.py"
+
+
+async def test_a_slow_noisy_backend_does_not_stall_the_others() -> None:
+    """Issue 28: a backend whose listings take long and which announces list changes many times
+    a second made every call through the gateway wait for a full re-listing. Here its listings
+    never end at all: calls to the other backend still go through, and the gateway re-lists it
+    once (one rebuild at a time), not once per announcement."""
+    gateway = Gateway(
+        {
+            "kb": {"command": sys.executable, "args": [str(KB)]},
+            "noisy": {"command": sys.executable, "args": [str(NOISY)]},
+        },
+        list_timeout=60.0,  # longer than any wait below: a call that waits for it fails
+    )
+    async with (
+        running(gateway.http_app(), lifespan="on") as base,
+        Client({"url": f"{base}/mcp"}, mode="2026-07-28", cache=False) as client,
+    ):
+        await client.call_tool("noisy__start_noise", {})
+        for _ in range(20):
+            read = await asyncio.wait_for(client.read_resource("kb://public/guide"), 10)
+            assert read.contents[0].text == "How to use the shop."
+            listening = await asyncio.wait_for(client.call_tool("kb__listening", {}), 10)
+            assert not listening.is_error
+        noise = (
+            await asyncio.wait_for(client.call_tool("noisy__noise", {}), 10)
+        ).structured_content
+        assert noise["notes"] >= 1, noise
+        assert noise["lists"] <= 2, noise  # coalesced: the first hung rebuild, maybe one more

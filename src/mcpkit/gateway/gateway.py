@@ -83,6 +83,8 @@ LIST_RATE_FACTOR: Final = 10
 """Listings are rate limited too, in a bucket this many times a client's call rate and burst."""
 LIST_BURST_FLOOR: Final = 10
 """The smallest burst of listings (a client lists several kinds when it connects)."""
+MISS_REFRESH_INTERVAL: Final = 1.0
+"""Seconds between catalogue refreshes forced by names the catalogue does not know."""
 MAX_LISTEN_URIS: Final = 64
 """Resource URIs one ``subscriptions/listen`` may name (more: -32602)."""
 _STRIPPED: Final = ("resultType", "ttlMs", "cacheScope")
@@ -268,6 +270,10 @@ class Gateway:
         self._catalog_key: tuple[Any, ...] = ()
         self._previous: Catalog | None = None
         self._catalog_lock = asyncio.Lock()
+        self._dirty = False
+        self._notify_pending = False
+        self._missed_at = -MISS_REFRESH_INTERVAL
+        self._refreshing: asyncio.Task[None] | None = None
         self._pending: dict[str, PendingCall] = {}
         self._watches = Watches(self._follow)
         self._background: set[asyncio.Task[Any]] = set()
@@ -392,24 +398,76 @@ class Gateway:
     # -- the catalogue -------------------------------------------------------------------------
 
     def _backend_changed(self, _backend: str) -> None:
-        self._catalog = None
-        for kind in ("tools", "prompts", "resources"):
-            task = asyncio.get_running_loop().create_task(self.server.notify_list_changed(kind))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+        """A backend's lists changed: refresh the catalogue in the background (coalesced), then
+        tell the clients, whose next listing then sees the change."""
+        self._dirty = True
+        self._notify_pending = True
+        self._refresh_soon()
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple((n, s.state, s.connections) for n, s in self.host.servers.items())
+
+    def _stale(self) -> bool:
+        return self._dirty or self._key() != self._catalog_key
 
     async def catalog(self) -> Catalog:
-        """Every backend's offer (rebuilt when a backend changes, comes or goes)."""
-        key = tuple((n, s.state, s.connections) for n, s in self.host.servers.items())
+        """Every backend's offer. Once built it is answered at once, never waiting for a
+        backend to list: a stale one (a backend changed, came or went) is rebuilt in the
+        background, one rebuild at a time however often backends announce changes, so a slow
+        or noisy backend cannot stall calls to the others."""
         catalog = self._catalog
-        if catalog is not None and key == self._catalog_key:
+        if catalog is not None:
+            if self._stale():
+                self._refresh_soon()
             return catalog
-        async with self._catalog_lock:
-            if self._catalog is None or key != self._catalog_key:
-                self._catalog = await build_catalog(self.host, self.list_timeout, self._previous)
-                self._previous = self._catalog
-                self._catalog_key = key
-            return self._catalog
+        async with self._catalog_lock:  # the first build: nothing to answer with yet
+            if self._catalog is None:
+                await self._rebuild()
+        assert self._catalog is not None
+        return self._catalog
+
+    async def _rebuild(self) -> None:
+        key = self._key()  # taken first: a change during the build makes it stale again
+        self._dirty = False
+        self._catalog = await build_catalog(self.host, self.list_timeout, self._previous)
+        self._previous = self._catalog
+        self._catalog_key = key
+
+    def _refresh_soon(self) -> asyncio.Task[None]:
+        task = self._refreshing
+        if task is None or task.done():
+            task = asyncio.get_running_loop().create_task(self._refresh())
+            self._refreshing = task
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+        return task
+
+    async def _refresh(self) -> None:
+        while self._stale():
+            try:
+                async with self._catalog_lock:
+                    await self._rebuild()
+            except Exception:
+                logger.exception("rebuilding the gateway's catalogue failed")
+                return
+        if self._notify_pending:
+            self._notify_pending = False
+            for kind in ("tools", "prompts", "resources"):
+                await self.server.notify_list_changed(kind)
+
+    async def _catalog_after_miss(self) -> Catalog:
+        """The catalogue once more, for a name the current one lacks (a backend may have gained
+        it without saying so): a refresh, at most one per :data:`MISS_REFRESH_INTERVAL` whatever
+        names callers guess, waited for at most ``list_timeout``."""
+        now = time.monotonic()
+        if not self._stale() and now - self._missed_at >= MISS_REFRESH_INTERVAL:
+            self._missed_at = now
+            self._dirty = True
+        if self._stale():
+            task = self._refresh_soon()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), self.list_timeout)
+        return await self.catalog()
 
     async def _visible(self, info: RequestInfo, kind: Kind) -> list[JSONObject]:
         client, policy, rule = self._rule(info)
@@ -635,9 +693,8 @@ class Gateway:
         async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
             catalog = await self.catalog()
             route = catalog.tools.get(name)
-            if route is None:
-                self._catalog = None  # a backend may have gained it since: look once more
-                route = (await self.catalog()).tools.get(name)
+            if route is None:  # a backend may have gained it since: look once more
+                route = (await self._catalog_after_miss()).tools.get(name)
             if route is None or not policy.allows("tools", route.backend, route.own):
                 raise _Refused(InvalidParams(f"Unknown tool: {name}"))
             params: JSONObject = {"name": route.own}
@@ -661,6 +718,8 @@ class Gateway:
 
         async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
             route = (await self.catalog()).prompts.get(name)
+            if route is None:
+                route = (await self._catalog_after_miss()).prompts.get(name)
             if route is None or not policy.allows("prompts", route.backend, route.own):
                 raise _Refused(InvalidParams(f"Unknown prompt: {name}"))
             params: JSONObject = {"name": route.own}
@@ -697,6 +756,8 @@ class Gateway:
         except UnsafeUri:
             raise _Refused(ResourceNotFound(f"Resource not found: {uri}", {"uri": uri})) from None
         found = (await self.catalog()).resource_backend(normal)
+        if found is None:
+            found = (await self._catalog_after_miss()).resource_backend(normal)
         if found is None or not policy.allows("resources", found[0], normal):
             raise _Refused(ResourceNotFound(f"Resource not found: {uri}", {"uri": uri}))
         return found[0], normal
