@@ -12,6 +12,8 @@ What runs, round after round until the time is up (both eras, both transports):
   mid-way by a client that vanishes);
 * questions the client hangs up on (legacy sessions, a tool that elicits) and 2026 call
   streams cut while their tool runs;
+* a gateway (in this process) in front of a plain backend and a noisy one (listings that never
+  end, ``list_changed`` 20 times a second): calls go through, nothing is left behind;
 * stdio: a legacy and a 2026 client each spawn a server process, call it, close it; garbage
   lines are written to a raw server, which must answer them and keep serving;
 * kills: a stdio server and a second HTTP server are killed with SIGKILL while a call is in
@@ -82,6 +84,7 @@ class Counters:
     sessions_abandoned: int = 0
     questions_abandoned: int = 0
     streams_cut: int = 0
+    gateway_calls: int = 0
     server_kills: int = 0
     reconnects: int = 0
     rounds: int = 0
@@ -313,6 +316,38 @@ class Soak:
                     await call
                 self.c.streams_cut += 1
 
+    async def noisy_gateway(self) -> None:
+        """A gateway (in this process) in front of a plain backend and a noisy one (listings
+        that never end, list_changed 20 times a second): calls to the plain one go through, and
+        when the gateway closes it leaves no task, descriptor or child behind (the driver's
+        own counts are compared with the baseline)."""
+        from mcpkit.gateway import Gateway
+
+        gateway = Gateway(
+            {"echo": {"command": SERVER[0], "args": [*SERVER[1:], "stdio"]},
+             "noisy": {"command": SERVER[0], "args": [*SERVER[1:], "noisy"]}},
+            list_timeout=BOUND_S * 4,  # a call that waited for a listing would hang the step
+        )  # fmt: skip
+        async with gateway, Client(gateway.server) as client:  # type: ignore[arg-type]
+            await asyncio.wait_for(client.call_tool("noisy__start_noise", {}), BOUND_S)
+            for _ in range(CALLS_PER_CLIENT):
+                self.seq += 1
+                self.c.calls_sent += 1
+                try:
+                    result = await asyncio.wait_for(
+                        client.call_tool("echo__echo", {"seq": self.seq}), BOUND_S
+                    )
+                except Exception as exc:
+                    self.c.lost += 1
+                    self.c.problems.append(f"gateway call {self.seq} failed: {exc!r}"[:300])
+                    continue
+                if answer_of(result) == {"seq": self.seq, "pad": ""}:
+                    self.c.calls_answered += 1
+                    self.c.gateway_calls += 1
+                else:
+                    self.c.wrong_answers += 1
+                    self.c.problems.append(f"gateway call {self.seq}: {answer_of(result)!r}")
+
     # -- hostile traffic -------------------------------------------------------------------
 
     async def malformed_http(self) -> None:
@@ -462,6 +497,7 @@ class Soak:
             self.abandoned_sessions,
             self.abandoned_questions,
             self.cut_streams,
+            self.noisy_gateway,
             self.malformed_http,
             self.malformed_stdio,
             self.stdio_kill,
@@ -567,6 +603,7 @@ def render(report: dict[str, Any], failures: list[str]) -> str:
         f"{c['malformed_bad_answers']} wrong answers",
         f"abandoned legacy sessions: {c['sessions_abandoned']} (freed by the reaper)",
         f"abandoned questions: {c['questions_abandoned']}; cut 2026 streams: {c['streams_cut']}",
+        f"calls through a gateway with a noisy backend: {c['gateway_calls']}",
         f"server kills: {c['server_kills']} (in-flight calls failed fast: "
         f"{c['kill_calls_failed_fast']}, hung: {c['kill_calls_hung']}); reconnects: "
         f"{c['reconnects']}",
