@@ -15,7 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import httpx
 import pytest
@@ -144,3 +144,50 @@ async def test_bodies_no_server_could_take_are_400_not_500() -> None:
         assert paired.status_code == 400  # a valid pair, but an argument calls does not take
         assert "nested" not in paired.text and "surrogate" not in paired.text
         assert (await http.post("/tools/calls", json={})).json() == {"result": 0}
+
+
+async def test_unexpected_exception_text_is_not_served_to_the_web() -> None:
+    """Issue 28: a tool's exception text (paths, SQL, secrets in messages) reached REST clients
+    verbatim. The facade hides the text of unexpected exceptions by default (a deliberate
+    ``ToolError`` passes); an mcpkit server can hide it from MCP clients too (``mask_errors``)."""
+    from mcpkit.server import Server, ToolError
+
+    def build(**options: Any) -> Server:
+        server = Server("leaky", "1.0.0", **options)
+
+        @server.tool
+        def explode() -> str:
+            """Fail unexpectedly."""
+            raise RuntimeError("password=hunter2 at /srv/app/secrets.py")
+
+        @server.tool
+        def refuse() -> str:
+            """Fail on purpose."""
+            raise ToolError("that is not allowed")
+
+        return server
+
+    json_type = {"content-type": "application/json"}
+    async with (
+        serve(rest_app(build()), lifespan="on") as url,
+        httpx.AsyncClient(base_url=url, timeout=30) as http,
+    ):
+        exploded = await http.post("/tools/explode", content=b"{}", headers=json_type)
+        assert exploded.status_code == 422
+        assert "hunter2" not in exploded.text and "internal error" in exploded.json()["detail"]
+        refused = await http.post("/tools/refuse", content=b"{}", headers=json_type)
+        assert refused.json()["detail"] == "that is not allowed"  # deliberate: it passes
+    async with (
+        serve(rest_app(build(), mask_errors=False), lifespan="on") as url,
+        httpx.AsyncClient(base_url=url, timeout=30) as http,
+    ):
+        verbatim = await http.post("/tools/explode", content=b"{}", headers=json_type)
+        assert "hunter2" in verbatim.json()["detail"]  # the operator's choice
+    from mcpkit.testing import connect
+
+    async with connect(build(mask_errors=True)) as client:  # the MCP path
+        result = await client.call_tool("explode", {})
+        assert result.is_error and "hunter2" not in result.content[0].text
+        assert "reference" in result.content[0].text
+        deliberate = await client.call_tool("refuse", {})
+        assert deliberate.content[0].text == "that is not allowed"

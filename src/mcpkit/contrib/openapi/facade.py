@@ -73,6 +73,7 @@ def rest_app(
     host_policy: HostPolicy | None = None,
     max_body_bytes: int = MAX_BODY,
     body_timeout: float = BODY_TIMEOUT,
+    mask_errors: bool | None = None,
 ) -> RestFacade:
     """An ASGI app putting the MCP server ``target`` behind plain HTTP (options: see
     :class:`RestFacade`)."""
@@ -85,6 +86,7 @@ def rest_app(
         host_policy=host_policy,
         max_body_bytes=max_body_bytes,
         body_timeout=body_timeout,
+        mask_errors=mask_errors,
     )
 
 
@@ -105,7 +107,10 @@ class RestFacade:
     ``allowed_hosts`` / ``allowed_origins`` / ``host_policy``: which ``Host`` and ``Origin``
     values are answered, as for the MCP endpoint (loopback by default; the environment variables
     add to the lists). ``max_body_bytes`` / ``body_timeout``: a request body's size (413) and the
-    time it has to arrive (408).
+    time it has to arrive (408). ``mask_errors``: ``None`` (default) hides what the web must not
+    read verbatim — the text of a tool's *unexpected* exception (an mcpkit server marks those)
+    and the MCP server's own error messages (502) — while a tool's deliberate error text (a
+    ``ToolError``) passes; ``True`` hides every error text; ``False`` passes them all.
     """
 
     def __init__(
@@ -119,8 +124,10 @@ class RestFacade:
         host_policy: HostPolicy | None = None,
         max_body_bytes: int = MAX_BODY,
         body_timeout: float = BODY_TIMEOUT,
+        mask_errors: bool | None = None,
     ) -> None:
         self.target = target
+        self.mask_errors = mask_errors
         self.host_policy = host_policy or HostPolicy.from_env(
             os.environ, allowed_hosts, allowed_origins
         )
@@ -301,7 +308,14 @@ class RestFacade:
         except RequestTimeout as exc:
             raise _Failure(504, "Gateway Timeout", str(exc)) from None
         except JSONRPCError as exc:
-            raise _Failure(502, "Bad Gateway", f"the MCP server answered: {exc.message}") from None
+            if self.mask_errors is False:
+                raise _Failure(
+                    502, "Bad Gateway", f"the MCP server answered: {exc.message}"
+                ) from None
+            logger.warning("the MCP server answered error %s: %s", exc.code, exc.message)
+            raise _Failure(
+                502, "Bad Gateway", f"the MCP server answered an error (code {exc.code})"
+            ) from None
         except (TransportError, OSError) as exc:
             raise _Failure(502, "Bad Gateway", f"the MCP server is unreachable: {exc}") from None
         except Exception as exc:
@@ -351,6 +365,15 @@ class RestFacade:
         )
         content = result.get("content", [])
         if result.get("isError"):
+            from mcpkit.server.tools import INTERNAL_ERROR_META
+
+            meta = result.get("_meta")
+            unexpected = isinstance(meta, dict) and meta.get(INTERNAL_ERROR_META) is True
+            if self.mask_errors or (self.mask_errors is None and unexpected):
+                text = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+                logger.warning("tool %r failed: %s", name, text)
+                detail = f"tool {name!r} failed with an internal error"
+                return 422, _problem(422, "Tool Error", detail)
             text = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
             return 422, _problem(
                 422, "Tool Error", text or f"tool {name!r} failed", content=content
