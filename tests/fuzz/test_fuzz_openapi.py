@@ -43,7 +43,7 @@ schemas = st.recursive(
             | st.text(max_size=6),
             "default": junk,
         },
-    ),  # fmt: skip
+    ),
     lambda children: st.fixed_dictionaries(
         {},
         optional={
