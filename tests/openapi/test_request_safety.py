@@ -77,3 +77,20 @@ def test_routing_and_framing_headers_are_refused_at_conversion(name: str) -> Non
     )
     with pytest.raises(OpenAPIError, match="refused"):
         from_openapi(document, httpx.AsyncClient(base_url="http://127.0.0.1:9"))
+
+
+async def test_a_server_url_built_from_variables_passes_the_address_policy() -> None:
+    """Issue 28: ``servers[0]`` with a variable whose default names an internal address sent the
+    requests there. Such a URL now passes the address policy first (no base_url given)."""
+    document = _document([], path="/latest/meta-data")
+    document["paths"]["/latest/meta-data"]["get"]["operationId"] = "metadata"
+    document["servers"] = [
+        {"url": "http://{host}", "variables": {"host": {"default": "169.254.169.254"}}}
+    ]
+    async with (
+        httpx.AsyncClient() as http,  # no base_url: the document's server would be used
+        connect(from_openapi(document, http)) as client,
+    ):
+        result = await client.call_tool("metadata", {})
+        assert result.is_error
+        assert "refused by the address policy" in result.content[0].text  # type: ignore[union-attr]
