@@ -10,6 +10,10 @@ What runs, round after round until the time is up (both eras, both transports):
   sessions opened and *abandoned* (the reaper must free them); malformed traffic (garbage and
   batch bodies, wrong media types, foreign Host/Origin, unknown methods, bodies cut off
   mid-way by a client that vanishes);
+* questions the client hangs up on (legacy sessions, a tool that elicits) and 2026 call
+  streams cut while their tool runs;
+* a gateway (in this process) in front of a plain backend and a noisy one (listings that never
+  end, ``list_changed`` 20 times a second): calls go through, nothing is left behind;
 * stdio: a legacy and a 2026 client each spawn a server process, call it, close it; garbage
   lines are written to a raw server, which must answer them and keep serving;
 * kills: a stdio server and a second HTTP server are killed with SIGKILL while a call is in
@@ -78,6 +82,9 @@ class Counters:
     malformed_sent: int = 0
     malformed_bad_answers: int = 0
     sessions_abandoned: int = 0
+    questions_abandoned: int = 0
+    streams_cut: int = 0
+    gateway_calls: int = 0
     server_kills: int = 0
     reconnects: int = 0
     rounds: int = 0
@@ -243,6 +250,104 @@ class Soak:
                     self.c.problems.append(f"initialize answered {reply.status_code}")
                 self.c.sessions_abandoned += 1
 
+    async def abandoned_questions(self) -> None:
+        """Legacy sessions whose client calls a tool that asks a question, then hangs up on
+        each call once the question arrived: the waiting handlers hold no serving slot, are
+        bounded per session and peer, and end with their session (the reaper)."""
+        headers = {"accept": "application/json, text/event-stream"}
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "soak-questions", "version": "1"},
+            },
+        }
+        async with httpx.AsyncClient(timeout=BOUND_S) as http:
+            for _ in range(2):
+                reply = await http.post(self.server.url, json=initialize, headers=headers)
+                if reply.status_code != 200 or "mcp-session-id" not in reply.headers:
+                    self.c.problems.append(f"initialize answered {reply.status_code}")
+                    return
+                session = {
+                    **headers,
+                    "mcp-session-id": reply.headers["mcp-session-id"],
+                    "mcp-protocol-version": "2025-11-25",
+                }
+                note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+                await http.post(self.server.url, json=note, headers=session)
+                for n in range(12):  # more than a session may keep waiting (8)
+                    call = {"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call",
+                            "params": {"name": "ask", "arguments": {}}}  # fmt: skip
+                    async with http.stream(
+                        "POST", self.server.url, json=call, headers=session
+                    ) as r:
+                        seen = b""
+                        async for chunk in r.aiter_bytes():
+                            seen += chunk
+                            if b"elicitation/create" in seen:
+                                break  # hang up on the question
+                    if b"elicitation/create" in seen:
+                        self.c.questions_abandoned += 1
+                    else:
+                        self.c.problems.append(f"no question on the ask stream: {seen[:200]!r}")
+
+    async def cut_streams(self) -> None:
+        """2026 calls whose stream the client closes while the tool runs: closing the stream
+        cancels the call, nothing of it may stay behind."""
+        async with Client(self.server.url, mode="2026-07-28") as client:  # type: ignore[arg-type]
+            for _ in range(5):
+                running = asyncio.Event()
+
+                async def progressed(*_: Any, running: asyncio.Event = running) -> None:
+                    running.set()
+
+                call = asyncio.ensure_future(
+                    client.call_tool("held", {}, progress_callback=progressed)
+                )
+                try:
+                    await asyncio.wait_for(running.wait(), BOUND_S)
+                except TimeoutError:
+                    self.c.problems.append("a held call never reported progress")
+                call.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await call
+                self.c.streams_cut += 1
+
+    async def noisy_gateway(self) -> None:
+        """A gateway (in this process) in front of a plain backend and a noisy one (listings
+        that never end, list_changed 20 times a second): calls to the plain one go through, and
+        when the gateway closes it leaves no task, descriptor or child behind (the driver's
+        own counts are compared with the baseline)."""
+        from mcpkit.gateway import Gateway
+
+        gateway = Gateway(
+            {"echo": {"command": SERVER[0], "args": [*SERVER[1:], "stdio"]},
+             "noisy": {"command": SERVER[0], "args": [*SERVER[1:], "noisy"]}},
+            list_timeout=BOUND_S * 4,  # a call that waited for a listing would hang the step
+        )  # fmt: skip
+        async with gateway, Client(gateway.server) as client:  # type: ignore[arg-type]
+            await asyncio.wait_for(client.call_tool("noisy__start_noise", {}), BOUND_S)
+            for _ in range(CALLS_PER_CLIENT):
+                self.seq += 1
+                self.c.calls_sent += 1
+                try:
+                    result = await asyncio.wait_for(
+                        client.call_tool("echo__echo", {"seq": self.seq}), BOUND_S
+                    )
+                except Exception as exc:
+                    self.c.lost += 1
+                    self.c.problems.append(f"gateway call {self.seq} failed: {exc!r}"[:300])
+                    continue
+                if answer_of(result) == {"seq": self.seq, "pad": ""}:
+                    self.c.calls_answered += 1
+                    self.c.gateway_calls += 1
+                else:
+                    self.c.wrong_answers += 1
+                    self.c.problems.append(f"gateway call {self.seq}: {answer_of(result)!r}")
+
     # -- hostile traffic -------------------------------------------------------------------
 
     async def malformed_http(self) -> None:
@@ -390,6 +495,9 @@ class Soak:
             self.http_clients,
             self.stdio_clients,
             self.abandoned_sessions,
+            self.abandoned_questions,
+            self.cut_streams,
+            self.noisy_gateway,
             self.malformed_http,
             self.malformed_stdio,
             self.stdio_kill,
@@ -494,6 +602,8 @@ def render(report: dict[str, Any], failures: list[str]) -> str:
         f"malformed requests: {c['malformed_sent']} sent, "
         f"{c['malformed_bad_answers']} wrong answers",
         f"abandoned legacy sessions: {c['sessions_abandoned']} (freed by the reaper)",
+        f"abandoned questions: {c['questions_abandoned']}; cut 2026 streams: {c['streams_cut']}",
+        f"calls through a gateway with a noisy backend: {c['gateway_calls']}",
         f"server kills: {c['server_kills']} (in-flight calls failed fast: "
         f"{c['kill_calls_failed_fast']}, hung: {c['kill_calls_hung']}); reconnects: "
         f"{c['reconnects']}",

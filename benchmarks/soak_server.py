@@ -3,7 +3,8 @@
 Tools: ``echo(seq)`` answers its argument (so the driver can prove no answer is lost or
 mixed up), ``chatty(seq)`` sends progress first (an SSE answer over HTTP), ``pid()`` names the
 process (so the driver can kill it mid-call), ``block()`` waits until cancelled (an in-flight
-call at the moment of a kill). Over HTTP it is served on the default path
+call at the moment of a kill), ``held()`` says it runs and then waits (a stream the driver
+cuts), ``ask()`` asks a question the driver hangs up on. Over HTTP it is served on the default path
 (``mcpkit.transports.http.serve``, uvicorn) with short session timeouts, and ``GET /soak-stats``
 reports what the soak compares with its baseline: RSS, open file descriptors, asyncio tasks and
 legacy sessions.
@@ -46,6 +47,21 @@ def build() -> Server:
         await asyncio.Event().wait()
         return "unreachable"
 
+    @server.tool
+    async def held(ctx: Context) -> str:
+        """Report progress (the caller knows the call runs), then wait until cancelled."""
+        await ctx.report_progress(1, None, "holding")
+        await asyncio.Event().wait()
+        return "unreachable"
+
+    @server.tool
+    async def ask(ctx: Context) -> str:
+        """Ask the user a question (elicitation) and wait for the answer."""
+        answer = await ctx.elicit(
+            "Your name?", {"type": "object", "properties": {"name": {"type": "string"}}}
+        )
+        return f"hello {(answer.content or {}).get('name')}"
+
     return server
 
 
@@ -85,9 +101,42 @@ class StatsApp:
         await self.inner(scope, receive, send)
 
 
+def make_noisy(server: Server) -> None:
+    """``soak_server.py noisy``: a gateway backend that turns slow and noisy on
+    ``start_noise()``: its ``tools/list`` never answers from then on, and it announces a tools
+    ``list_changed`` 20 times a second (the gateway must neither stall nor pile up work)."""
+    from mcpkit.server.middleware import CallNext, RequestView
+
+    noisy = asyncio.Event()
+    tasks: set[asyncio.Task[Any]] = set()
+
+    async def slow_lists(request: RequestView, call_next: CallNext) -> Any:
+        if request.method == "tools/list" and noisy.is_set():
+            await asyncio.Event().wait()
+        return await call_next()
+
+    async def announce() -> None:
+        while True:
+            await server.notify_list_changed("tools")
+            await asyncio.sleep(0.05)
+
+    @server.tool
+    async def start_noise() -> str:
+        """From now on: listings hang, list_changed 20 times a second."""
+        if not noisy.is_set():
+            noisy.set()
+            task = asyncio.get_running_loop().create_task(announce())
+            tasks.add(task)
+        return "noisy"
+
+    server.add_middleware(slow_lists)
+
+
 def main() -> None:
     server = build()
-    if sys.argv[1] == "stdio":
+    if sys.argv[1] in ("stdio", "noisy"):
+        if sys.argv[1] == "noisy":
+            make_noisy(server)
         server.run("stdio")
         return
     from mcpkit.transports.http.serve import serve

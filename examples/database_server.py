@@ -18,7 +18,13 @@ value), the SQL text, columns, expression depth and compound SELECTs; the connec
 capped (:data:`HEAP_LIMIT_BYTES`); the encoded result is cut at :data:`MAX_RESULT_BYTES`; and
 the authorizer allows only the SQL functions in :data:`ALLOWED_FUNCTIONS` (no ``randomblob`` or
 ``zeroblob``, which allocate whatever size they are asked for, no ``fts3_tokenizer``, which
-hands out a pointer into the process, no ``load_extension``).
+hands out a pointer into the process, no ``load_extension``). ``printf``/``format`` are
+replaced by a bounded twin: a width or precision past :data:`MAX_VALUE_BYTES` is refused before
+anything is built (SQLite's own would spend seconds of CPU inside one call, where neither the
+time limit nor the length limit can stop it: ``printf('%.*c', 2000000000, 'x')``).
+
+Queries run on a pool of their own (:data:`QUERY_WORKERS` threads), not on the server's shared
+worker threads: a few slow queries wait for each other, never starve the server's other calls.
 
 The database is created on first run in ``$MCPKIT_EXAMPLES_DATA`` (default: a folder in the
 system temp directory).
@@ -26,12 +32,15 @@ system temp directory).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+import re
 import sqlite3
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -44,8 +53,10 @@ DATA_ENV: Final = "MCPKIT_EXAMPLES_DATA"
 DB_NAME: Final = "company-v1.sqlite"
 MAX_ROWS: Final = 200
 """Rows returned by one query; the result says when it was cut."""
-QUERY_TIME_LIMIT_SECONDS: Final = 5.0
-"""A query still running after this long is interrupted."""
+QUERY_TIME_LIMIT_SECONDS: Final = float(os.environ.get("MCPKIT_EXAMPLES_QUERY_SECONDS") or 5.0)
+"""A query still running after this long is interrupted (the environment variable: tests)."""
+QUERY_WORKERS: Final = 2
+"""Queries that run at once; more wait for a free one (the pool of their own)."""
 PROGRESS_CHECK_OPS: Final = 10_000
 """SQLite virtual-machine steps between two checks of the time limit."""
 MAX_VALUE_BYTES: Final = 1024 * 1024
@@ -153,11 +164,47 @@ class Refused(Exception):
     """The statement asked SQLite for something other than reading."""
 
 
+_FORMAT_SPEC: Final = re.compile(r"%([-+ 0#,!]*)(\*|\d*)(?:\.(\*|\d*))?(?:ll|l)?(.)", re.S)
+
+
+def _number(value: Any) -> int:
+    try:
+        return abs(int(float(value)))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def bounded_printf(aux: sqlite3.Connection, fmt: Any, *args: Any) -> Any:
+    """SQLite's ``printf``, refusing a width or precision past :data:`MAX_VALUE_BYTES` first
+    (``aux``: a private in-memory connection whose built-in ``printf`` does the formatting)."""
+    if isinstance(fmt, str):
+        index = 0
+        for match in _FORMAT_SPEC.finditer(fmt):
+            _, width, precision, conversion = match.groups()
+            if conversion == "%":
+                continue
+            for part in (width, precision):
+                if part == "*":
+                    size = _number(args[index]) if index < len(args) else 0
+                    index += 1
+                else:
+                    size = int(part) if part else 0
+                if size > MAX_VALUE_BYTES:
+                    raise ValueError(
+                        f"printf width or precision {size} is over the {MAX_VALUE_BYTES}-byte "
+                        "limit of one value"
+                    )
+            index += 1
+    marks = ", ".join("?" * (1 + len(args)))
+    return aux.execute(f"SELECT printf({marks})", (fmt, *args)).fetchone()[0]
+
+
 @contextlib.contextmanager
 def read_only_connection() -> Iterator[tuple[sqlite3.Connection, list[str]]]:
     """A connection that can only read, and the list the authorizer records refusals in."""
     db = sqlite3.connect(f"{database().as_uri()}?mode=ro", uri=True)
     refused: list[str] = []
+    stack = contextlib.ExitStack()
     try:
         db.execute("PRAGMA query_only = ON")
         db.execute(f"PRAGMA hard_heap_limit = {HEAP_LIMIT_BYTES}")
@@ -179,12 +226,18 @@ def read_only_connection() -> Iterator[tuple[sqlite3.Connection, list[str]]]:
                 refused.append(what)
             return sqlite3.SQLITE_DENY
 
+        aux = sqlite3.connect(":memory:")
+        aux.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+        stack.callback(aux.close)
+        for name in ("printf", "format"):
+            db.create_function(name, -1, lambda *a: bounded_printf(aux, *a), deterministic=True)
         db.set_authorizer(authorize)
         deadline = time.monotonic() + QUERY_TIME_LIMIT_SECONDS
         db.set_progress_handler(lambda: int(time.monotonic() > deadline), PROGRESS_CHECK_OPS)
         yield db, refused
     finally:
         db.close()
+        stack.close()
 
 
 @dataclass
@@ -203,13 +256,21 @@ server = Server(
 )
 
 
+_QUERIES = ThreadPoolExecutor(max_workers=QUERY_WORKERS, thread_name_prefix="query")
+
+
 @server.tool(read_only=True)
-def query_database(sql: str) -> QueryResult:
+async def query_database(sql: str) -> QueryResult:
     """Run one read-only SQL SELECT against the company database (customers, orders).
 
     Args:
         sql: a single SELECT statement (SQLite dialect)
     """
+    return await asyncio.get_running_loop().run_in_executor(_QUERIES, run_query, sql)
+
+
+def run_query(sql: str) -> QueryResult:
+    """:func:`query_database`'s work, on the queries' own threads."""
     with read_only_connection() as (db, refused):
         try:
             cursor = db.execute(sql)
@@ -226,6 +287,11 @@ def query_database(sql: str) -> QueryResult:
             if "interrupted" in message:
                 raise ToolError(
                     f"the query ran longer than {QUERY_TIME_LIMIT_SECONDS:g} s and was stopped"
+                ) from None
+            if "user-defined function raised exception" in message:
+                raise ToolError(
+                    f"the query asks printf() for a value over {MAX_VALUE_BYTES} bytes; one "
+                    "value may be at most that long"
                 ) from None
             if "too big" in message or "out of memory" in message or "too long" in message:
                 raise ToolError(
@@ -252,6 +318,16 @@ def _bounded_rows(cursor: sqlite3.Cursor) -> tuple[list[list[Any]], bool]:
             return rows, True
         rows.append(values)
     return rows, False
+
+
+@server.tool(read_only=True)
+def count_rows() -> dict[str, int]:
+    """How many rows each table holds (a quick look before writing a query)."""
+    with read_only_connection() as (db, _):
+        tables = [
+            row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
+        return {t: db.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
 
 
 @server.resource("db://schema", mime_type="text/plain", title="Database schema")

@@ -219,3 +219,25 @@ async def test_server_ended_listen_is_reopened_and_resyncs(end_with: str) -> Non
         assert type(second_ack).__name__ == "SubscriptionsAcknowledgedNotification"
         await asyncio.wait_for(resynced.wait(), 5)
         assert sub.relistens == 1
+
+
+async def test_a_server_flooding_requests_neither_wedges_the_client_nor_floods_its_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 28: 20 000 pings from a legacy server at once, while it reads none of the answers.
+    The client refuses what is over its in-flight bound (the server is told), keeps serving
+    calls, and warns about the refusals once, not thousands of times."""
+    import sys
+    from pathlib import Path
+
+    server = [sys.executable, str(Path(__file__).parent / "peers" / "ping_flood_server.py")]
+    caplog.set_level(logging.WARNING, logger="mcpkit.client")
+    async with Client(server) as client:
+        assert client.era == "legacy"
+        first = await asyncio.wait_for(client.call_tool("t", {}), 30)
+        assert first.content[0].text == "pongs 0"  # type: ignore[union-attr]
+        second = await asyncio.wait_for(client.call_tool("t", {}), 30)
+        pongs = int(second.content[0].text.split()[1])  # type: ignore[union-attr]
+        assert pongs > 0  # the client answered pings meanwhile (or refused them: an answer too)
+    refusals = [r for r in caplog.records if "refused the server's ping request" in r.message]
+    assert len(refusals) <= 2, len(refusals)

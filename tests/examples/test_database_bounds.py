@@ -3,6 +3,7 @@ the encoded result, and an allow-list of SQL functions (real example process).""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,44 @@ async def test_the_encoded_result_is_cut_at_its_byte_cap(tmp_path: Path) -> None
         assert data["truncated"] is True
         assert data["row_count"] == len(data["rows"]) == 1  # two rows would pass 1 MiB
         assert data["rows"][0][0] == "Alice Chen" and len(data["rows"][0][1]) == 900000
+
+
+async def test_printf_cannot_spend_seconds_inside_one_call(tmp_path: Path) -> None:
+    """Issue 28: ``printf('%.*c', 2000000000, 'x')`` spent ~13 s of CPU inside one SQLite
+    call, where neither the time limit (checked between VM steps) nor the length limit applies.
+    The width is refused before anything is built."""
+    async with Client(example("database_server.py", tmp_path)) as client:
+        for sql in (
+            "SELECT length(printf('%.*c', 2000000000, 'x'))",
+            "SELECT printf('%2000000000d', 1)",
+            "SELECT format('%*s', 2000000000, 'x')",
+        ):
+            result = await client.call_tool("query_database", {"sql": sql})
+            assert result.is_error, result
+            assert "over 1048576 bytes" in result.content[0].text  # type: ignore[union-attr]
+        fine = await client.call_tool("query_database", {"sql": "SELECT printf('%05d|%s', 7, 'a')"})
+        assert fine.structured_content["rows"] == [["00007|a"]]
+
+
+async def test_slow_queries_do_not_starve_the_servers_other_calls(tmp_path: Path) -> None:
+    """Issue 28: six queries running to the time limit took every worker thread of the server
+    (its sync tools share them): another tool's call waited for a query to end. Queries now run
+    on a pool of their own."""
+    endless = (
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+    )
+    entry = example("database_server.py", tmp_path, MCPKIT_EXAMPLES_QUERY_SECONDS="0.5")
+    async with Client(entry) as client:
+        queries = [
+            asyncio.ensure_future(client.call_tool("query_database", {"sql": endless}))
+            for _ in range(6)
+        ]
+        try:
+            counts = await asyncio.wait_for(client.call_tool("count_rows", {}), 30)
+            assert counts.structured_content == {"customers": 5, "orders": 7}
+            assert not any(q.done() for q in queries)  # answered while every query still ran
+            for result in await asyncio.wait_for(asyncio.gather(*queries), 30):
+                assert result.is_error and "was stopped" in result.content[0].text  # type: ignore[union-attr]
+        finally:
+            for query in queries:
+                query.cancel()

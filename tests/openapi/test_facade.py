@@ -28,7 +28,7 @@ async def http(request: pytest.FixtureRequest) -> Any:
     facade = rest_app(_facade_server.server, client_options={"mode": request.param})
     async with facade:
         transport = httpx.ASGITransport(app=facade)
-        async with httpx.AsyncClient(transport=transport, base_url="http://rest") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             yield client
 
 
@@ -51,7 +51,9 @@ async def test_errors_are_statuses_with_problem_details(http: httpx.AsyncClient)
     invalid = await http.post("/tools/add", json={"a": "two"})
     assert invalid.status_code == 400
     assert {e["field"] for e in invalid.json()["errors"]} == {"a", None}  # wrong type, b missing
-    not_json = await http.post("/tools/add", content=b"{nope")
+    not_json = await http.post(
+        "/tools/add", content=b"{nope", headers={"content-type": "application/json"}
+    )
     assert not_json.status_code == 400 and "not valid JSON" in not_json.json()["detail"]
     unknown = await http.post("/tools/nope", json={})
     assert unknown.status_code == 404
@@ -151,7 +153,7 @@ async def test_tools_added_later_are_found() -> None:
 
     async with rest_app(server) as facade:
         transport = httpx.ASGITransport(app=facade)
-        async with httpx.AsyncClient(transport=transport, base_url="http://rest") as http:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
 
             @server.tool
             def second() -> str:
@@ -174,7 +176,7 @@ async def test_a_streamable_http_server_behind_the_facade(mode: str) -> None:
         async with facade:
             assert facade.client.era == ("legacy" if mode == "legacy" else "modern")
             transport = httpx.ASGITransport(app=facade)
-            async with httpx.AsyncClient(transport=transport, base_url="http://rest") as http:
+            async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
                 added = await http.post("/tools/add", json={"a": 20, "b": 22})
                 assert added.json() == {"result": 42}
                 note = await http.get("/resources/read", params={"uri": "notes://1"})
@@ -187,7 +189,7 @@ async def test_a_server_that_dies_is_a_502() -> None:
     facade = rest_app(f"{sys.executable} {_crashing_server.__file__}", timeout=30)
     async with facade:
         transport = httpx.ASGITransport(app=facade)
-        async with httpx.AsyncClient(transport=transport, base_url="http://rest") as http:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
             assert (await http.post("/tools/ok", json={})).status_code == 200
             died = await http.post("/tools/crash", json={})
             assert died.status_code == 502, died.text

@@ -2,7 +2,8 @@
 
 It runs as its own process, exactly as a developer runs the long version
 (``.venv/bin/python benchmarks/soak.py --seconds 180``): real stdio and HTTP server processes,
-both eras, malformed traffic, abandoned sessions, SIGKILLed servers. The assertions are the
+both eras, malformed traffic, abandoned sessions, questions hung up on, cut 2026 streams, a
+gateway with a noisy backend, SIGKILLed servers. The assertions are the
 script's own verdict plus the headline numbers, so a failure shows the whole report.
 """
 
@@ -41,5 +42,7 @@ def test_short_soak_returns_every_resource_to_its_baseline() -> None:
     assert counters["lost"] == 0 and counters["wrong_answers"] == 0, summary
     assert counters["calls_answered"] == counters["calls_sent"], summary
     assert counters["server_kills"] >= 4 and counters["kill_calls_hung"] == 0, summary
+    assert counters["questions_abandoned"] >= 24 and counters["streams_cut"] >= 5, summary
+    assert counters["gateway_calls"] >= 20, summary  # through a gateway with a noisy backend
     for key in ("server_fds", "server_tasks", "server_sessions", "driver_fds", "driver_children"):
         assert end[key] <= base[key], (key, summary)

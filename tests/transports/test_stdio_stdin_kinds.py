@@ -15,6 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
+import pytest
+
+from mcpkit._runtime.wire_log import WIRE_LOG_ENV
 from mcpkit.protocol.codec import decode_json
 
 SERVER: Final = Path(__file__).parent / "fixtures" / "big_server.py"
@@ -115,3 +118,24 @@ async def test_stdin_from_a_terminal_is_served_and_ctrl_d_ends_it() -> None:
         os.close(master)
         if slave >= 0:
             os.close(slave)
+
+
+@pytest.mark.no_schema_check  # the wire log a child opens first would take fd 0 itself
+async def test_a_closed_stdin_ends_at_once_without_a_traceback() -> None:
+    """Issue 28: started with fd 0 closed (``0<&-``), the server read from whatever took the
+    number next — the event loop's epoll descriptor — and died with a traceback."""
+    process = await asyncio.create_subprocess_exec(
+        "/bin/sh", "-c", 'exec "$0" "$1" 0<&-', sys.executable, str(SERVER),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={k: v for k, v in os.environ.items() if k != WIRE_LOG_ENV},
+    )  # fmt: skip
+    try:
+        async with asyncio.timeout(EXIT_BOUND_S):
+            out, err = await process.communicate()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode == 0, err.decode()
+    assert b"Traceback" not in err, err.decode()
+    assert out == b""

@@ -152,6 +152,12 @@ async def _maybe_await(value: Any) -> None:
         await value
 
 
+REFUSAL_LOG_INTERVAL: Final = 10.0
+"""Seconds between two warnings about the same kind of refused server request."""
+MAX_REFUSAL_KINDS: Final = 64
+"""Kinds of refusal remembered for that (a server can make up method names)."""
+
+
 def _route_stderr(connector: object, sink: StderrSink) -> None:
     if not isinstance(connector, CommandConnector):
         raise UsageError(
@@ -256,6 +262,8 @@ class Client(ClientFeatures):
         self._renewal_listeners: list[Callable[[SessionRenewed], Any]] = []
         """Told of each renewal before the user's handler (listen subscriptions, the Host)."""
         self._renewals = RenewalTracker(self._after_renewal)
+        self._refusals: dict[tuple[str, int], tuple[float, int]] = {}
+        """Per kind of refused server request: when it was last logged, how many since."""
         self._subscribed: dict[str, None] = {}
         """Legacy ``resources/subscribe`` URIs in force (in order): set again in a new session."""
         if log_level is not None and log_level not in LOG_LEVELS:
@@ -727,13 +735,28 @@ class Client(ClientFeatures):
     def _on_refused(self, request: Request, error: JSONRPCError) -> None:
         """The connection refused a server request (a question this client did not declare, a
         request before the handshake, a duplicate id...): the server is told with an error
-        answer, the user with a warning, since a refused question may be why a tool fails."""
+        answer, the user with a warning, since a refused question may be why a tool fails.
+
+        At most one warning per kind of refusal every :data:`REFUSAL_LOG_INTERVAL` seconds (the
+        next one says how many were left out): a server flooding requests (20 000 pings) must
+        not flood the log too."""
+        key = (request.method[:64], error.code)
+        now = asyncio.get_running_loop().time()
+        seen = self._refusals.get(key)
+        if seen is not None and now - seen[0] < REFUSAL_LOG_INTERVAL:
+            self._refusals[key] = (seen[0], seen[1] + 1)
+            return
+        if len(self._refusals) >= MAX_REFUSAL_KINDS:
+            self._refusals.clear()
+        left_out = f"; {seen[1]} more like it were not logged" if seen and seen[1] else ""
+        self._refusals[key] = (now, 0)
         logger.warning(
-            "%s: refused the server's %s request: %s (%d)",
+            "%s: refused the server's %s request: %s (%d)%s",
             self.name,
-            request.method,
+            request.method[:64],
             error.message,
             error.code,
+            left_out,
         )
 
     async def _on_notification(self, note: Notification) -> None:

@@ -139,6 +139,11 @@ class Subscription:
             await asyncio.wait(
                 (ack, self._task), timeout=ack_timeout, return_when=asyncio.FIRST_COMPLETED
             )
+        except asyncio.CancelledError:
+            # the caller gave up before the acknowledgement: the stream must not outlive it
+            # (``async with`` never reaches ``__aexit__`` when ``__aenter__`` is cancelled)
+            await self.aclose()
+            raise
         finally:
             ack.cancel()
         if not self._acked.is_set():

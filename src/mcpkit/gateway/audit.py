@@ -6,6 +6,12 @@ two identical calls can be matched without the log holding what was passed — h
 long it took. Records go to a sink: :class:`JsonLinesAudit` appends them to a file, one JSON
 object per line; any callable taking an :class:`AuditRecord` (sync or async) works, e.g. to ship
 them elsewhere. A failing sink is logged and never fails the call it records.
+
+A record is bounded whatever the client sends: each text field is cut to
+:data:`MAX_FIELD_CHARS` (a 2 MiB tool name used to add 4 MB to the log), with how much was cut
+said at its end. :class:`JsonLinesAudit` also escapes the characters some line readers take for
+line ends (U+0085, U+2028, U+2029; JSON escapes the ASCII ones already), so one record is always
+one line, and a client cannot forge a second one.
 """
 
 from __future__ import annotations
@@ -18,11 +24,32 @@ import os
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-__all__ = ["AuditOutcome", "AuditRecord", "AuditSink", "JsonLinesAudit", "arguments_digest", "emit"]
+__all__ = [
+    "MAX_FIELD_CHARS",
+    "AuditOutcome",
+    "AuditRecord",
+    "AuditSink",
+    "JsonLinesAudit",
+    "arguments_digest",
+    "emit",
+]
 
 logger = logging.getLogger("mcpkit.gateway")
+
+MAX_FIELD_CHARS: Final = 1024
+"""Characters kept of each text field of a record (client, method, backend, target, era, error)."""
+_LINE_BREAKS: Final = str.maketrans({"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+_TEXT_FIELDS: Final = ("client", "method", "backend", "target", "era", "error")
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= MAX_FIELD_CHARS:
+        return text
+    cut = len(text) - MAX_FIELD_CHARS
+    return f"{text[:MAX_FIELD_CHARS]}…(+{cut} chars)"
+
 
 AuditOutcome = Literal[
     "ok",
@@ -57,6 +84,12 @@ class AuditRecord:
     error: str | None = None
     """For outcomes other than ``ok``: the error code and message sent to the client."""
 
+    def __post_init__(self) -> None:
+        for name in _TEXT_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, str) and len(value) > MAX_FIELD_CHARS:
+                object.__setattr__(self, name, _bounded(value))
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -84,7 +117,8 @@ class JsonLinesAudit:
         self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115  (closed by close())
 
     def __call__(self, record: AuditRecord) -> None:
-        line = json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
+        line = json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        line = line.translate(_LINE_BREAKS) + "\n"
         with self._lock:
             self._file.write(line)
             self._file.flush()

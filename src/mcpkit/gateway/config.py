@@ -12,7 +12,7 @@
             "alice": {"tokenEnv": "ALICE_TOKEN", "allow": ["*"], "deny": ["files/delete_*"]},
             "bot": {"tokenEnv": "BOT_TOKEN", "allow": ["crm/search_*"],
                     "rateLimit": {"rate": 5, "burst": 10}}},
-        "anonymous": {"allow": []}}}
+        "anonymous": {"allow": ["crm/search_*"], "rateLimit": {"rate": 1, "burst": 5}}}}
 
 Backends are read exactly as :func:`~mcpkit.client.host.config.parse_servers` reads them (so
 ``${env:…}`` works in ``command``, ``args``, ``env``, ``url`` and ``headers``); a backend's
@@ -22,7 +22,8 @@ the *gateway's* credentials for that backend: a client's own token is never pass
 ``clients`` names each client's policy (:mod:`mcpkit.gateway.policy`), optional rate limit, and —
 for the static-token mode — its token (``token``, or ``tokenEnv`` naming an environment
 variable). ``anonymous`` is the policy of unauthenticated requests; it defaults to everything when
-no client has a token (a local gateway, e.g. on stdio) and to nothing otherwise.
+no client has a token (a local gateway, e.g. on stdio) and to nothing otherwise. Its optional
+``rateLimit`` is one bucket shared by every unauthenticated caller.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ class GatewaySettings:
     audit: str | None = None
     clients: dict[str, ClientRule] = field(default_factory=dict)
     anonymous: Policy | None = None
+    anonymous_rate_limit: RateLimit | None = None
     backend_timeouts: dict[str, float] = field(default_factory=dict)
 
     def tokens(self) -> dict[str, str]:
@@ -149,7 +151,11 @@ def parse_gateway_config(
         raise UsageError('"gateway.clients" must map client names to their rules')
     settings.clients = {name: _client(name, rule, environ) for name, rule in clients.items()}
     if "anonymous" in raw:
-        settings.anonymous = Policy.from_config(raw["anonymous"])
+        anonymous = raw["anonymous"]
+        if isinstance(anonymous, Mapping) and "rateLimit" in anonymous:
+            settings.anonymous_rate_limit = _rate_limit("anonymous", anonymous["rateLimit"])
+            anonymous = {k: v for k, v in anonymous.items() if k != "rateLimit"}
+        settings.anonymous = Policy.from_config(anonymous)
     else:
         settings.anonymous = DENY_ALL if settings.tokens() else ALLOW_ALL
     for entry in entries:

@@ -46,12 +46,14 @@ from mcpkit.gateway._bridge import (
 )
 from mcpkit.gateway._catalog import Catalog, build_catalog
 from mcpkit.gateway._tasks import GatewayTasks, TaskRoute, TaskRoutes
+from mcpkit.gateway._uris import UnsafeUri, normalize_uri
+from mcpkit.gateway._watches import Watches
 from mcpkit.gateway.audit import AuditOutcome, AuditRecord, AuditSink, JsonLinesAudit, emit
 from mcpkit.gateway.audit import arguments_digest as digest
 from mcpkit.gateway.config import ClientRule, GatewaySettings, load_gateway_config
 from mcpkit.gateway.identity import ANONYMOUS, StaticBearer, client_name
 from mcpkit.gateway.policy import ALLOW_ALL, DENY_ALL, Kind, Policy
-from mcpkit.gateway.ratelimit import RateLimited, RateLimiter
+from mcpkit.gateway.ratelimit import RateLimit, RateLimited, RateLimiter
 from mcpkit.protocol.errors import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     ConnectionBroken,
@@ -89,6 +91,14 @@ BACKEND_UNAVAILABLE: Final = -32050
 """JSON-RPC error of ``resources/read`` / ``prompts/get`` / ``completion/complete`` when the
 backend is down, went away during the call, or did not answer in time."""
 LIST_TIMEOUT: Final = 10.0
+LIST_RATE_FACTOR: Final = 10
+"""Listings are rate limited too, in a bucket this many times a client's call rate and burst."""
+LIST_BURST_FLOOR: Final = 10
+"""The smallest burst of listings (a client lists several kinds when it connects)."""
+MISS_REFRESH_INTERVAL: Final = 1.0
+"""Seconds between catalogue refreshes forced by names the catalogue does not know."""
+MAX_LISTEN_URIS: Final = 64
+"""Resource URIs one ``subscriptions/listen`` may name (more: -32602)."""
 _STRIPPED: Final = ("resultType", "ttlMs", "cacheScope")
 _SERVER_INFO: Final = keys.SERVER_INFO
 _ROUNDS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
@@ -271,6 +281,7 @@ class Gateway:
         name: str = "mcpkit-gateway",
         clients: Mapping[str, ClientRule] | None = None,
         anonymous: Policy | None = None,
+        anonymous_rate_limit: RateLimit | None = None,
         tokens: Mapping[str, str] | None = None,
         resource: ProtectedResource | None = None,
         audit: AuditSink | str | os.PathLike[str] | None = None,
@@ -324,6 +335,7 @@ class Gateway:
         if anonymous is None:
             anonymous = DENY_ALL if (self.tokens or resource is not None) else ALLOW_ALL
         self.anonymous = anonymous
+        self.anonymous_rate_limit = anonymous_rate_limit
         self.call_timeout = call_timeout
         self.list_timeout = list_timeout
         self._owned_audit: JsonLinesAudit | None = None
@@ -336,8 +348,14 @@ class Gateway:
         self._catalog_key: tuple[Any, ...] = ()
         self._previous: Catalog | None = None
         self._catalog_lock = asyncio.Lock()
+        self._dirty = False
+        self._notify_pending = False
+        self._missed_at = -MISS_REFRESH_INTERVAL
+        self._refreshing: asyncio.Task[None] | None = None
         self._pending: dict[str, PendingCall] = {}
-        self._watches: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._watches = Watches(self._follow)
+        self._task_follows: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._announced: Catalog | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.server: Server = _GatewayServer(
             self,
@@ -365,6 +383,7 @@ class Gateway:
             "name": settings.name,
             "clients": settings.clients,
             "anonymous": settings.anonymous,
+            "anonymous_rate_limit": settings.anonymous_rate_limit,
             "tokens": settings.tokens() or None,
             "audit": settings.audit,
             "namespacing": settings.namespacing,
@@ -406,8 +425,9 @@ class Gateway:
         finally:
             for pending in list(self._pending.values()):
                 pending.cancel()
-            for task in [*self._watches.values(), *self._background]:
+            for task in (*self._background, *self._task_follows.values()):
                 task.cancel()
+            await self._watches.aclose()
             await self.host.aclose()
             if self._owned_audit is not None:
                 self._owned_audit.close()
@@ -465,42 +485,108 @@ class Gateway:
             return name, self.anonymous, None
         return name, DENY_ALL, None
 
+    def _limit(self, client: str, rule: ClientRule | None, *, listing: bool = False) -> None:
+        """Take one token of ``client``'s rate limit (anonymous callers share one bucket).
+
+        Listings have a bucket of their own, :data:`LIST_RATE_FACTOR` times as generous: a
+        client whose calls are limited can still see what it may call, but cannot make the
+        gateway list its backends (which may be slow) as fast as it likes."""
+        limit = rule.rate_limit if rule is not None else None
+        if rule is None and client == ANONYMOUS:
+            limit = self.anonymous_rate_limit
+        if limit is None:
+            return
+        if listing:
+            limit = RateLimit(
+                rate=limit.rate * LIST_RATE_FACTOR,
+                burst=max(limit.burst * LIST_RATE_FACTOR, LIST_BURST_FLOOR),
+            )
+            client = f"{client}\x00lists"
+        self.limiter.check(client, limit)
+
     # -- the catalogue -------------------------------------------------------------------------
 
     def _backend_changed(self, _backend: str) -> None:
-        before = self._catalog or self._previous
-        self._catalog = None
-        task = asyncio.get_running_loop().create_task(self._announce_changes(before))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        """A backend's lists changed: refresh the catalogue in the background (coalesced), then
+        tell the clients, whose next listing then sees the change."""
+        if not self._notify_pending:  # the lists as clients last saw them, to compare with
+            self._announced = self._catalog or self._previous
+        self._dirty = True
+        self._notify_pending = True
+        self._refresh_soon()
 
-    async def _announce_changes(self, before: Catalog | None) -> None:
-        """Tell the clients about the lists that changed, and only those (a backend that added
-        a tool changed no prompt): the new catalogue is compared with the one before."""
-        try:
-            after = await self.catalog()
-        except Exception as exc:  # the lists cannot be read: say every one may have changed
-            logger.info("the catalogue could not be rebuilt after a change: %s", exc)
-            after = None
-        for kind in ("tools", "prompts", "resources"):
-            if before is None or after is None or _listing(before, kind) != _listing(after, kind):
-                await self.server.notify_list_changed(kind)
+    def _key(self) -> tuple[Any, ...]:
+        return tuple((n, s.state, s.connections) for n, s in self.host.servers.items())
+
+    def _stale(self) -> bool:
+        return self._dirty or self._key() != self._catalog_key
 
     async def catalog(self) -> Catalog:
-        """Every backend's offer (rebuilt when a backend changes, comes or goes)."""
-        key = tuple((n, s.state, s.connections) for n, s in self.host.servers.items())
+        """Every backend's offer. Once built it is answered at once, never waiting for a
+        backend to list: a stale one (a backend changed, came or went) is rebuilt in the
+        background, one rebuild at a time however often backends announce changes, so a slow
+        or noisy backend cannot stall calls to the others."""
         catalog = self._catalog
-        if catalog is not None and key == self._catalog_key:
+        if catalog is not None:
+            if self._stale():
+                self._refresh_soon()
             return catalog
-        async with self._catalog_lock:
-            if self._catalog is None or key != self._catalog_key:
-                self._catalog = await build_catalog(self.host, self.list_timeout, self._previous)
-                self._previous = self._catalog
-                self._catalog_key = key
-            return self._catalog
+        async with self._catalog_lock:  # the first build: nothing to answer with yet
+            if self._catalog is None:
+                await self._rebuild()
+        assert self._catalog is not None
+        return self._catalog
+
+    async def _rebuild(self) -> None:
+        key = self._key()  # taken first: a change during the build makes it stale again
+        self._dirty = False
+        self._catalog = await build_catalog(self.host, self.list_timeout, self._previous)
+        self._previous = self._catalog
+        self._catalog_key = key
+
+    def _refresh_soon(self) -> asyncio.Task[None]:
+        task = self._refreshing
+        if task is None or task.done():
+            task = asyncio.get_running_loop().create_task(self._refresh())
+            self._refreshing = task
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+        return task
+
+    async def _refresh(self) -> None:
+        while self._stale():
+            try:
+                async with self._catalog_lock:
+                    await self._rebuild()
+            except Exception:
+                logger.exception("rebuilding the gateway's catalogue failed")
+                return
+        if self._notify_pending:
+            # only the lists that changed (a backend that added a tool changed no prompt)
+            self._notify_pending = False
+            before, after = self._announced, self._catalog
+            for kind in ("tools", "prompts", "resources"):
+                unknown = before is None or after is None
+                if unknown or _listing(before, kind) != _listing(after, kind):  # type: ignore[arg-type]
+                    await self.server.notify_list_changed(kind)
+
+    async def _catalog_after_miss(self) -> Catalog:
+        """The catalogue once more, for a name the current one lacks (a backend may have gained
+        it without saying so): a refresh, at most one per :data:`MISS_REFRESH_INTERVAL` whatever
+        names callers guess, waited for at most ``list_timeout``."""
+        now = time.monotonic()
+        if not self._stale() and now - self._missed_at >= MISS_REFRESH_INTERVAL:
+            self._missed_at = now
+            self._dirty = True
+        if self._stale():
+            task = self._refresh_soon()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), self.list_timeout)
+        return await self.catalog()
 
     async def _visible(self, info: RequestInfo, kind: Kind) -> list[JSONObject]:
-        _, policy, _ = self._rule(info)
+        client, policy, rule = self._rule(info)
+        self._limit(client, rule, listing=True)  # a backend may be slow to list
         catalog = await self.catalog()
         if kind == "tools":
             routes = catalog.tools.values()
@@ -524,7 +610,8 @@ class Gateway:
 
     async def _list_templates(self, info: RequestInfo, ctx: Context) -> JSONObject:
         _no_cursor(info)
-        _, policy, _ = self._rule(info)
+        client, policy, rule = self._rule(info)
+        self._limit(client, rule, listing=True)
         catalog = await self.catalog()
         listed: list[JSONObject] = []
         for route, _ in catalog.templates:
@@ -552,7 +639,7 @@ class Gateway:
         outcome: AuditOutcome = "ok"
         error: str | None = None
         try:
-            self.limiter.check(client, rule.rate_limit if rule else None)
+            self._limit(client, rule)
             backend, result = await run(client, policy)
             if result.get("isError") is True:
                 outcome = "tool_error"
@@ -824,9 +911,8 @@ class Gateway:
         async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
             catalog = await self.catalog()
             route = catalog.tools.get(name)
-            if route is None:
-                self._catalog = None  # a backend may have gained it since: look once more
-                route = (await self.catalog()).tools.get(name)
+            if route is None:  # a backend may have gained it since: look once more
+                route = (await self._catalog_after_miss()).tools.get(name)
             if route is None or not policy.allows("tools", route.backend, route.own):
                 raise _Refused(InvalidParams(f"Unknown tool: {name}"))
             params: JSONObject = {"name": route.own}
@@ -866,6 +952,8 @@ class Gateway:
 
         async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
             route = (await self.catalog()).prompts.get(name)
+            if route is None:
+                route = (await self._catalog_after_miss()).prompts.get(name)
             if route is None or not policy.allows("prompts", route.backend, route.own):
                 raise _Refused(InvalidParams(f"Unknown prompt: {name}"))
             params: JSONObject = {"name": route.own}
@@ -892,11 +980,21 @@ class Gateway:
         except _OUTAGES as exc:
             raise BackendUnavailable(_outage(backend, exc), {"backend": backend}) from None
 
-    async def _resource_backend(self, info: RequestInfo, uri: str, policy: Policy) -> str:
-        found = (await self.catalog()).resource_backend(uri)
-        if found is None or not policy.allows("resources", found[0], uri):
+    async def _resource_backend(
+        self, info: RequestInfo, uri: str, policy: Policy
+    ) -> tuple[str, str]:
+        """The backend of ``uri`` and the URI to forward to it (its normal form, the one the
+        policy judged: :mod:`._uris`); refused as not found when the policy does not allow it."""
+        try:
+            normal = normalize_uri(uri)
+        except UnsafeUri:
+            raise _Refused(ResourceNotFound(f"Resource not found: {uri}", {"uri": uri})) from None
+        found = (await self.catalog()).resource_backend(normal)
+        if found is None:
+            found = (await self._catalog_after_miss()).resource_backend(normal)
+        if found is None or not policy.allows("resources", found[0], normal):
             raise _Refused(ResourceNotFound(f"Resource not found: {uri}", {"uri": uri}))
-        return found[0]
+        return found[0], normal
 
     async def _read_resource(self, info: RequestInfo, ctx: Context) -> JSONObject:
         uri = info.params.get("uri")
@@ -904,9 +1002,9 @@ class Gateway:
             raise InvalidParams("resources/read needs params.uri (a string)")
 
         async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
-            backend = await self._resource_backend(info, uri, policy)
+            backend, normal = await self._resource_backend(info, uri, policy)
             return backend, await self._guarded(
-                info, ctx, client, backend, "resources/read", {"uri": uri}
+                info, ctx, client, backend, "resources/read", {"uri": normal}
             )
 
         return await self._audited(info, uri, None, run)
@@ -930,9 +1028,14 @@ class Gateway:
                 params["ref"] = {**ref, "name": route.own}
                 backend = route.backend
             else:
-                found = catalog.resource_backend(target)
-                if found is None or not policy.allows("resources", found[0], target):
+                try:
+                    normal = normalize_uri(target)
+                except UnsafeUri:
+                    raise _Refused(InvalidParams(f"Unknown resource template: {target}")) from None
+                found = catalog.resource_backend(normal)
+                if found is None or not policy.allows("resources", found[0], normal):
                     raise _Refused(InvalidParams(f"Unknown resource template: {target}"))
+                params["ref"] = {**ref, "uri": normal}
                 backend = found[0]
             return backend, await self._guarded(
                 info, ctx, client, backend, "completion/complete", params
@@ -948,40 +1051,55 @@ class Gateway:
             raise InvalidParams("resources/subscribe needs params.uri (a string)")
 
         async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
-            backend = await self._resource_backend(info, uri, policy)
-            self._watch(backend, uri)
+            backend, normal = await self._resource_backend(info, uri, policy)
+            # held for the gateway's life: a legacy session's subscription has no end we see
+            # (bounded per backend all the same)
+            self._watches.hold([(backend, normal)])
             assert info.connection is not None
-            info.connection.subscriptions.add(uri)
+            info.connection.subscriptions.add(normal)
             return backend, {}
 
         return await self._audited(info, uri, None, run)
 
     async def _listen(self, info: RequestInfo, ctx: Context) -> JSONObject:
+        """A client's listen: its resource filter narrowed to what its policy allows and the
+        backends can follow, held for as long as the stream is open; rate limited and audited
+        like a call (the record is written when the stream ends)."""
         requested = info.params.get("notifications")
         uris = requested.get("resourceSubscriptions") if isinstance(requested, dict) else None
-        if isinstance(uris, list) and isinstance(requested, dict):
-            _, policy, _ = self._rule(info)
-            kept = []
-            for uri in uris:
-                if not isinstance(uri, str):
-                    raise InvalidParams("notifications.resourceSubscriptions must be URIs")
-                try:
-                    backend = await self._resource_backend(info, uri, policy)
-                except _Refused:
-                    continue  # not agreed to: left out of the acknowledged filter
-                self._watch(backend, uri)
-                kept.append(uri)
-            requested["resourceSubscriptions"] = kept
-        return await self.server._session_handlers.listen(info, ctx)
+        if isinstance(uris, list) and len(uris) > MAX_LISTEN_URIS:
+            raise InvalidParams(
+                f"a listen may name at most {MAX_LISTEN_URIS} resource URIs, not {len(uris)}"
+            )
+
+        async def run(client: str, policy: Policy) -> tuple[str | None, JSONObject]:
+            held: list[tuple[str, str]] = []
+            try:
+                if isinstance(uris, list) and isinstance(requested, dict):
+                    wanted = []
+                    for uri in uris:
+                        if not isinstance(uri, str):
+                            raise InvalidParams("notifications.resourceSubscriptions must be URIs")
+                        try:
+                            wanted.append(await self._resource_backend(info, uri, policy))
+                        except _Refused:
+                            continue  # not agreed to: left out of the acknowledged filter
+                    held = self._watches.hold(dict.fromkeys(wanted))
+                    requested["resourceSubscriptions"] = [uri for _, uri in held]
+                return None, await self.server._session_handlers.listen(info, ctx)
+            finally:
+                self._watches.release(held)
+
+        return await self._audited(info, None, requested, run)
 
     def _follow_task(self, task_id: str, route: TaskRoute) -> None:
         """Follow a 2026 backend's task on its own listen stream (once, whoever listens) and
         publish its ``notifications/tasks`` to the gateway's listeners of that task."""
         key = (route.backend, f"task:{task_id}")
-        if key in self._watches and not self._watches[key].done():
+        if key in self._task_follows and not self._task_follows[key].done():
             return
         task = asyncio.get_running_loop().create_task(self._relay_task(route.backend, task_id))
-        self._watches[key] = task
+        self._task_follows[key] = task
 
     async def _relay_task(self, backend: str, task_id: str) -> None:
         try:
@@ -1006,21 +1124,14 @@ class Gateway:
         except Exception as exc:  # the backend went away: the client still polls tasks/get
             logger.info("backend %r: following task %s ended: %s", backend, task_id, exc)
 
-    def _watch(self, backend: str, uri: str) -> None:
-        """Follow ``uri`` on ``backend`` (once, for every client) and fan its updates out."""
-        key = (backend, uri)
-        if key in self._watches and not self._watches[key].done():
-            return
-        task = asyncio.get_running_loop().create_task(self._follow(backend, uri))
-        self._watches[key] = task
-
-    async def _follow(self, backend: str, uri: str) -> None:
+    async def _follow(self, backend: str, uris: list[str]) -> None:
+        """Follow ``uris`` on ``backend`` with one stream (until cancelled: :mod:`._watches`)."""
         supervisor = self.host.servers[backend]
         while True:
             seen = supervisor.connections
             try:
                 client = supervisor.client
-                async with client.listen(resource_uris=[uri]) as subscription:
+                async with client.listen(resource_uris=uris) as subscription:
                     first = True
                     async for note in subscription:
                         if first:
@@ -1031,7 +1142,7 @@ class Gateway:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                logger.info("backend %r: following %s ended: %s", backend, uri, exc)
+                logger.info("backend %r: following %d resources ended: %s", backend, len(uris), exc)
             # the backend went away: follow again once it is back (a new connection)
             await supervisor.wait_for(
                 lambda s, seen=seen: s.state == "ready" and s.connections > seen  # type: ignore[misc]

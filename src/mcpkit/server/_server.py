@@ -108,8 +108,12 @@ class Server:
         supported_versions: Sequence[str] = ALL_VERSIONS,
         ref_free_schemas: bool = False,
         tasks: bool | TaskStore | TaskManager | None = False,
+        mask_errors: bool = False,
     ) -> None:
         self.name = name
+        self.mask_errors = mask_errors
+        """An exception a tool did not mean to raise (not a ``ToolError``) reaches the client
+        as a generic ``isError`` text with a reference written to the log, not its message."""
         self.version = version
         self.instructions = instructions
         info: JSONObject = {"name": name, "version": version}

@@ -41,6 +41,7 @@ from typing import Any, Final
 import msgspec
 
 from mcpkit.protocol.errors import InvalidParams, UsageError
+from mcpkit.protocol.principal import principal_of
 
 __all__ = [
     "DEFAULT_STATE_TTL",
@@ -153,18 +154,7 @@ def principal_binding(auth: Any) -> str | None:
     ``None`` without authentication; an authenticated caller with none of the three still binds
     to "authenticated", never to the anonymous binding.
     """
-    if auth is None:
-        return None
-
-    def read(*keys: str) -> str | None:
-        for key in keys:
-            value = auth.get(key) if isinstance(auth, Mapping) else getattr(auth, key, None)
-            if isinstance(value, str):
-                return value
-        return None
-
-    parts = [read("issuer", "iss"), read("subject", "sub"), read("client_id", "azp")]
-    return msgspec.json.encode(parts).decode()
+    return principal_of(auth)  # the one rule (also what binds legacy HTTP sessions)
 
 
 def request_binding(

@@ -22,6 +22,7 @@ import asyncio
 import functools
 import inspect
 import logging
+import secrets
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -120,6 +121,25 @@ def _is_context(tp: Any) -> bool:
 
 def error_result(message: str) -> JSONObject:
     return {"content": [{"type": "text", "text": message}], "isError": True}
+
+
+INTERNAL_ERROR_META: Final = "io.mcpkit/internalError"
+"""``_meta`` key of an ``isError`` result made from an exception the tool did not mean to raise
+(not a ``ToolError``): a REST facade in front hides its text by default."""
+
+
+def _internal_error_result(tool: str, exc: BaseException, masked: bool) -> JSONObject:
+    """The ``isError`` result of an unexpected exception: its text, or with ``masked`` (the
+    server's ``mask_errors``) a generic one and a reference also written to the server's log."""
+    if masked:
+        reference = secrets.token_hex(4)
+        logger.error("tool %r failed: error reference %s", tool, reference)
+        text = f"Error executing tool {tool}: internal error (reference {reference})"
+    else:
+        text = f"Error executing tool {tool}: {exc}"
+    result = error_result(text)
+    result["_meta"] = {INTERNAL_ERROR_META: True}
+    return result
 
 
 def _is_content_block(value: Any) -> bool:
@@ -441,7 +461,8 @@ class RegisteredTool:
         except TimeoutError as exc:
             if self.timeout is None:  # the body's own timeout, not ours
                 logger.exception("tool %s raised", self.name)
-                return error_result(f"Error executing tool {self.name}: {exc or 'timed out'}")
+                masked = bool(getattr(getattr(ctx, "server", None), "mask_errors", False))
+                return _internal_error_result(self.name, exc or TimeoutError("timed out"), masked)
             return error_result(f"Tool {self.name!r} timed out after {self.timeout:g} s")
         except asyncio.CancelledError:
             raise
@@ -449,7 +470,8 @@ class RegisteredTool:
             raise  # deliberate protocol errors (e.g. a missing client capability) stay errors
         except Exception as exc:
             logger.exception("tool %r raised (the client gets an isError result)", self.name)
-            return error_result(f"Error executing tool {self.name}: {exc}")
+            masked = bool(getattr(getattr(ctx, "server", None), "mask_errors", False))
+            return _internal_error_result(self.name, exc, masked)
         return self._to_result(value)
 
     def _to_result(self, value: Any) -> JSONObject:

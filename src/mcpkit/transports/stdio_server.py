@@ -85,22 +85,38 @@ class _StdioRedirect:
     def enter(self) -> None:
         with contextlib.suppress(Exception):
             sys.stdout.flush()  # whatever was printed before belongs before the protocol
-        self._blocking = (os.get_blocking(0), os.get_blocking(1))
-        self.protocol_in = os.dup(0)
-        self.protocol_out = os.dup(1)
-        self._saved_in = os.dup(0)
-        self._saved_out = os.dup(1)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        try:
-            os.dup2(devnull, 0)
-        finally:
-            os.close(devnull)
-        try:
-            os.dup2(2, 1)
-        except OSError:  # no stderr at all: stray output is discarded instead
-            sink = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(sink, 1)
-            os.close(sink)
+        # A process started with fd 0 or 1 *closed* (``0<&-``) has ``sys.__stdin__`` /
+        # ``sys.__stdout__`` set to None, and the number was free for the next file opened:
+        # by now it may be the event loop's own epoll descriptor. That is no input (read as
+        # immediate end of input: the server exits cleanly) and must be neither read, replaced
+        # nor restored.
+        in_closed = sys.__stdin__ is None
+        out_closed = sys.__stdout__ is None
+        self._blocking = (
+            True if in_closed else os.get_blocking(0),
+            True if out_closed else os.get_blocking(1),
+        )
+        if in_closed:
+            self.protocol_in = os.open(os.devnull, os.O_RDONLY)
+        else:
+            self.protocol_in = os.dup(0)
+            self._saved_in = os.dup(0)
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            try:
+                os.dup2(devnull, 0)
+            finally:
+                os.close(devnull)
+        if out_closed:
+            self.protocol_out = os.open(os.devnull, os.O_WRONLY)
+        else:
+            self.protocol_out = os.dup(1)
+            self._saved_out = os.dup(1)
+            try:
+                os.dup2(2, 1)
+            except OSError:  # no stderr at all: stray output is discarded instead
+                sink = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(sink, 1)
+                os.close(sink)
         self._saved_stdout = sys.stdout
         sys.stdout = sys.stderr
 

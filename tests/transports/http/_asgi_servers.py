@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -117,6 +118,11 @@ def _process_server() -> Server:
             await ctx.report_progress(step, count, f"event {step}")
         return f"polled burst of {count}"
 
+    @server.tool
+    async def tasks() -> int:
+        """How many asyncio tasks this process has (the abandoned-question tests bound it)."""
+        return len(asyncio.all_tasks())
+
     return server
 
 
@@ -125,12 +131,21 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--event-store", default=None)
     parser.add_argument("--header-timeout", type=float, default=None)
+    parser.add_argument(
+        "--uvicorn", action="append", default=[], help="NAME=JSON, a serve option (repeatable)"
+    )
     args = parser.parse_args()
     options: dict[str, Any] = {}
     if args.event_store:
         options["event_store"] = args.event_store
+    serve_options: dict[str, Any] = {}
     if args.header_timeout is not None:
-        options["uvicorn_options"] = {"header_timeout": args.header_timeout}
+        serve_options["header_timeout"] = args.header_timeout
+    for item in args.uvicorn:
+        name, _, value = item.partition("=")
+        serve_options[name] = json.loads(value)
+    if serve_options:
+        options["uvicorn_options"] = serve_options
     _process_server().run("http", port=args.port, log_level="info", **options)
 
 

@@ -183,3 +183,65 @@ async def test_repeated_host_or_origin_headers_get_400(impl: str) -> None:
         # one of each is still served
         status, data = await _raw_request(url, ["Host: 127.0.0.1", "Origin: http://localhost"])
         assert status == 200, data
+
+
+async def test_a_few_peers_at_their_cap_do_not_keep_the_others_out() -> None:
+    """Issue 28: 5 addresses x 2 550 initializes filled the 10 000 table and every other peer got
+    503 for up to 30 minutes. Scaled down: 2 peers fill a table of 6 (3 each); a third peer gets
+    in, at the expense of the least recently used idle session of the peer holding the most,
+    up to an equal share."""
+    app = _app(max_sessions=6, max_sessions_per_peer=3)
+    sessions = app.endpoint.sessions
+    assert sessions is not None
+
+    def from_address(address: str) -> httpx.AsyncClient:
+        transport = httpx.AsyncHTTPTransport(local_address=address)
+        return httpx.AsyncClient(base_url=url, transport=transport)
+
+    async with running(app) as url:
+        for address in ("127.0.0.2", "127.0.0.3"):
+            async with from_address(address) as http:
+                for _ in range(3):
+                    answer = await http.post("/mcp", json=initialize_body(), headers=ACCEPT_BOTH)
+                    assert answer.status_code == 200, answer.text
+        assert app.session_count == 6  # the table is full
+        async with from_address("127.0.0.4") as http:
+            for _ in range(2):
+                answer = await http.post("/mcp", json=initialize_body(), headers=ACCEPT_BOTH)
+                assert answer.status_code == 200, answer.text
+            # an equal share reached: nobody holds more than the newcomer, so the table is full
+            full = await http.post("/mcp", json=initialize_body(), headers=ACCEPT_BOTH)
+            assert full.status_code == 503, full.text
+        assert app.session_count == 6
+        held = [sessions.held_by(peer_key((f"127.0.0.{n}", 1))) for n in (2, 3, 4)]
+        assert held == [2, 2, 2], held
+
+
+async def test_a_session_belongs_to_the_caller_that_created_it() -> None:
+    """Issue 28: with authentication in front, another principal could use or DELETE a legacy
+    session whose id it learned. It is now answered as if the session did not exist."""
+    from mcpkit.gateway.identity import StaticBearer
+
+    tokens = {"alice-token-0123456789abcdef": "alice", "bob-token-0123456789abcdef": "bob"}
+    app = _app()
+    async with running(StaticBearer(app, tokens)) as url:
+        alice_auth = {"authorization": "Bearer alice-token-0123456789abcdef"}
+        bob_auth = {"authorization": "Bearer bob-token-0123456789abcdef"}
+        async with (
+            httpx.AsyncClient(base_url=url, headers=alice_auth) as alice_http,
+            httpx.AsyncClient(base_url=url, headers=bob_auth) as bob_http,
+        ):
+            alice = LegacyPeer(alice_http)
+            await alice.initialize()
+            bob = LegacyPeer(bob_http)
+            bob.session_id, bob.version = alice.session_id, alice.version
+            used = await bob.post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+            assert used.status_code == 404, used.text
+            ended = await bob_http.delete("/mcp", headers=bob.headers())
+            assert ended.status_code == 404, ended.text
+            listened = await bob_http.get(
+                "/mcp", headers={**bob.headers(), "accept": "text/event-stream"}
+            )
+            assert listened.status_code == 404, listened.text
+            assert (await alice.call(3, "tools/list"))["result"]["tools"]  # still alice's
+            assert (await alice_http.delete("/mcp", headers=alice.headers())).status_code == 200

@@ -154,3 +154,92 @@ async def test_a_kept_alive_connection_idle_between_requests_is_not_cut() -> Non
                 await asyncio.sleep(1.5)  # the client idles past the header deadline on purpose
         finally:
             writer.close()
+
+
+ADDRESSES: Final = tuple(f"127.0.0.{n}" for n in range(2, 14))
+"""Twelve attacking peers: each stays under the per-peer cap, together they are many sockets."""
+
+
+async def _trickler(port: int, address: str, stop: asyncio.Event, cuts: list[bytes]) -> None:
+    """Hold one socket with a partial header; when the server cuts it, open another."""
+    while not stop.is_set():
+        try:
+            reader, writer = await asyncio.open_connection(
+                "127.0.0.1", port, local_addr=(address, 0), family=socket.AF_INET
+            )
+        except OSError:
+            continue
+        try:
+            writer.write(PARTIAL_HEADER)
+            await writer.drain()
+            read = asyncio.ensure_future(reader.read())
+            stopped = asyncio.ensure_future(stop.wait())
+            await asyncio.wait((read, stopped), return_when=asyncio.FIRST_COMPLETED)
+            stopped.cancel()
+            if read.done():
+                cuts.append(read.result())
+            else:
+                read.cancel()
+        except ConnectionError:
+            cuts.append(b"")
+        finally:
+            writer.close()
+
+
+async def _good_requests(url: str, count: int) -> list[int]:
+    """``count`` complete requests from 127.0.0.1, each on a fresh connection."""
+    statuses = []
+    for _ in range(count):
+        async with httpx.AsyncClient(base_url=url) as http:
+            answer = await bound(http.post("/mcp", json=initialize_body(), headers=ACCEPT_BOTH))
+            statuses.append(answer.status_code)
+    return statuses
+
+
+async def test_trickling_sockets_from_many_addresses_do_not_take_serving_slots() -> None:
+    """Issue 28: 12 addresses x 10 trickling sockets (each address under its cap) against a
+    limit of 40 requests served at once; complete requests are still all answered, because
+    only requests being served count against the limit, not sockets still sending headers."""
+    per_address = 10
+    _enough_descriptors(4 * len(ADDRESSES) * per_address)
+    async with _server("--uvicorn", "limit_concurrency=40") as url:
+        port = int(url.rsplit(":", 1)[1])
+        stop = asyncio.Event()
+        cuts: list[bytes] = []
+        attackers = [
+            asyncio.create_task(_trickler(port, address, stop, cuts))
+            for address in ADDRESSES
+            for _ in range(per_address)
+        ]
+        try:
+            async with httpx.AsyncClient(base_url=url) as http:  # every trickler is connected
+                await bound(http.get("/healthz"))
+            assert await _good_requests(url, 20) == [200] * 20
+            assert cuts == []  # nobody had to be cut: the sockets are simply not counted
+        finally:
+            stop.set()
+            await bound(asyncio.gather(*attackers, return_exceptions=True))
+
+
+async def test_at_the_connection_cap_the_longest_waiting_socket_makes_room() -> None:
+    """Issue 28: with room for 60 sockets and 96 tricklers reopening whenever cut, complete
+    requests are served: a new connection cuts the one that waited longest for its headers
+    (answered 408, it had sent part of a request)."""
+    per_address = 8
+    _enough_descriptors(4 * len(ADDRESSES) * per_address)
+    async with _server("--uvicorn", "max_connections=60") as url:
+        port = int(url.rsplit(":", 1)[1])
+        stop = asyncio.Event()
+        cuts: list[bytes] = []
+        attackers = [
+            asyncio.create_task(_trickler(port, address, stop, cuts))
+            for address in ADDRESSES
+            for _ in range(per_address)
+        ]
+        try:
+            assert await _good_requests(url, 20) == [200] * 20
+            assert cuts, "the tricklers were never cut"
+            assert all(cut.startswith(b"HTTP/1.1 408 ") for cut in cuts if cut), cuts[:3]
+        finally:
+            stop.set()
+            await bound(asyncio.gather(*attackers, return_exceptions=True))

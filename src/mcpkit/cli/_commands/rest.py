@@ -6,6 +6,11 @@ OpenAPI 3.1 document at ``/openapi.json`` (see :mod:`mcpkit.contrib.openapi.faca
 target is anything the other commands take: a command, a URL, ``config.json:name``, a file.
 ``--port 0`` picks a free port; the address is printed on stderr once the API is serving. A
 server that cannot be reached or started is reported on stderr and exits with code 3.
+
+It is served like ``mcpkit run --http``: the serve path's guard (header deadline, per-peer and
+total connection limits) in front, and the facade's own (allowed hosts and origins, JSON bodies,
+a body deadline). Binding to a name or address other than loopback allows that name as ``Host``;
+more with ``--allow-host`` / ``--allow-origin`` or ``MCPKIT_ALLOWED_HOSTS`` / ``_ORIGINS``.
 """
 
 from __future__ import annotations
@@ -40,9 +45,18 @@ def register(subparsers: Any) -> None:
         "--era", choices=("auto", "legacy", "2026-07-28"), default="auto",
         help="protocol era towards the server (default: detect)",
     )  # fmt: skip
+    parser.add_argument(
+        "--allow-host", action="append", default=[], metavar="NAME",
+        help="also answer requests for this Host (repeatable; loopback names always)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--allow-origin", action="append", default=[], metavar="ORIGIN",
+        help="let web pages from this origin call the API (repeatable)",
+    )  # fmt: skip
 
 
 def execute(args: argparse.Namespace) -> int:
+    import os
     import socket
     import sys
 
@@ -53,12 +67,22 @@ def execute(args: argparse.Namespace) -> int:
     from mcpkit.cli.targets import resolve
     from mcpkit.client.connectors import resolve_target
     from mcpkit.contrib.openapi.facade import rest_app
+    from mcpkit.protocol.http_security import DEFAULT_ALLOWED_HOSTS, HostPolicy
+    from mcpkit.transports.http.serve import uvicorn_config
 
     target = resolve(args.target, env=parse_env(args.env))
+    hosts = [*DEFAULT_ALLOWED_HOSTS, *args.allow_host]
+    if args.host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
+        hosts.append(f"[{args.host}]" if ":" in args.host else args.host)
+    origins = None  # None: the allowed hosts' own http/https origins
+    if args.allow_origin:
+        own = [f"{scheme}://{host}:*" for host in hosts for scheme in ("http", "https")]
+        origins = [*own, *args.allow_origin]
     app = rest_app(
         resolve_target(target.client_target),
         timeout=args.timeout,
         client_options={"mode": args.era, "elicitation_handler": declining_handler},
+        host_policy=HostPolicy.from_env(os.environ, hosts, origins),
     )
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -77,7 +101,7 @@ def execute(args: argparse.Namespace) -> int:
                 )
                 sys.stderr.flush()
 
-    config = uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False)
+    config = uvicorn_config(app, log_level="warning", access_log=False)
     server = _Announce(config)
     try:
         server.run(sockets=[sock])

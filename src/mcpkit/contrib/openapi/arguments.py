@@ -131,6 +131,10 @@ def _joined(param: Parameter, value: Any) -> str:
 
 def _path_value(param: Parameter, value: Any) -> str:
     text = quote(_joined(param, value), safe=",=")
+    if text in (".", ".."):
+        # a dot segment would climb the request path (``/files/{name}`` with ``..`` reaches
+        # ``/``): encoded, it is a name like any other, as RFC 3986 section 6.2.2.3 intends
+        text = text.replace(".", "%2E")
     if param.style == "label":
         return "." + text
     if param.style == "matrix":

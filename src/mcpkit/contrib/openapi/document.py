@@ -7,8 +7,9 @@ refused with an error naming them (bundle the document first).
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -19,6 +20,10 @@ __all__ = ["Document", "escape_pointer", "fetch_document", "load_document"]
 HTTP_METHODS: Final = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 MAX_REF_CHAIN: Final = 64
 """``$ref`` hops followed for one object before the chain is called a cycle."""
+MAX_DOCUMENT_BYTES: Final = 32 * 1024 * 1024
+"""Largest document body :func:`fetch_document` reads (the largest public APIs' are ~10 MB)."""
+MAX_REDIRECTS: Final = 5
+"""Redirects :func:`fetch_document` follows."""
 
 
 def escape_pointer(token: str) -> str:
@@ -56,51 +61,119 @@ def _parse_text(text: str, origin: str) -> Any:
 def load_document(source: Mapping[str, Any] | str | Path, *, timeout: float = 30.0) -> Document:
     """Read a document from a dict, a file path, or an ``http(s)://`` URL (JSON or YAML).
 
-    A URL is fetched synchronously (for scripts); inside a running event loop use
-    :func:`fetch_document`."""
+    A URL is fetched synchronously (for scripts), with the bounds of :func:`fetch_document`;
+    inside a running event loop prefer ``await fetch_document(...)``, which does not block it."""
     if isinstance(source, Mapping):
         return Document(dict(source))
     text_source = str(source)
     if text_source.startswith(("http://", "https://")):
-        import httpx
-
-        try:
-            response = httpx.get(text_source, timeout=timeout, follow_redirects=True)
-            response.raise_for_status()
-        except httpx.HTTPError as exc:
-            raise OpenAPIError("/", f"could not fetch {text_source}: {exc}") from None
-        raw = _parse_text(response.text, text_source)
-    else:
-        path = Path(text_source)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise OpenAPIError("/", f"could not read {path}: {exc.strerror or exc}") from None
-        raw = _parse_text(text, str(path))
+        return _run_blocking(fetch_document(text_source, timeout=timeout))
+    path = Path(text_source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise OpenAPIError("/", f"could not read {path}: {exc.strerror or exc}") from None
+    raw = _parse_text(text, str(path))
     if not isinstance(raw, dict):
         raise OpenAPIError("/", f"the document must be an object, not {type(raw).__name__}")
     return Document(raw)
 
 
-async def fetch_document(url: str, client: Any = None, *, timeout: float = 30.0) -> Document:
+def _run_blocking(fetch: Coroutine[Any, Any, Document]) -> Document:
+    """Run ``fetch`` to the end from synchronous code (in a thread of its own when this thread
+    already runs an event loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(fetch)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, fetch).result()
+
+
+async def fetch_document(
+    url: str,
+    client: Any = None,
+    *,
+    timeout: float = 30.0,
+    max_bytes: int = MAX_DOCUMENT_BYTES,
+    redirect_policy: Any = None,
+) -> Document:
     """Fetch a document over HTTP without blocking the event loop (``client``: an
-    ``httpx.AsyncClient`` whose auth and base URL apply; a relative ``url`` uses its base)."""
+    ``httpx.AsyncClient`` whose auth and base URL apply; a relative ``url`` uses its base).
+
+    Bounded: ``timeout`` covers the whole fetch (connection, every redirect, the whole body,
+    however slowly it trickles), the body may not exceed ``max_bytes``, at most
+    :data:`MAX_REDIRECTS` redirects are followed, and a redirect to another origin must pass
+    the address policy (``redirect_policy``, a :class:`~mcpkit.contrib.auth.UrlPolicy`; by
+    default https and public addresses only): the URL you name may be local, a server's
+    redirect may not send the fetch into your network."""
     import httpx
 
     own = client is None
     http: httpx.AsyncClient = client if client is not None else httpx.AsyncClient(timeout=timeout)
     try:
-        response = await http.get(url, follow_redirects=True)
-        response.raise_for_status()
+        async with asyncio.timeout(timeout):
+            text = await _fetch_text(http, url, max_bytes, redirect_policy)
+    except TimeoutError:
+        raise OpenAPIError(
+            "/", f"could not fetch {url}: no complete answer within {timeout:g} s"
+        ) from None
     except httpx.HTTPError as exc:
         raise OpenAPIError("/", f"could not fetch {url}: {exc}") from None
     finally:
         if own:
             await http.aclose()
-    raw = _parse_text(response.text, url)
+    raw = _parse_text(text, url)
     if not isinstance(raw, dict):
         raise OpenAPIError("/", f"the document must be an object, not {type(raw).__name__}")
     return Document(raw)
+
+
+async def _fetch_text(http: Any, url: str, max_bytes: int, redirect_policy: Any) -> str:
+    from urllib.parse import urljoin, urlsplit
+
+    current = url
+    for _ in range(MAX_REDIRECTS + 1):
+        request = http.build_request("GET", current)
+        response = await http.send(request, stream=True, follow_redirects=False)
+        try:
+            location = response.headers.get("location")
+            if response.is_redirect and location:
+                target = urljoin(str(request.url), location)
+                here, there = urlsplit(str(request.url)), urlsplit(target)
+                if (here.scheme, here.netloc) != (there.scheme, there.netloc):
+                    await _check_redirect(target, redirect_policy, str(request.url))
+                current = target
+                continue
+            response.raise_for_status()
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > max_bytes:
+                raise OpenAPIError("/", f"{current} is larger than {max_bytes} bytes")
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > max_bytes:
+                    raise OpenAPIError("/", f"{current} is larger than {max_bytes} bytes")
+                chunks.append(chunk)
+            return b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
+        finally:
+            await response.aclose()
+    raise OpenAPIError("/", f"could not fetch {url}: more than {MAX_REDIRECTS} redirects")
+
+
+async def _check_redirect(target: str, policy: Any, source: str) -> None:
+    from mcpkit.contrib.auth._http import UrlPolicy, check_url
+    from mcpkit.contrib.auth.errors import InsecureURLError, OAuthFlowError
+
+    try:
+        await check_url(target, policy if policy is not None else UrlPolicy())
+    except (InsecureURLError, OAuthFlowError) as exc:
+        raise OpenAPIError(
+            "/", f"{source} redirected to another origin the address policy refuses: {exc}"
+        ) from None
 
 
 class Document:

@@ -21,21 +21,39 @@ The body must be what the document declares: a JSON object of arguments (no body
 ``null`` is 400).
 
 Failures are RFC 9457 problem details: 400 (arguments break the input schema; body not JSON),
-404 (no such tool, prompt or resource), 405, 413, 422 (the tool reported ``isError``), 502 (the
-server failed or went away), 503 (not connected yet), 504 (the server did not answer in time).
+404 (no such tool, prompt or resource), 405, 408 (the body did not arrive in time), 413, 415 (a
+body not declared JSON), 422 (the tool reported ``isError``), 502 (the server failed or went
+away), 503 (not connected yet), 504 (the server did not answer in time).
+
+The facade has the MCP endpoint's web guards, on by default (:mod:`._web_guard`): allowed
+``Host`` names and ``Origin`` values (loopback only unless listed, ``MCPKIT_ALLOWED_HOSTS`` and
+``MCPKIT_ALLOWED_ORIGINS`` add to them), JSON bodies only, a bounded body and a deadline for it.
+Served by ``mcpkit rest`` it also gets the serve path's header deadline and per-peer limits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from mcpkit.contrib.openapi._asgi import BodyTooLarge, Receive, Scope, Send, read_body, send_json
+from mcpkit.contrib.openapi._asgi import (
+    MAX_BODY,
+    BodyTooLarge,
+    Receive,
+    Scope,
+    Send,
+    read_body,
+    send_json,
+)
+from mcpkit.contrib.openapi._web_guard import is_json_media, refusal
 from mcpkit.contrib.openapi.facade_document import PROBLEM_JSON, build_document
 from mcpkit.protocol.errors import MissingRequiredClientCapability
+from mcpkit.protocol.http_security import DEFAULT_ALLOWED_HOSTS, HostPolicy
 
 __all__ = ["RestFacade", "rest_app"]
 
@@ -43,6 +61,8 @@ logger = logging.getLogger("mcpkit.contrib.openapi")
 
 REFRESH_INTERVAL: Final = 1.0
 """Seconds between re-listings triggered by unknown tool or prompt names."""
+BODY_TIMEOUT: Final = 30.0
+"""Seconds a request body has to arrive in full (408 after that), as on the MCP endpoint."""
 _METHODS: Final = {
     "/tools": "GET",
     "/prompts": "GET",
@@ -52,10 +72,30 @@ _METHODS: Final = {
 
 
 def rest_app(
-    target: Any, *, client_options: Mapping[str, Any] | None = None, timeout: float | None = 60.0
+    target: Any,
+    *,
+    client_options: Mapping[str, Any] | None = None,
+    timeout: float | None = 60.0,
+    allowed_hosts: Iterable[str] = DEFAULT_ALLOWED_HOSTS,
+    allowed_origins: Iterable[str] | None = None,
+    host_policy: HostPolicy | None = None,
+    max_body_bytes: int = MAX_BODY,
+    body_timeout: float = BODY_TIMEOUT,
+    mask_errors: bool | None = None,
 ) -> RestFacade:
-    """An ASGI app putting the MCP server ``target`` behind plain HTTP."""
-    return RestFacade(target, client_options=client_options, timeout=timeout)
+    """An ASGI app putting the MCP server ``target`` behind plain HTTP (options: see
+    :class:`RestFacade`)."""
+    return RestFacade(
+        target,
+        client_options=client_options,
+        timeout=timeout,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+        host_policy=host_policy,
+        max_body_bytes=max_body_bytes,
+        body_timeout=body_timeout,
+        mask_errors=mask_errors,
+    )
 
 
 def _problem(status: int, title: str, detail: str, **extra: Any) -> dict[str, Any]:
@@ -70,7 +110,16 @@ class _Failure(Exception):
 
 
 class RestFacade:
-    """The ASGI app; connect with its lifespan or ``async with facade``."""
+    """The ASGI app; connect with its lifespan or ``async with facade``.
+
+    ``allowed_hosts`` / ``allowed_origins`` / ``host_policy``: which ``Host`` and ``Origin``
+    values are answered, as for the MCP endpoint (loopback by default; the environment variables
+    add to the lists). ``max_body_bytes`` / ``body_timeout``: a request body's size (413) and the
+    time it has to arrive (408). ``mask_errors``: ``None`` (default) hides what the web must not
+    read verbatim — the text of a tool's *unexpected* exception (an mcpkit server marks those)
+    and the MCP server's own error messages (502) — while a tool's deliberate error text (a
+    ``ToolError``) passes; ``True`` hides every error text; ``False`` passes them all.
+    """
 
     def __init__(
         self,
@@ -78,8 +127,20 @@ class RestFacade:
         *,
         client_options: Mapping[str, Any] | None = None,
         timeout: float | None = 60.0,
+        allowed_hosts: Iterable[str] = DEFAULT_ALLOWED_HOSTS,
+        allowed_origins: Iterable[str] | None = None,
+        host_policy: HostPolicy | None = None,
+        max_body_bytes: int = MAX_BODY,
+        body_timeout: float = BODY_TIMEOUT,
+        mask_errors: bool | None = None,
     ) -> None:
         self.target = target
+        self.mask_errors = mask_errors
+        self.host_policy = host_policy or HostPolicy.from_env(
+            os.environ, allowed_hosts, allowed_origins
+        )
+        self.max_body_bytes = max_body_bytes
+        self.body_timeout = body_timeout
         # no result cache: a facade answers with what the server says now
         self.client_options = {"timeout": timeout, "cache": False, **dict(client_options or {})}
         self.client: Any = None
@@ -148,6 +209,14 @@ class RestFacade:
             return
         if scope["type"] != "http":
             return
+        refused = refusal(scope, self.host_policy)
+        if refused is not None:
+            status, title, detail = refused
+            logger.warning("refused a request: %s", detail)
+            await send_json(
+                send, status, _problem(status, title, detail), content_type=PROBLEM_JSON
+            )
+            return
         try:
             status, body = await self._route(scope, receive)
         except _Failure as failure:
@@ -199,7 +268,7 @@ class RestFacade:
                 if name not in table:
                     raise _Failure(404, "Not Found", f"no {prefix[1:-2]} named {name!r}")
                 self._allow(method, "POST")
-                arguments = await _json_body(receive)
+                arguments = await self._json_body(scope, receive)
                 return await self._guard(handler(name, arguments))
         raise _Failure(404, "Not Found", f"nothing at {path}; GET /openapi.json lists the API")
 
@@ -249,7 +318,14 @@ class RestFacade:
         except RequestTimeout as exc:
             raise _Failure(504, "Gateway Timeout", str(exc)) from None
         except JSONRPCError as exc:
-            raise _Failure(502, "Bad Gateway", f"the MCP server answered: {exc.message}") from None
+            if self.mask_errors is False:
+                raise _Failure(
+                    502, "Bad Gateway", f"the MCP server answered: {exc.message}"
+                ) from None
+            logger.warning("the MCP server answered error %s: %s", exc.code, exc.message)
+            raise _Failure(
+                502, "Bad Gateway", f"the MCP server answered an error (code {exc.code})"
+            ) from None
         except (TransportError, OSError) as exc:
             raise _Failure(502, "Bad Gateway", f"the MCP server is unreachable: {exc}") from None
         except Exception as exc:
@@ -310,6 +386,15 @@ class RestFacade:
         result = msgspec.to_builtins(called)
         content = result.get("content", [])
         if result.get("isError"):
+            from mcpkit.server.tools import INTERNAL_ERROR_META
+
+            meta = result.get("_meta")
+            unexpected = isinstance(meta, dict) and meta.get(INTERNAL_ERROR_META) is True
+            if self.mask_errors or (self.mask_errors is None and unexpected):
+                text = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+                logger.warning("tool %r failed: %s", name, text)
+                detail = f"tool {name!r} failed with an internal error"
+                return 422, _problem(422, "Tool Error", detail)
             text = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
             return 422, _problem(
                 422, "Tool Error", text or f"tool {name!r} failed", content=content
@@ -355,6 +440,35 @@ class RestFacade:
         result.pop("resultType", None)
         return 200, result
 
+    async def _json_body(self, scope: Scope, receive: Receive) -> Any:
+        """The request's JSON body (``_NO_BODY`` when there is none): bounded in size and in
+        time, and declared JSON (a web page cannot send that cross-origin without a preflight)."""
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                raw = await read_body(receive, self.max_body_bytes)
+        except BodyTooLarge:
+            raise _Failure(413, "Content Too Large", "the body is too large") from None
+        except TimeoutError:
+            raise _Failure(
+                408, "Request Timeout", f"the body did not arrive within {self.body_timeout:g} s"
+            ) from None
+        if not raw:
+            return _NO_BODY  # no body: no arguments (a blank one is not JSON: 400 below)
+        if not is_json_media(scope):
+            raise _Failure(
+                415, "Unsupported Media Type", "send the body as Content-Type: application/json"
+            )
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            raise _Failure(400, "Bad Request", f"the body is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise _Failure(400, "Bad Request", "the body is nested too deeply") from None
+        if b"\\u" in raw and _lone_surrogate(value):
+            raise _Failure(
+                400, "Bad Request", "the body has a lone surrogate escape (not valid Unicode)"
+            )
+        return value
 
 def _asks_for_tasks(exc: Any) -> bool:
     from mcpkit.types.base import TASKS_EXTENSION_ID
@@ -369,14 +483,13 @@ _NO_BODY: Final = object()
 """An empty request body (no arguments), unlike a JSON ``null`` (not the object declared)."""
 
 
-async def _json_body(receive: Receive) -> Any:
+def _lone_surrogate(value: Any) -> bool:
+    """Does the decoded body hold a lone UTF-16 surrogate (``"\\ud800"``)? ``json`` accepts it,
+    but no server can encode it: it would fail deep in the call instead of being a 400."""
     try:
-        raw = await read_body(receive)
-    except BodyTooLarge:
-        raise _Failure(413, "Content Too Large", "the body is too large") from None
-    if not raw:
-        return _NO_BODY
-    try:
-        return json.loads(raw)
-    except ValueError as exc:
-        raise _Failure(400, "Bad Request", f"the body is not valid JSON: {exc}") from None
+        json.dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return True
+    except RecursionError:  # pragma: no cover - json.loads refused deeper bodies already
+        return True
+    return False

@@ -19,6 +19,17 @@ __all__ = ["Operation", "Parameter", "RequestBody", "OperationResponse", "read_o
 
 LOCATIONS: Final = ("path", "query", "header", "cookie")
 _IGNORED_HEADERS: Final = frozenset({"accept", "content-type", "authorization"})
+_FORBIDDEN_HEADERS: Final = frozenset(
+    {
+        "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te",
+        "trailer", "upgrade", "content-length", "expect", "proxy-authorization",
+        "proxy-authenticate", "cookie", "forwarded", "x-forwarded-for", "x-forwarded-host",
+        "x-forwarded-proto",
+    }
+)  # fmt: skip
+"""Header parameters a document may not declare: a model-chosen value would pick the virtual
+host or the proxy route, or break the request's framing (request smuggling). ``Cookie``
+parameters are declared ``in: cookie`` instead."""
 _DEFAULT_STYLE: Final = {"path": "simple", "query": "form", "header": "simple", "cookie": "form"}
 
 
@@ -203,6 +214,12 @@ def _parameters(
             )
         if location == "header" and name.lower() in _IGNORED_HEADERS:
             continue
+        if location == "header" and name.lower() in _FORBIDDEN_HEADERS:
+            raise OpenAPIError(
+                f"{where}/name",
+                f"header parameter {name!r} is refused: it would let a tool's caller choose how "
+                "the request is routed or framed (Host, hop-by-hop and framing headers)",
+            )
         refs: set[str] = set()
         json_content = False
         if "schema" in param:

@@ -20,6 +20,7 @@ against ``outputSchema`` and reject the call — the data would never arrive.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -215,9 +216,15 @@ def add_openapi(
         uri_prefix=uri_prefix,
         taken=server._tools.keys(),
     )
-    prefix = _base_prefix(conversion.document, client)
+    prefix, templated = _base_prefix(conversion.document, client)
+    # over the network only: a client with a transport of its own (in process, mocked, a
+    # proxy's) decides itself where its requests go
+    import httpx
+
+    networked = isinstance(getattr(client, "_transport", None), httpx.AsyncHTTPTransport)
+    check = _ServerCheck(prefix) if templated and networked else None
     for component in conversion.components:
-        caller = _Caller(component, client, prefix, validate_responses)
+        caller = _Caller(component, client, prefix, validate_responses, check)
         if component.kind == "tool":
             server.add_tool(caller.tool())
         else:
@@ -225,22 +232,55 @@ def add_openapi(
     return conversion
 
 
-def _base_prefix(document: Document, client: httpx.AsyncClient) -> str:
-    """Where requests go: the client's ``base_url``, else the document's first absolute server."""
+def _base_prefix(document: Document, client: httpx.AsyncClient) -> tuple[str, bool]:
+    """Where requests go: the client's ``base_url``, else the document's first absolute server;
+    and whether that URL was built from the document's server variables."""
     if str(client.base_url):
-        return ""
+        return "", False
     servers = document.raw.get("servers")
     if isinstance(servers, list) and servers and isinstance(servers[0], dict):
         url = str(servers[0].get("url", ""))
-        for var, spec in (servers[0].get("variables") or {}).items():
+        variables = servers[0].get("variables")
+        templated = False
+        for var, spec in (variables if isinstance(variables, dict) else {}).items():
             if isinstance(spec, dict) and "default" in spec:
+                templated = templated or "{" + var + "}" in url
                 url = url.replace("{" + var + "}", str(spec["default"]))
         if url.startswith(("http://", "https://")):
-            return url.rstrip("/")
+            return url.rstrip("/"), templated
     raise OpenAPIError(
         "/servers",
         "no absolute server URL to send requests to: give the httpx client a base_url",
     )
+
+
+class _ServerCheck:
+    """The address policy, once, for a server URL built from the document's server variables:
+    a document (perhaps fetched from elsewhere) must not pick an internal address through a
+    variable's default. Give the client a ``base_url`` to choose the server yourself."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._verdict: asyncio.Future[str | None] | None = None
+
+    async def problem(self) -> str | None:
+        if self._verdict is None:
+            self._verdict = asyncio.ensure_future(self._judge())
+        return await asyncio.shield(self._verdict)
+
+    async def _judge(self) -> str | None:
+        from mcpkit.contrib.auth._http import UrlPolicy, check_url
+        from mcpkit.contrib.auth.errors import InsecureURLError, OAuthFlowError
+
+        try:
+            await check_url(self.url + "/", UrlPolicy())
+        except (InsecureURLError, OAuthFlowError) as exc:
+            return (
+                f"the document's server URL {self.url} (servers[0] with its variables) is "
+                f"refused by the address policy: {exc}; give the httpx client a base_url to "
+                "choose the server yourself"
+            )
+        return None
 
 
 class _Caller:
@@ -252,11 +292,13 @@ class _Caller:
         client: httpx.AsyncClient,
         prefix: str,
         mode: ValidationMode,
+        server_check: _ServerCheck | None = None,
     ) -> None:
         self.component = component
         self.client = client
         self.prefix = prefix
         self.mode = mode
+        self.server_check = server_check
         self.label = component.operation.label
 
     def tool(self) -> RegisteredTool:
@@ -344,6 +386,10 @@ class _Caller:
         """The answer, or the text of an ``isError`` for a request that got none."""
         import httpx
 
+        if self.server_check is not None:
+            problem = await self.server_check.problem()
+            if problem is not None:
+                return f"{self.label}: {problem}"
         request = self.component.inputs.build(arguments)
         url = self.prefix + request.path
         headers = dict(request.headers)

@@ -52,6 +52,7 @@ from mcpkit.protocol.http_routing import (
     session_version_error,
 )
 from mcpkit.protocol.inflight import InboundRequest
+from mcpkit.protocol.principal import principal_of
 from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.transports.http._batch import serve_batch
 from mcpkit.transports.http._body import BodyError, read_body
@@ -306,6 +307,9 @@ class Endpoint:
         state = await self.sessions.find(session_id)
         if state is None or not accepts_batches(state.protocol_version):
             return False
+        if state.principal is not None and state.principal != principal_of(auth):
+            await self._not_yours(response, None)
+            return True
         mismatch = session_version_error(
             state.protocol_version, headers.get(MCP_PROTOCOL_VERSION_HEADER.lower())
         )
@@ -448,6 +452,7 @@ class Endpoint:
                 )
                 return
             conversation = state
+            state.principal = principal_of(auth)  # only this caller may use or end it
             connection = state.connection
             connection.notify = GetStreamOutbound(state)
             try:  # the session's engine negotiates the revision (its lifecycle)
@@ -479,9 +484,14 @@ class Endpoint:
         await response.json_bytes(reply.status, reply.data, headers)
 
     async def _find_session(
-        self, session_id: str | None, response: HttpResponse, request_id: RequestId | None
+        self,
+        session_id: str | None,
+        response: HttpResponse,
+        request_id: RequestId | None,
+        auth: Any = None,
     ) -> LegacySessionState | None:
-        """The session named by the request, or ``None`` after answering 400/404."""
+        """The session named by the request, or ``None`` after answering 400/404 (404 too when
+        another caller created it: see :meth:`_not_yours`)."""
         sessions = self.sessions
         assert sessions is not None
         if session_id is None:
@@ -507,7 +517,25 @@ class Endpoint:
                 ),
                 request_id,
             )
+        elif state.principal is not None and state.principal != principal_of(auth):
+            await self._not_yours(response, request_id)
+            return None
         return state
+
+    async def _not_yours(self, response: HttpResponse, request_id: RequestId | None) -> None:
+        """A session another caller created is answered as if it did not exist: a caller may
+        neither use nor end it, nor learn that it exists."""
+        logger.warning("refused a request naming a session another caller created")
+        await self._error(
+            response,
+            404,
+            JSONRPCError(
+                "Session not found: it ended or expired; initialize a new session "
+                f"(without {MCP_SESSION_ID_HEADER})",
+                code=SESSION_NOT_FOUND,
+            ),
+            request_id,
+        )
 
     async def _legacy(
         self,
@@ -525,9 +553,12 @@ class Endpoint:
         sessions, session_id = self.sessions, route.session_id
         state = sessions.lookup(session_id) if sessions.local and session_id else None
         if state is None:  # not in memory: another store, or the 400/404 answer
-            state = await self._find_session(session_id, response, request_id)
+            state = await self._find_session(session_id, response, request_id, auth)
             if state is None:
                 return
+        elif state.principal is not None and state.principal != principal_of(auth):
+            await self._not_yours(response, request_id)
+            return
         connection = state.connection
         negotiated = state.protocol_version
         version = negotiated or route.protocol_version or ""
@@ -634,9 +665,16 @@ class Endpoint:
         session_id = route.session_id
         store = self._config.event_store
         if route.last_event_id and store is not None and session_id is not None:
-            await self._resume(receive, response, session_id, route.last_event_id, store)
+            await self._resume(
+                receive,
+                response,
+                session_id,
+                route.last_event_id,
+                store,
+                scope.get(AUTH_SCOPE_KEY),
+            )
             return
-        state = await self._find_session(session_id, response, None)
+        state = await self._find_session(session_id, response, None, scope.get(AUTH_SCOPE_KEY))
         if state is None:
             return
         sessions = self.sessions
@@ -675,10 +713,18 @@ class Endpoint:
         session_id: str,
         last_event_id: str,
         store: EventStore,
+        auth: Any = None,
     ) -> None:
         """``GET`` + ``Last-Event-ID``: replay what the client missed on that stream only."""
         assert self.sessions is not None
         state = await self.sessions.find(session_id)
+        if (
+            state is not None
+            and state.principal is not None
+            and (state.principal != principal_of(auth))
+        ):
+            await self._not_yours(response, None)
+            return
         try:
             replay = await store.replay_after(session_id, last_event_id)
         except UnknownEventId as exc:
@@ -755,6 +801,14 @@ class Endpoint:
                 400,
                 InvalidRequest(f"Bad Request: DELETE needs the {MCP_SESSION_ID_HEADER} to end"),
             )
+            return
+        state = await self.sessions.find(route.session_id)
+        if (
+            state is not None
+            and state.principal is not None
+            and (state.principal != principal_of(scope.get(AUTH_SCOPE_KEY)))
+        ):
+            await self._not_yours(response, None)
             return
         if await self.sessions.end(route.session_id):
             await response.empty(200)

@@ -44,6 +44,7 @@ from mcpkit.protocol.inflight import InboundRequest
 from mcpkit.protocol.shape import prepare_outbound
 from mcpkit.protocol.sse import encode_event
 from mcpkit.transports.http._legacy_sessions import LegacySessionState, RequestHandle
+from mcpkit.transports.http._parked import release
 from mcpkit.transports.http._pipe import EventPipe, Item, PipeState
 from mcpkit.transports.http._sse_response import Headers, HttpResponse, Receive, watch_disconnect
 from mcpkit.transports.http._step import Pending, finish, step
@@ -435,7 +436,7 @@ class _SessionRequest:
     doing so. A writer that lost its client waits here until the handler is over.
     """
 
-    __slots__ = ("_entry", "_over", "_pipe", "_session", "_waiter")
+    __slots__ = ("_entry", "_over", "_pipe", "_session", "_task", "_waiter")
 
     def __init__(
         self,
@@ -446,6 +447,7 @@ class _SessionRequest:
     ) -> None:
         self._session = session
         self._pipe = pipe
+        self._task = task
         self._entry = session.started_inline(entry, task, pipe)
         self._over = False
         self._waiter: asyncio.Event | None = None
@@ -463,6 +465,16 @@ class _SessionRequest:
             self._session.done(self._entry, self._pipe)
         if self._waiter is not None:
             self._waiter.set()
+
+    def park(self) -> None:
+        """The client went away and the handler waits on: the request's task no longer holds a
+        serving slot, and it counts against the session's and the peer's bounds on such requests
+        (the oldest beyond them is cancelled; see ``_parked``)."""
+        if self._over or self._entry is None:
+            return
+        release(self._task)
+        session = self._session
+        session.parked.park(self._entry.value, session.id, session.peer)
 
     async def wait(self) -> None:
         if not self._over:
@@ -657,7 +669,9 @@ class _InlineWriter:
                 if self._session_request is not None:
                     # Legacy session: a disconnect is not a cancellation. The handler runs on
                     # (the session cancels it if it ends), its messages go to the event store
-                    # or nowhere; this task stays until then, so the app still counts it.
+                    # or nowhere; this task stays until then, so the app still counts it, but
+                    # it is parked: no serving slot, and bounded per session and peer.
+                    self._session_request.park()
                     await self._session_request.wait()
                     return
                 # Closing the stream cancels the request (2026-07-28); stateless legacy: nobody

@@ -16,6 +16,18 @@ the default serve path (``server.run("http")``, ``mcpkit run --http``) at no cos
   ``max_per_peer`` open connections; beyond that a new connection is answered 503 and closed at
   once, so one client cannot take every slot of ``limit_concurrency`` from the others.
 
+* **serving slots count requests, not sockets** — uvicorn's ``limit_concurrency`` counts every
+  open connection, so sockets still trickling their headers (from many addresses, each under its
+  per-peer cap) take the slots of complete requests and every good request gets 503. The guard
+  takes the limit over: only requests being served (ASGI tasks, less those whose client went
+  away while their handler waits: see ``_parked``) count against ``limit_concurrency``; a
+  request whose headers are complete is answered 503 only when that many are being served.
+* **connections in all** — at most ``max_connections`` sockets are open at once (a bound on file
+  descriptors). When a new one would exceed it, the connection that has waited longest *without
+  a request being served* (trickling headers, or idle between requests) is cut (408 if it sent
+  part of a request) to make room; only when every connection is serving is the new one refused
+  (503). So sockets that never finish their headers cannot keep complete requests out.
+
 The protocol's ``cycle`` attribute (the request being served; a new object once a request's
 headers are parsed) is how the guard sees that headers are complete: it is what both of uvicorn's
 HTTP implementations set.
@@ -27,10 +39,12 @@ import asyncio
 import logging
 from typing import Any, Final
 
+from mcpkit.transports.http._parked import serving
 from mcpkit.transports.http._peers import peer_key
 
 __all__ = [
     "HEADER_TIMEOUT_SECONDS",
+    "MAX_CONNECTIONS",
     "MAX_CONNECTIONS_PER_PEER",
     "guarded_protocol",
 ]
@@ -42,6 +56,8 @@ HEADER_TIMEOUT_SECONDS: Final = 10.0
 request's first byte) at the latest."""
 MAX_CONNECTIONS_PER_PEER: Final = 100
 """Open connections one peer may hold (a tenth of the default ``limit_concurrency``)."""
+MAX_CONNECTIONS: Final = 4000
+"""Open connections in all (lowered to what the process's descriptor limit allows)."""
 
 
 def _plain_response(status: str, text: str, *extra: str) -> bytes:
@@ -71,13 +87,24 @@ def guarded_protocol(
     *,
     header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
     max_per_peer: int | None = MAX_CONNECTIONS_PER_PEER,
+    limit_concurrency: int | None = None,
+    max_connections: int | None = None,
 ) -> type[asyncio.Protocol]:
     """A subclass of uvicorn's protocol class ``base`` with the guard (see the module docstring).
 
-    Each call makes a new class with its own per-peer counts: one per server.
+    Each call makes a new class with its own per-peer counts: one per server. With
+    ``limit_concurrency`` set, uvicorn's own ``limit_concurrency`` must be ``None`` (the guard
+    counts requests being served instead of connections).
     """
+    from uvicorn.protocols.http.flow_control import service_unavailable
+
     counts: dict[str, int] = {}
     warned: set[str] = set()  # one warning per peer while it stays at its cap, not one per socket
+    # connections serving no request, longest waiting first: those that sent part of one
+    # (trickling headers), and those that sent nothing yet (fresh, or idle between requests)
+    partial: dict[Any, None] = {}
+    waiting: dict[Any, None] = {}
+    overloaded = [False]  # one warning per overload, not one per refused request
     cls: Any = base
 
     class Guarded(cls):  # type: ignore[misc]
@@ -86,13 +113,36 @@ def guarded_protocol(
         _guard_peer: str | None = None
         _guard_bytes = False
         _guard_refused = False
+        _guard_app: Any = None
+
+        @property
+        def app(self) -> Any:
+            """What uvicorn runs for a request whose headers just completed: the app, or 503
+            when ``limit_concurrency`` requests are being served already."""
+            if (
+                limit_concurrency is not None
+                and len(self.tasks) >= limit_concurrency
+                and serving(self.tasks) >= limit_concurrency
+            ):
+                if not overloaded[0]:
+                    overloaded[0] = True
+                    logger.warning(
+                        "answering 503: %d requests are being served (limit_concurrency)",
+                        serving(self.tasks),
+                    )
+                return service_unavailable
+            overloaded[0] = False
+            return self._guard_app
+
+        @app.setter
+        def app(self, value: Any) -> None:
+            self._guard_app = value
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)
             peer = peer_key(transport.get_extra_info("peername"))
             held = counts.get(peer, 0)
             if max_per_peer is not None and held >= max_per_peer:
-                self._guard_refused = True
                 if peer not in warned:
                     warned.add(peer)
                     logger.warning(
@@ -100,13 +150,50 @@ def guarded_protocol(
                         peer,
                         held,
                     )
-                writer: Any = transport  # uvloop's transports are not asyncio.WriteTransport
-                writer.write(_BUSY_RESPONSE)
-                writer.close()
+                self._guard_refuse(transport)
+                return
+            if (
+                max_connections is not None
+                and len(self.connections) > max_connections
+                and not self._guard_make_room()
+            ):
+                self._guard_refuse(transport)
                 return
             counts[peer] = held + 1
             self._guard_peer = peer
+            waiting[self] = None
             self._guard_arm()
+
+        def _guard_refuse(self, transport: asyncio.BaseTransport) -> None:
+            self._guard_refused = True
+            writer: Any = transport  # uvloop's transports are not asyncio.WriteTransport
+            writer.write(_BUSY_RESPONSE)
+            writer.close()
+
+        def _guard_make_room(self) -> bool:
+            """Cut the connection that has trickled its headers longest; else the one that has
+            sent nothing for longest (a complete request leaves both at once, so it is cut only
+            when nothing else can be)."""
+            for group in (partial, waiting):
+                for victim in group:
+                    if victim is not self:
+                        victim._guard_cut()
+                        return True
+            return False
+
+        def _guard_forget(self) -> None:
+            partial.pop(self, None)
+            waiting.pop(self, None)
+
+        def _guard_cut(self) -> None:
+            self._guard_forget()
+            self._guard_disarm()
+            transport = getattr(self, "transport", None)
+            if transport is None or transport.is_closing():
+                return
+            if self._guard_bytes:
+                transport.write(_TIMEOUT_RESPONSE)
+            transport.close()
 
         def data_received(self, data: bytes) -> None:
             if self._guard_refused:
@@ -114,15 +201,31 @@ def guarded_protocol(
             if self._guard_timer is None and self._guard_between_requests():
                 self._guard_arm()  # the first byte of the next request on a kept-alive connection
             self._guard_bytes = True
+            if self in waiting:
+                del waiting[self]
+                partial[self] = None
             super().data_received(data)
             cycle = getattr(self, "cycle", None)
             if cycle is not None and cycle is not self._guard_cycle:
                 self._guard_cycle = cycle  # a new request's headers are complete
                 self._guard_disarm()
                 self._guard_bytes = False
+                self._guard_forget()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            transport = getattr(self, "transport", None)
+            if (
+                self._guard_peer is not None
+                and transport is not None
+                and not transport.is_closing()
+                and self._guard_between_requests()
+            ):
+                waiting[self] = None  # idle until its next request: may make room
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._guard_disarm()
+            self._guard_forget()
             peer = self._guard_peer
             if peer is not None:
                 self._guard_peer = None
@@ -151,12 +254,7 @@ def guarded_protocol(
 
         def _guard_expired(self) -> None:
             self._guard_timer = None
-            transport = getattr(self, "transport", None)
-            if transport is None or transport.is_closing():
-                return
-            if self._guard_bytes:
-                transport.write(_TIMEOUT_RESPONSE)
-            transport.close()
+            self._guard_cut()
 
     Guarded.__name__ = Guarded.__qualname__ = f"Guarded{base.__name__}"
     guarded: type[asyncio.Protocol] = Guarded

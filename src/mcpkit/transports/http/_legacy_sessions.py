@@ -51,6 +51,7 @@ from mcpkit.protocol.errors import (
     RequestTimeout,
 )
 from mcpkit.protocol.inflight import InboundRequest, OutboundRequests
+from mcpkit.transports.http._parked import ParkedRequests
 from mcpkit.transports.http._peers import UNKNOWN_PEER, PeerTable
 from mcpkit.transports.http._pipe import EventPipe, PipeState
 from mcpkit.transports.http._servable import HttpServable
@@ -105,6 +106,8 @@ session is ended to make room (clients that never send DELETE keep working)."""
 Relay = Callable[[str, str, Any], Awaitable[None]]
 """``(kind, session id, payload)``: hand something to the other workers of a deployment."""
 CANCELLED: Final = "notifications/cancelled"
+PRINCIPAL_SNAPSHOT_KEY: Final = "mcpkit.principal"
+"""Where a shared store's session snapshot keeps who created the session."""
 Answer = asyncio.Future[Response | ErrorResponse]
 """What waits for the client's answer to one of our requests."""
 
@@ -171,8 +174,10 @@ class LegacySessionState:
         "engine",
         "get_pipe",
         "id",
+        "parked",
         "peer",
         "pipes",
+        "principal",
         "saved",
         "seen",
         "store",
@@ -187,9 +192,15 @@ class LegacySessionState:
         peer: str = UNKNOWN_PEER,
         *,
         shared: bool = False,
+        parked: ParkedRequests | None = None,
     ) -> None:
         self.id = session_id
         self.peer = peer
+        self.principal: str | None = None
+        """Who created the session (:func:`~mcpkit.protocol.principal.principal_of`); only
+        they may use or end it."""
+        self.parked = parked if parked is not None else ParkedRequests()
+        """The server's table of requests whose client went away (bounded: see ``_parked``)."""
         self.engine = engine
         self.connection = connection
         self.store = store
@@ -286,6 +297,7 @@ class LegacySessionState:
 
     def done(self, entry: InboundRequest[RequestHandle], pipe: EventPipe | None = None) -> None:
         """The request is over (answered, cancelled or abandoned): the engine forgets it."""
+        self.parked.unpark(entry.value)
         if self.engine.inbound.get(entry.id) is entry:
             self.engine.request_done(entry.id)
         if pipe is not None and self.pipes.get(pipe.stream_id) is pipe:
@@ -437,6 +449,8 @@ class LegacySessions:
         """Sessions created by this process (their state cannot leave it)."""
         self._peers = PeerTable()
         self._max_per_peer = max_per_peer
+        self.parked = ParkedRequests()
+        """Requests of these sessions whose client went away (bounded; see ``_parked``)."""
         self.on_reaped: Callable[[list[str]], None] | None = None
         """Called with the ids of the sessions each reaper pass ended, once they are released
         (metrics, logs; tests wait on it instead of polling)."""
@@ -482,7 +496,16 @@ class LegacySessions:
             create: Any = self._store.create
             session = await create(protocol_version=protocol_version, now=self.clock(), peer=peer)
         else:
-            session = await self._store.create(protocol_version=protocol_version, now=self.clock())
+            try:
+                session = await self._store.create(
+                    protocol_version=protocol_version, now=self.clock()
+                )
+            except SessionLimitReached:
+                if not await self._make_room_for(peer):
+                    raise
+                session = await self._store.create(
+                    protocol_version=protocol_version, now=self.clock()
+                )
         state = self._new_state(session.id, peer)
         state.seen = self.clock()
         session.state = state
@@ -497,8 +520,29 @@ class LegacySessions:
         engine = new_engine(self._server.supported_versions, shared=self.shared)
         connection = self._server.new_connection(session_id, lifecycle=engine.lifecycle)
         return LegacySessionState(
-            session_id, engine, connection, self._event_store, peer, shared=self.shared
+            session_id,
+            engine,
+            connection,
+            self._event_store,
+            peer,
+            shared=self.shared,
+            parked=self.parked,
         )
+
+    async def _make_room_for(self, peer: str) -> bool:
+        """The table is full: end the least recently used idle session of the peer holding the
+        most, if that peer holds more than ``peer`` (a few peers at their cap must not keep every
+        other peer out). ``False`` when no peer holds more, or its sessions are all busy."""
+        biggest = self._peers.largest()
+        if biggest is None or biggest == peer:
+            return False
+        if self._peers.count(biggest) <= self._peers.count(peer):
+            return False
+        try:
+            await self._evict_one_of(biggest)
+        except PeerSessionLimitReached:
+            return False
+        return True
 
     async def _evict_one_of(self, peer: str) -> None:
         for session_id in self._peers.oldest(peer):
@@ -592,8 +636,10 @@ class LegacySessions:
     @staticmethod
     def _refresh(state: LegacySessionState, snapshot: dict[str, Any]) -> None:
         restore = getattr(state.connection, "restore", None)
+        owner = snapshot.get(PRINCIPAL_SNAPSHOT_KEY)
+        state.principal = owner if isinstance(owner, str) else None
         if restore is not None:
-            restore(snapshot)
+            restore({k: v for k, v in snapshot.items() if k != PRINCIPAL_SNAPSHOT_KEY})
         state.saved = snapshot
 
     async def sync(self, state: LegacySessionState) -> None:
@@ -604,7 +650,7 @@ class LegacySessions:
         save = getattr(self._store, "save_snapshot", None)
         if snapshot_of is None or save is None:
             return
-        snapshot = snapshot_of()
+        snapshot = {**snapshot_of(), PRINCIPAL_SNAPSHOT_KEY: state.principal}
         if snapshot != state.saved:
             await save(state.id, snapshot, state.saved)
             state.saved = snapshot

@@ -66,6 +66,13 @@ class PeerTable:
         if not held:
             del self._by_peer[peer]
 
+    def largest(self) -> str | None:
+        """The peer holding the most keys (``None`` when none holds any); a pass over peers,
+        done only when the whole table is full."""
+        if not self._by_peer:
+            return None
+        return max(self._by_peer, key=lambda peer: len(self._by_peer[peer]))
+
     def oldest(self, peer: str) -> list[str]:
         """The peer's keys, least recently used first."""
         held = self._by_peer.get(peer)

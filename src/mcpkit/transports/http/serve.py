@@ -23,6 +23,7 @@ from typing import Any, Final
 from mcpkit.protocol.errors import UsageError
 from mcpkit.transports.http._guard import (
     HEADER_TIMEOUT_SECONDS,
+    MAX_CONNECTIONS,
     MAX_CONNECTIONS_PER_PEER,
     guarded_protocol,
 )
@@ -30,6 +31,7 @@ from mcpkit.transports.http._guard import (
 __all__ = [
     "DEFAULT_HOST",
     "HEADER_TIMEOUT_SECONDS",
+    "MAX_CONNECTIONS",
     "MAX_CONNECTIONS_PER_PEER",
     "DEFAULT_PORT",
     "GRACEFUL_SHUTDOWN_SECONDS",
@@ -52,7 +54,10 @@ KEEP_ALIVE_SECONDS: Final = 30
 LISTEN_BACKLOG: Final = 2048
 """Pending connections the kernel queues for the server (uvicorn's own default)."""
 DEFAULT_LIMIT_CONCURRENCY: Final = 1000
-"""Connections served at once; beyond this uvicorn answers 503 (a bound on memory and tasks)."""
+"""Requests served at once; beyond this the server answers 503 (a bound on memory and tasks).
+Counted by mcpkit's guard over requests being served, not over open sockets (see ``_guard``)."""
+DESCRIPTOR_RESERVE: Final = 64
+"""Descriptors kept free for what the server opens itself (files, stdio children, Redis)."""
 LISTEN_FD_ENV: Final = "MCPKIT_LISTEN_FD"
 """Set by a supervisor (``mcpkit run --workers N``) to a listening socket's file descriptor the
 process inherited: :func:`serve` then accepts on it instead of binding ``host:port`` itself, so
@@ -72,14 +77,19 @@ def uvicorn_config(
     limit_concurrency: int | None = DEFAULT_LIMIT_CONCURRENCY,
     header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
     max_connections_per_peer: int | None = MAX_CONNECTIONS_PER_PEER,
+    max_connections: int | None = MAX_CONNECTIONS,
     **uvicorn_options: Any,
 ) -> Any:
     """A ``uvicorn.Config`` with mcpkit's defaults (any uvicorn option can be overridden).
 
-    ``header_timeout`` and ``max_connections_per_peer`` are mcpkit's guard in front of uvicorn's
-    HTTP protocol (see :mod:`mcpkit.transports.http._guard`): uvicorn itself never times out a
-    connection that has not finished sending its first request's headers. ``None`` turns either
-    off. The guard wraps whichever ``http`` implementation is chosen (a name or a class).
+    ``header_timeout``, ``max_connections_per_peer``, ``max_connections`` and
+    ``limit_concurrency`` are enforced by mcpkit's guard in front of uvicorn's HTTP protocol (see
+    :mod:`mcpkit.transports.http._guard`): uvicorn itself never times out a connection that has
+    not finished sending its first request's headers, and its ``limit_concurrency`` counts
+    sockets, so sockets that never finish their headers would take every slot. ``None`` turns
+    each off. ``max_connections`` is lowered to the process's descriptor limit (less
+    :data:`DESCRIPTOR_RESERVE`). The guard wraps whichever ``http`` implementation is chosen (a
+    name or a class).
     """
     import uvicorn
     from uvicorn.config import HTTP_PROTOCOLS
@@ -94,16 +104,34 @@ def uvicorn_config(
         "loop": "uvloop" if _installed("uvloop") else "asyncio",
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
         "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_SECONDS,
-        "limit_concurrency": limit_concurrency,
+        "limit_concurrency": None,  # the guard's, counting requests (see the docstring)
     }
     options.update(uvicorn_options)
     http = options["http"]
     base = import_from_string(HTTP_PROTOCOLS.get(http, http)) if isinstance(http, str) else http
-    if header_timeout is not None or max_connections_per_peer is not None:
-        options["http"] = guarded_protocol(
-            base, header_timeout=header_timeout, max_per_peer=max_connections_per_peer
-        )
+    options["http"] = guarded_protocol(
+        base,
+        header_timeout=header_timeout,
+        max_per_peer=max_connections_per_peer,
+        limit_concurrency=limit_concurrency,
+        max_connections=_descriptor_bound(max_connections),
+    )
     return uvicorn.Config(app, **options)
+
+
+def _descriptor_bound(max_connections: int | None) -> int | None:
+    """``max_connections``, lowered so the sockets fit in the descriptor limit (an ``accept``
+    that fails with ``EMFILE`` is worse than a connection cut by the guard)."""
+    if max_connections is None:
+        return None
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows: no descriptor limit to read
+        return max_connections
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return max_connections
+    return max(1, min(max_connections, soft - DESCRIPTOR_RESERVE))
 
 
 def _listen(host: str, port: int) -> socket.socket:
