@@ -71,7 +71,8 @@ def the_servers(status: int, body: str) -> bool:
 async def test_schemathesis_finds_nothing_attributable_to_mcpkit(tmp_path: Path) -> None:
     if not EVERYTHING.is_file():  # a missing peer is a failure, never a skip
         pytest.fail(f"{EVERYTHING} is missing: run scripts/install-peers")
-    app = rest_app(f"node {EVERYTHING} stdio", timeout=10)
+    # the server's own error texts shown (masked by default), so a 502 can be attributed to it
+    app = rest_app(f"node {EVERYTHING} stdio", timeout=10, mask_errors=False)
     async with app, serving(app, lifespan="off") as url:
         process = await asyncio.create_subprocess_exec(
             str(ST),
