@@ -21,11 +21,13 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from mcpkit.protocol.errors import UsageError
+from mcpkit.transports.http._client_limit import ClientLimit
 from mcpkit.transports.http._guard import (
     HEADER_TIMEOUT_SECONDS,
     MAX_CONNECTIONS_PER_PEER,
     guarded_protocol,
 )
+from mcpkit.transports.http._proxies import TrustedProxies, proxy_spec
 
 __all__ = [
     "DEFAULT_HOST",
@@ -72,6 +74,7 @@ def uvicorn_config(
     limit_concurrency: int | None = DEFAULT_LIMIT_CONCURRENCY,
     header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
     max_connections_per_peer: int | None = MAX_CONNECTIONS_PER_PEER,
+    forwarded_allow_ips: str | list[str] | None = None,
     **uvicorn_options: Any,
 ) -> Any:
     """A ``uvicorn.Config`` with mcpkit's defaults (any uvicorn option can be overridden).
@@ -80,6 +83,14 @@ def uvicorn_config(
     HTTP protocol (see :mod:`mcpkit.transports.http._guard`): uvicorn itself never times out a
     connection that has not finished sending its first request's headers. ``None`` turns either
     off. The guard wraps whichever ``http`` implementation is chosen (a name or a class).
+
+    ``forwarded_allow_ips`` (addresses or networks, comma-separated or a list; ``"*"`` trusts
+    all; default: ``FORWARDED_ALLOW_IPS`` or loopback, as uvicorn) are the reverse proxies in
+    front of the server. uvicorn takes the client's address from their ``X-Forwarded-For``;
+    their connections are not capped per address (they carry every client), and each forwarded
+    client may hold ``max_connections_per_peer`` open requests instead
+    (:mod:`mcpkit.transports.http._client_limit`). The app's health path (``/healthz``) is
+    never refused by either cap.
     """
     import uvicorn
     from uvicorn.config import HTTP_PROTOCOLS
@@ -97,13 +108,28 @@ def uvicorn_config(
         "limit_concurrency": limit_concurrency,
     }
     options.update(uvicorn_options)
+    proxies = proxy_spec(forwarded_allow_ips)
+    options["forwarded_allow_ips"] = proxies
+    health_path = _health_path(app)
     http = options["http"]
     base = import_from_string(HTTP_PROTOCOLS.get(http, http)) if isinstance(http, str) else http
     if header_timeout is not None or max_connections_per_peer is not None:
         options["http"] = guarded_protocol(
-            base, header_timeout=header_timeout, max_per_peer=max_connections_per_peer
+            base,
+            header_timeout=header_timeout,
+            max_per_peer=max_connections_per_peer,
+            trusted=TrustedProxies(proxies) if options.get("proxy_headers", True) else None,
+            health_path=health_path,
         )
+    if max_connections_per_peer is not None:
+        app = ClientLimit(app, max_connections_per_peer, health_path=health_path)
     return uvicorn.Config(app, **options)
+
+
+def _health_path(app: Any) -> str | None:
+    """The app's health-check path (an :class:`McpHttpApp`'s ``health_path``), if it has one."""
+    path = getattr(getattr(app, "options", None), "health_path", None)
+    return path if isinstance(path, str) else None
 
 
 def _listen(host: str, port: int) -> socket.socket:
