@@ -279,6 +279,8 @@ defaults
     timeout check 5s
     retries 3
     option redispatch 1
+    option http-no-delay
+    option forwardfor
 
 frontend mcp
     bind 127.0.0.1:{port}

@@ -70,8 +70,12 @@ def main() -> None:
     parser.add_argument("--log-level", default="warning")
     parser.add_argument("--redis", default=None, help="share state on this Redis URL")
     parser.add_argument("--prefix", default="mcpkit-deploy-tests:")
+    parser.add_argument("--forwarded-allow-ips", default=None)
+    parser.add_argument("--max-connections-per-peer", type=int, default=None)
     args = parser.parse_args()
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {"forwarded_allow_ips": args.forwarded_allow_ips}
+    if args.max_connections_per_peer is not None:
+        options["max_connections_per_peer"] = args.max_connections_per_peer
     if args.redis:
         from mcpkit.contrib.redis import RedisState
 
