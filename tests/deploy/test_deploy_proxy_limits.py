@@ -24,7 +24,10 @@ from ._deployment import deployment
 
 CAP: Final = 3
 LEGACY: Final = "2025-11-25"
-ACCEPT: Final = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+ACCEPT: Final = {
+    "content-type": "application/json",
+    "accept": "application/json, text/event-stream",
+}
 WAIT: Final = 20.0
 
 

@@ -58,6 +58,14 @@ def build_server() -> Server:
             await asyncio.Event().wait()
         return f"crunched on {os.getpid()}"
 
+    @server.tool
+    async def stall(ctx: Context) -> str:
+        """Report progress once (its message is this worker's pid), then never answer: the
+        request is answered only if its worker dies (or it is cancelled)."""
+        await ctx.report_progress(1, 2, str(os.getpid()))
+        await asyncio.Event().wait()
+        return "unreachable"
+
     @server.resource("test://feed/{n}", mime_type="text/plain")
     def feed(n: str) -> str:
         return f"item {n}"

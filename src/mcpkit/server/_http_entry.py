@@ -66,7 +66,7 @@ def run_http(
     port: int = 8000,
     log_level: str = "info",
     forwarded_allow_ips: str | list[str] | None = None,
-    max_connections_per_peer: int | None | _Default = _DEFAULT,
+    max_connections_per_peer: int | _Default | None = _DEFAULT,
     uvicorn_options: dict[str, Any] | None = None,
     **options: Any,
 ) -> None:

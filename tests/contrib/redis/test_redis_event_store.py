@@ -10,7 +10,13 @@ import pytest
 
 from mcpkit.contrib.redis import RedisEventStore
 from mcpkit.protocol.errors import UsageError
-from mcpkit.transports.http.event_store import EventStore, ReplayGap, UnknownEventId, parse_event_id
+from mcpkit.transports.http.event_store import (
+    EventStore,
+    ReplayGap,
+    UnknownEventId,
+    WriterGone,
+    parse_event_id,
+)
 
 
 async def test_ids_are_ordered_offsets_and_replay_returns_the_rest(
@@ -142,8 +148,11 @@ async def test_a_tail_ends_when_the_stream_closes_or_its_writer_dies(
 
     start = await a.append("s1", "post-2", b"one")
     alive["A"] = False  # A was killed: its stream never closes
-    async with asyncio.timeout(10):
-        batches = [x async for x in b.tail("s1", start, block=0.05)]
+    batches: list[list[tuple[str, bytes]]] = []
+    with pytest.raises(WriterGone, match="stopped"):  # the caller fails the request
+        async with asyncio.timeout(10):
+            async for batch in b.tail("s1", start, block=0.05):
+                batches.append(batch)
     assert all(batch == [] for batch in batches)
 
 

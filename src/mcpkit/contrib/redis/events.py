@@ -35,6 +35,7 @@ from mcpkit.transports.http.event_store import (
     MAX_EVENTS_PER_STREAM,
     STREAM_TTL_SECONDS,
     Replay,
+    WriterGone,
     format_event_id,
     new_stream_key,
     parse_event_id,
@@ -260,10 +261,12 @@ class RedisEventStore:
     ) -> AsyncIterator[list[tuple[str, bytes]]]:
         """Batches of events appended after ``after_event_id``, as they come (any worker's).
 
-        Ends when the stream is closed and fully read, when it expired, or when the worker that
-        writes it (its owner) is no longer alive: a resumed request whose handler died with its
-        worker ends instead of waiting forever. An empty batch is yielded after each quiet
-        ``block`` seconds so the caller can send keep-alives and notice a disconnect.
+        Ends when the stream is closed and fully read or when it expired; raises
+        :class:`~mcpkit.transports.http.event_store.WriterGone` once the worker that writes it
+        (its owner) is no longer alive: a resumed request whose handler died with its worker
+        ends (the caller answers it with an error) instead of waiting forever. An empty batch is
+        yielded after each quiet ``block`` seconds so the caller can send keep-alives and notice
+        a disconnect.
         """
         key, offset = parse_event_id(after_event_id)
         meta_key = self._meta_key(key)
@@ -299,7 +302,7 @@ class RedisEventStore:
                 return
             alive = self._worker_alive
             if owner and owner != self.worker_id and alive is not None and not await alive(owner):
-                return
+                raise WriterGone(f"the worker writing this stream ({owner}) stopped")
             yield []
 
     # -- internals -----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from mcpkit.protocol.batch import accepts_batches
-from mcpkit.protocol.codec import decode_json, message_from_obj
+from mcpkit.protocol.codec import decode_json, encode_message, message_from_obj
 from mcpkit.protocol.errors import (
     HeaderMismatch,
     InternalError,
@@ -78,7 +78,7 @@ from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope, encode_headers
 from mcpkit.transports.http._stateless import StatelessConversation, StatelessConversations
 from mcpkit.transports.http._tail import serve_tail
-from mcpkit.transports.http.event_store import EventStore, UnknownEventId
+from mcpkit.transports.http.event_store import EventStore, UnknownEventId, request_of_stream
 from mcpkit.transports.http.session_store import SessionLimitReached, SessionStore
 from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, RequestId, Response
 from mcpkit.types.versions import DEFAULT_HTTP_LEGACY_VERSION, is_legacy, is_modern
@@ -550,7 +550,7 @@ class Endpoint:
             return
         store = self._config.event_store
         pipe = (  # a stream that cannot be resumed is made only if the handler emits
-            EventPipe(state.new_stream_id(), session_id=state.id, store=store)
+            EventPipe(state.new_stream_id(message.id), session_id=state.id, store=store)
             if store is not None
             else None
         )
@@ -715,6 +715,10 @@ class Endpoint:
             # Another worker runs the stream (or holds the session's GET): replay, then follow
             # the shared log until the stream ends (or its worker died).
             after = replay.events[-1][0] if replay.events else last_event_id
+
+            async def writer_gone() -> list[Item]:
+                return await _fail_orphan(store, session_id, replay.stream_id)
+
             await serve_tail(
                 response,
                 receive,
@@ -722,13 +726,18 @@ class Endpoint:
                 first=replay.events,
                 spawn=self._spawn,
                 options=self._config.stream,
+                on_writer_gone=writer_gone,
             )
             return
         # The stream is over, or its handler lives in no process any more (a restart): replay
-        # what was stored and end; a final response, if it was produced, is among the events.
+        # what was stored and end; a final response, if it was produced, is among the events,
+        # and a request whose handler is gone with its process is answered with an error.
+        events = list(replay.events)
+        if not replay.closed and state is None:
+            events += await _fail_orphan(store, session_id, replay.stream_id)
         if not await response.start_sse():
             return
-        for event_id, data in replay.events:
+        for event_id, data in events:
             if not await response.event(data, event_id=event_id):
                 return
         await response.end()
@@ -792,3 +801,33 @@ async def _then_sync(
     if session is not None:
         await sessions.sync(session)
     return result
+
+
+ORPHANED_MESSAGE: Final = (
+    "the worker running this request stopped before answering (its lease expired); "
+    "send the request again"
+)
+"""The error that ends a resumed stream whose handler died with its worker."""
+
+
+async def _fail_orphan(store: EventStore, session_id: str, stream_id: str) -> list[Item]:
+    """End the stream of a request whose handler is gone: a JSON-RPC error for the request,
+    stored (so every later resume gets the same last event) and the stream closed.
+
+    A stream that names no request (the session's ``GET`` stream) just ends. If the stream was
+    closed meanwhile (the answer came after all), nothing is added.
+    """
+    request_id = request_of_stream(stream_id)
+    if request_id is None:
+        return []
+    error = InternalError(ORPHANED_MESSAGE, data={"reason": "worker stopped"})
+    data = encode_message(
+        prepare_outbound(ErrorResponse(request_id, error.to_error_object()), None, None)
+    )
+    try:
+        event_id = await store.append(session_id, stream_id, data)
+    except UsageError:
+        return []
+    await store.close_stream(session_id, stream_id)
+    logger.warning("request %r ended with an error: the worker running it stopped", request_id)
+    return [(event_id, data)]
