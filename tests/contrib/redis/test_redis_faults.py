@@ -9,6 +9,7 @@ real uvicorn on loopback.
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,7 @@ async def test_redis_down_answers_503_fast_and_recovers_without_restart(tmp_path
             assert response.status_code == 503 and took < FAIL_FAST_S
             error = response.json()["error"]
             assert response.json()["id"] == 5 and "Redis is unavailable" in error["message"]
+            assert response.headers.get("retry-after") == "1"
 
             # Redis is back (empty: it had no persistence). No restart of the app needed.
             redis.start()
@@ -104,6 +106,45 @@ async def test_redis_down_answers_503_fast_and_recovers_without_restart(tmp_path
             assert lost.status_code == 404
             # and the bus found its way back by itself
             await bound(state.bus.subscribed.wait(), 15)
+    finally:
+        redis.kill()
+
+
+async def test_a_hanging_redis_is_answered_like_a_dead_one(tmp_path: Path) -> None:
+    """Redis stops answering (SIGSTOP: connections stay open, replies never come). A 2026 task
+    method then waits out the socket timeout — longer than ``sse_after`` — and must still be
+    answered as when Redis is down: HTTP 503 with ``Retry-After`` and the reason, as JSON, not
+    an SSE stream (HTTP 200) whose one event is the error."""
+    redis = PrivateRedis(tmp_path)
+    redis.start()
+    assert redis.process is not None
+    try:
+        state = RedisState(
+            redis.url, prefix=new_prefix(), connect_timeout=0.5, socket_timeout=0.6, retries=1
+        )
+        app = _server().http_app(state=state, sse_after=0.2)
+        extension = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+        async with running(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            get = modern_body(1, "tasks/get", {"taskId": "some-task"}, capabilities=extension)
+            known = await http.post("/mcp", json=get, headers=modern_headers(get))
+            assert known.json()["error"]["code"] == -32602  # Redis answers: no such task
+            redis.process.send_signal(signal.SIGSTOP)
+            try:
+                for request_id, method in enumerate(("tasks/get", "tasks/cancel"), start=2):
+                    body = modern_body(
+                        request_id, method, {"taskId": "some-task"}, capabilities=extension
+                    )
+                    response, took = await _timed_post(http, body, modern_headers(body))
+                    assert response.status_code == 503, response.text
+                    assert response.headers["content-type"].startswith("application/json")
+                    assert response.headers.get("retry-after") == "1"
+                    assert response.json()["id"] == request_id
+                    assert "Redis is unavailable" in response.json()["error"]["message"]
+                    assert took < FAIL_FAST_S
+            finally:
+                redis.process.send_signal(signal.SIGCONT)
+            again = await http.post("/mcp", json=get, headers=modern_headers(get))
+            assert again.json()["error"]["code"] == -32602  # served again once it answers
     finally:
         redis.kill()
 

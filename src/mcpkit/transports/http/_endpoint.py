@@ -359,7 +359,15 @@ class Endpoint:
             return
         assert isinstance(message, Request)  # responses were refused by the router
         await self._exchange(
-            message, None, None, None, route.protocol_version, auth, receive, response
+            message,
+            None,
+            None,
+            None,
+            route.protocol_version,
+            auth,
+            receive,
+            response,
+            json_only=message.method in _STATE_METHODS or None,
         )
 
     def _exchange(
@@ -374,13 +382,15 @@ class Endpoint:
         response: HttpResponse,
         entry: InboundRequest[RequestHandle] | None = None,
         stateless: StatelessConversation | None = None,
+        json_only: bool | None = None,
     ) -> Awaitable[None]:
         """Serve one request on this POST: a 2026 one when ``connection`` is ``None``; a
         session's with its in-flight ``entry``, or on a ``stateless`` app the engine of its own;
         ``pipe`` is its stream when it is resumable (else one is made if the handler emits). (A
         plain function: the awaitable it returns is the whole work, one coroutine less per
-        request.)"""
-        json_only = self._config.json_response
+        request.) ``json_only`` overrides the app's ``json_response`` for this request."""
+        if json_only is None:
+            json_only = self._config.json_response
         outbound = RequestOutbound(
             pipe, session if stateless is None else stateless, version, json_only=json_only
         )
@@ -802,6 +812,12 @@ async def _then_sync(
         await sessions.sync(session)
     return result
 
+
+_STATE_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel", "tasks/list"})
+"""2026 methods that only read or write task records: they never emit, so they are answered as
+JSON however long the shared state takes. A Redis that hangs then gets the same 503 with
+``Retry-After`` as a Redis that is down, instead of an SSE stream (HTTP 200) promoted after
+``sse_after`` whose only event is the error."""
 
 ORPHANED_MESSAGE: Final = (
     "the worker running this request stopped before answering (its lease expired); "
