@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from _asgi_harness import (
     ACCEPT_BOTH,
     LegacyPeer,
@@ -28,7 +29,8 @@ from _asgi_harness import (
 from _redis_env import PrivateRedis, new_prefix
 
 from mcpkit.contrib.redis import RedisState, RedisUnavailable
-from mcpkit.server import Server
+from mcpkit.contrib.redis import state as redis_state
+from mcpkit.server import Context, Server
 
 FAIL_FAST_S = 5.0
 """A request needing Redis while it is down is answered within this (timeouts are ~1 s)."""
@@ -41,7 +43,19 @@ def _server() -> Server:
     def add(a: int, b: int) -> int:
         return a + b
 
+    @server.tool
+    async def ask(ctx: Context) -> str:
+        answer = await ctx.elicit(
+            "Your name?", {"type": "object", "properties": {"name": {"type": "string"}}}
+        )
+        return f"hello {(answer.content or {}).get('name')}"
+
     return server
+
+
+def _ask(request_id: int, **more: Any) -> dict[str, Any]:
+    params = {"name": "ask", "arguments": {}, **more}
+    return modern_body(request_id, "tools/call", params, capabilities={"elicitation": {}})
 
 
 async def _timed_post(http: httpx.AsyncClient, body: Any, headers: Any) -> tuple[Any, float]:
@@ -120,7 +134,7 @@ async def test_a_hanging_redis_is_answered_like_a_dead_one(tmp_path: Path) -> No
     assert redis.process is not None
     try:
         state = RedisState(
-            redis.url, prefix=new_prefix(), connect_timeout=0.5, socket_timeout=0.6, retries=1
+            redis.url, prefix=new_prefix(), connect_timeout=0.3, socket_timeout=0.4, retries=0
         )
         app = _server().http_app(state=state, sse_after=0.2)
         extension = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
@@ -145,6 +159,50 @@ async def test_a_hanging_redis_is_answered_like_a_dead_one(tmp_path: Path) -> No
                 redis.process.send_signal(signal.SIGCONT)
             again = await http.post("/mcp", json=get, headers=modern_headers(get))
             assert again.json()["error"]["code"] == -32602  # served again once it answers
+    finally:
+        redis.kill()
+
+
+async def test_a_worker_started_while_redis_is_down_never_seals_with_a_key_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that could not load the shared ``requestState`` keys at startup must not seal
+    MRTR rounds with a key of its own (no other worker could verify them: ``-32602 unknown
+    key``): it answers 503 like any request that needs Redis, and once Redis is back its rounds
+    are sealed with the shared key — another worker completes them."""
+    monkeypatch.setattr(redis_state, "BUS_READY_SECONDS", 0.2)  # do not wait at startup
+    redis = PrivateRedis(tmp_path)  # not started yet
+    prefix = new_prefix()
+    options = {"prefix": prefix, "connect_timeout": 0.3, "socket_timeout": 0.3, "retries": 0}
+    late = _server().http_app(state=RedisState(redis.url, **options))
+    try:
+        async with running(late) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            refused, took = await _timed_post(http, _ask(1), modern_headers(_ask(1)))
+            assert refused.status_code == 503, refused.text
+            assert refused.headers.get("retry-after") == "1"
+            assert "requestState keys" in refused.json()["error"]["message"]
+            assert took < FAIL_FAST_S
+
+            redis.start()
+            async with asyncio.timeout(FAIL_FAST_S * 2):  # keys are retried every 0.5 s
+                while (asked := await http.post("/mcp", json=_ask(2), headers=modern_headers(
+                        _ask(2)))).status_code == 503:  # fmt: skip
+                    await asyncio.sleep(0.1)
+            result = asked.json()["result"]
+            assert result["resultType"] == "input_required"
+            (key,) = result["inputRequests"]
+            other = _server().http_app(state=RedisState(redis.url, **options))
+            async with running(other) as other_url:
+                retry = _ask(
+                    3,
+                    inputResponses={key: {"action": "accept", "content": {"name": "Di"}}},
+                    requestState=result["requestState"],
+                )
+                done = await http.post(
+                    f"{other_url}/mcp", json=retry, headers=modern_headers(retry)
+                )
+                assert done.status_code == 200, done.text
+                assert done.json()["result"]["content"][0]["text"] == "hello Di"
     finally:
         redis.kill()
 
