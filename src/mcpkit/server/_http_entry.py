@@ -25,6 +25,7 @@ HTTP_EXTRA_MISSING = (
     "(pip install 'mcpkit[http]')"
 )
 
+
 class _Default:
     """The default of an option whose explicit ``None`` means "off"."""
 

@@ -9,10 +9,12 @@ real uvicorn on loopback.
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -31,7 +33,9 @@ from _redis_env import PrivateRedis, new_prefix
 from mcpkit.contrib.redis import RedisState, RedisUnavailable
 from mcpkit.contrib.redis import state as redis_state
 from mcpkit.server import Context, Server
+from mcpkit.server.tasks import set_status_message
 
+_T = TypeVar("_T")
 FAIL_FAST_S = 5.0
 """A request needing Redis while it is down is answered within this (timeouts are ~1 s)."""
 
@@ -51,6 +55,14 @@ def _server() -> Server:
         return f"hello {(answer.content or {}).get('name')}"
 
     return server
+
+
+async def _poll(read: Callable[[], Awaitable[_T]], done: Callable[[_T], bool]) -> _T:
+    """Bounded polling of state that lives in another process (Redis): no event to wait on."""
+    async with asyncio.timeout(FAIL_FAST_S * 2):
+        while not done(value := await read()):  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+    return value
 
 
 def _ask(request_id: int, **more: Any) -> dict[str, Any]:
@@ -184,10 +196,10 @@ async def test_a_worker_started_while_redis_is_down_never_seals_with_a_key_of_it
             assert took < FAIL_FAST_S
 
             redis.start()
-            async with asyncio.timeout(FAIL_FAST_S * 2):  # keys are retried every 0.5 s
-                while (asked := await http.post("/mcp", json=_ask(2), headers=modern_headers(
-                        _ask(2)))).status_code == 503:  # fmt: skip
-                    await asyncio.sleep(0.1)
+            asked = await _poll(  # keys are retried every 0.5 s
+                lambda: http.post("/mcp", json=_ask(2), headers=modern_headers(_ask(2))),
+                lambda answer: answer.status_code != 503,
+            )
             result = asked.json()["result"]
             assert result["resultType"] == "input_required"
             (key,) = result["inputRequests"]
@@ -204,6 +216,71 @@ async def test_a_worker_started_while_redis_is_down_never_seals_with_a_key_of_it
                 assert done.status_code == 200, done.text
                 assert done.json()["result"]["content"][0]["text"] == "hello Di"
     finally:
+        redis.kill()
+
+
+async def test_a_task_outlives_a_redis_hang_and_its_outcome_is_recorded(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A task body whose status update and outcome come while Redis hangs: the update is
+    skipped (a courtesy, not a reason to die), the outcome waits for Redis and is recorded once
+    it answers — ``completed`` with the body's result, never left ``working`` nor ``failed``
+    with an internal error the body never had."""
+    caplog.set_level(logging.WARNING)
+    started, release, waiting = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    class _Waiting(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "waits for the task store" in record.getMessage():
+                waiting.set()
+
+    logging.getLogger("mcpkit.server.tasks").addHandler(handler := _Waiting())
+    server = _server()
+
+    @server.tool(task_support="optional")
+    async def outage_job(ctx: Context) -> str:
+        await set_status_message(ctx, "step 1")
+        started.set()
+        await release.wait()
+        await set_status_message(ctx, "step 2")  # Redis hangs now
+        return "done"
+
+    redis = PrivateRedis(tmp_path)
+    redis.start()
+    assert redis.process is not None
+    state = RedisState(
+        redis.url, prefix=new_prefix(), connect_timeout=0.3, socket_timeout=0.3, retries=0
+    )
+    extension = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+    try:
+        async with (
+            running(server.http_app(state=state)) as url,
+            httpx.AsyncClient(base_url=url, timeout=30) as http,
+        ):
+            call = modern_body(1, "tools/call", {"name": "outage_job", "arguments": {}},
+                               capabilities=extension)  # fmt: skip
+            created = await http.post("/mcp", json=call, headers=modern_headers(call))
+            task_id = created.json()["result"]["taskId"]
+            await bound(started.wait())
+            redis.process.send_signal(signal.SIGSTOP)
+            try:
+                release.set()
+                await bound(waiting.wait(), FAIL_FAST_S * 2)  # the outcome waits for Redis
+                assert any("status message not saved" in r.message for r in caplog.records)
+            finally:
+                redis.process.send_signal(signal.SIGCONT)
+            get = modern_body(2, "tasks/get", {"taskId": task_id}, capabilities=extension)
+
+            async def read() -> dict[str, Any]:
+                answer = await http.post("/mcp", json=get, headers=modern_headers(get))
+                result: dict[str, Any] = answer.json()["result"]
+                return result
+
+            record = await _poll(read, lambda got: got["status"] != "working")
+            assert record["status"] == "completed", record
+            assert record["result"]["content"][0]["text"] == "done"
+    finally:
+        logging.getLogger("mcpkit.server.tasks").removeHandler(handler)
         redis.kill()
 
 
