@@ -726,7 +726,7 @@ class Endpoint:
             # the shared log until the stream ends (or its worker died).
             after = replay.events[-1][0] if replay.events else last_event_id
 
-            async def writer_gone() -> list[Item]:
+            async def writer_gone() -> list[tuple[str, bytes]]:
                 return await _fail_orphan(store, session_id, replay.stream_id)
 
             await serve_tail(
@@ -826,7 +826,9 @@ ORPHANED_MESSAGE: Final = (
 """The error that ends a resumed stream whose handler died with its worker."""
 
 
-async def _fail_orphan(store: EventStore, session_id: str, stream_id: str) -> list[Item]:
+async def _fail_orphan(
+    store: EventStore, session_id: str, stream_id: str
+) -> list[tuple[str, bytes]]:
     """End the stream of a request whose handler is gone: a JSON-RPC error for the request,
     stored (so every later resume gets the same last event) and the stream closed.
 
