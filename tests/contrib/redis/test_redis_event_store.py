@@ -35,6 +35,33 @@ async def test_ids_are_ordered_offsets_and_replay_returns_the_rest(
     assert (await store.replay_after("s1", prime)).events[0] == (ids[0], b"m0")
 
 
+async def test_a_complete_stream_is_written_in_one_call_as_step_by_step(
+    client: Any, prefix: str
+) -> None:
+    """``write_complete`` (prime, appends, close in one round trip) leaves the stream exactly as
+    the three steps do: ordered ids after the priming id, every message replayable, closed;
+    a closed stream refuses it; count retention still reports a gap."""
+    store = RedisEventStore(client, prefix=prefix, max_events_per_stream=3)
+    prime, ids = await store.write_complete("s1", "post-1", [b"a", b"b"])
+    offsets = [parse_event_id(i)[1] for i in [prime, *ids]]
+    assert offsets == sorted(offsets) and len(set(offsets)) == 3
+    replay = await store.replay_after("s1", prime)
+    assert replay.closed and replay.stream_id == "post-1"
+    assert replay.events == [(ids[0], b"a"), (ids[1], b"b")]
+    with pytest.raises(UsageError):
+        await store.write_complete("s1", "post-1", [b"c"])
+    with pytest.raises(UsageError):
+        await store.append("s1", "post-1", b"c")
+    prime, ids = await store.write_complete("s1", "post-2", [b"1", b"2", b"3", b"4"])
+    with pytest.raises(ReplayGap):
+        await store.replay_after("s1", prime)
+    assert [data for _, data in (await store.replay_after("s1", ids[0])).events] == [
+        b"2",
+        b"3",
+        b"4",
+    ]
+
+
 async def test_foreign_forged_and_future_ids_are_unknown(client: Any, prefix: str) -> None:
     store = RedisEventStore(client, prefix=prefix)
     first = await store.append("s1", "post-1", b"x")
