@@ -396,7 +396,6 @@ def safe_join(root: Path | str, relative: str) -> Path:
     letters, backslashes, ``..`` segments (also when percent-encoded, even repeatedly), and
     symlinks that resolve outside ``root``. The file need not exist.
     """
-
     def refuse(reason: str) -> UnsafePathError:
         return UnsafePathError(f"Unsafe path {relative!r}: {reason}")
 
