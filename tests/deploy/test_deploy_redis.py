@@ -169,6 +169,20 @@ async def test_a_call_whose_worker_is_killed_fails_once_the_lease_says_so(
 
 
 @pytest.mark.peers
+async def test_official_sdk_call_whose_worker_is_killed_fails_instead_of_resuming_forever(
+    shared: Deployment,
+) -> None:
+    """The same with the official SDK's client, which used to re-resume the stream forever: it
+    gets the JSON-RPC error once the dead worker's lease has run out."""
+    async with SdkProcess("sdk_stall.py", shared.url) as sdk:
+        runner = (await sdk.line())["running_on"]
+        shared.worker(runner).kill()
+        ended = await sdk.line()
+    assert ended["error"]["code"] == -32603, ended
+    assert "worker running this request stopped" in ended["error"]["message"]
+
+
+@pytest.mark.peers
 async def test_official_sdk_resumes_its_stream_after_kill_9_of_its_worker(
     shared: Deployment,
 ) -> None:
