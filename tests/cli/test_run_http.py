@@ -196,3 +196,17 @@ def test_limit_options_need_http() -> None:
     ran = mcpkit("run", SERVER, "--forwarded-allow-ips", "10.0.0.1")
     assert ran.code == 2, ran
     assert "apply to --http" in ran.err, ran
+
+
+def test_max_connections_per_peer_zero_turns_the_cap_off() -> None:
+    argv = [*MCPKIT, "run", SERVER, "--http", "--port", "0", "--max-connections-per-peer", "0"]
+    running, base = _listening(argv)
+    held = _idle_sockets("127.0.0.2", base, 110)  # beyond the default cap of 100
+    try:
+        with _from("127.0.0.2", base) as http:
+            answer = http.post("/mcp", content=modern_request(1, "tools/list"), headers=_LIST)
+            assert answer.status_code == 200, answer.text
+    finally:
+        for sock in held:
+            sock.close()
+        _stop(running)
