@@ -1,6 +1,7 @@
 """The server benchmarks/scale.py runs as each worker: mcpkit's own serve path.
 
-``python scale_server.py [--stack speed|default] [--json] [--redis URL --prefix P]`` serves the
+``python scale_server.py [--stack speed|default] [--json | --sse] [--redis URL --prefix P |
+--event-store PATH]`` serves the
 benchmark tools with ``server.run("http", port=0)`` and prints mcpkit's usual
 ``mcpkit: serving NAME at URL`` line. ``--stack default`` pins uvicorn's pure-Python pieces (h11,
 the asyncio loop), ``speed`` takes httptools and uvloop (``mcpkit[speed]``, what ``serve`` picks
@@ -33,11 +34,17 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="legacy answers as application/json")
     parser.add_argument("--redis", default=None, help="share state on this Redis (RedisState)")
     parser.add_argument("--prefix", default="mcpkit-bench:")
+    parser.add_argument("--sse", action="store_true", help="every answer as SSE (sse_after=0)")
+    parser.add_argument("--event-store", default=None, help="a SQLite event store at this path")
     args = parser.parse_args()
     server = Server("bench-scale", version="0.1.0")
     for fn, description in BASIC_TOOLS:
         server.tool(fn, description=description)
     options: dict[str, Any] = {"json_response": args.json}
+    if args.sse:
+        options["sse_after"] = 0.0
+    if args.event_store:
+        options["event_store"] = args.event_store
     if args.redis:
         from mcpkit.contrib.redis import RedisState
 

@@ -112,3 +112,101 @@ def test_building_the_http_app_does_not_import_httpx() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=STOP_TIMEOUT, check=True)  # fmt: skip
     assert done.stdout.strip() == "False"
+
+
+def _listening(argv: list[str]) -> tuple[Running, str]:
+    running = Running(argv)
+    line = running.wait_stderr("mcpkit: serving failing-server at ")
+    found = re.search(r"at (http://127\.0\.0\.1:\d+)/mcp$", line)
+    assert found, line
+    return running, found.group(1)
+
+
+def _stop(running: Running) -> None:
+    running.process.send_signal(signal.SIGINT)
+    running.process.wait(STOP_TIMEOUT)
+
+
+def _from(source: str, base: str) -> httpx.Client:
+    transport = httpx.HTTPTransport(local_address=source)
+    return httpx.Client(base_url=base, transport=transport, timeout=STOP_TIMEOUT)
+
+
+def _idle_sockets(source: str, base: str, count: int) -> list[socket.socket]:
+    host, port = base.removeprefix("http://").split(":")
+    sockets = []
+    for _ in range(count):
+        sock = socket.socket()
+        sock.bind((source, 0))
+        sock.connect((host, int(port)))
+        sockets.append(sock)
+    return sockets
+
+
+_LIST = {
+    "content-type": "application/json",
+    "accept": "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/list",
+}
+
+
+def test_a_peer_at_its_connection_cap_still_gets_health_checks_answered() -> None:
+    """A load balancer whose address holds ``--max-connections-per-peer`` connections must
+    still see the worker healthy; anything else from that address is refused."""
+    running, base = _listening(
+        [*MCPKIT, "run", SERVER, "--http", "--port", "0", "--max-connections-per-peer", "2"]
+    )
+    held = _idle_sockets("127.0.0.2", base, 2)
+    try:
+        with _from("127.0.0.2", base) as http:
+            assert http.get("/healthz").status_code == 200
+            refused = http.post("/mcp", content=modern_request(1, "tools/list"), headers=_LIST)
+            assert refused.status_code == 503, refused.text
+        with _from("127.0.0.3", base) as other:  # another peer is not affected
+            answer = other.post("/mcp", content=modern_request(1, "tools/list"), headers=_LIST)
+            assert answer.status_code == 200, answer.text
+    finally:
+        for sock in held:
+            sock.close()
+        _stop(running)
+
+
+def test_a_trusted_proxy_is_not_capped_its_forwarded_clients_are() -> None:
+    """``--forwarded-allow-ips``: the proxy's connections carry many clients, so they are not
+    capped per address; each client it forwards (``X-Forwarded-For``) has the cap instead."""
+    argv = [*MCPKIT, "run", SERVER, "--http", "--port", "0", "--max-connections-per-peer", "2"]
+    running, base = _listening([*argv, "--forwarded-allow-ips", "127.0.0.2"])
+    held = _idle_sockets("127.0.0.2", base, 3)
+    try:
+        with _from("127.0.0.2", base) as proxy:
+            answer = proxy.post(
+                "/mcp",
+                content=modern_request(1, "tools/list"),
+                headers={**_LIST, "x-forwarded-for": "203.0.113.7"},
+            )
+            assert answer.status_code == 200, answer.text
+    finally:
+        for sock in held:
+            sock.close()
+        _stop(running)
+
+
+def test_limit_options_need_http() -> None:
+    ran = mcpkit("run", SERVER, "--forwarded-allow-ips", "10.0.0.1")
+    assert ran.code == 2, ran
+    assert "apply to --http" in ran.err, ran
+
+
+def test_max_connections_per_peer_zero_turns_the_cap_off() -> None:
+    argv = [*MCPKIT, "run", SERVER, "--http", "--port", "0", "--max-connections-per-peer", "0"]
+    running, base = _listening(argv)
+    held = _idle_sockets("127.0.0.2", base, 110)  # beyond the default cap of 100
+    try:
+        with _from("127.0.0.2", base) as http:
+            answer = http.post("/mcp", content=modern_request(1, "tools/list"), headers=_LIST)
+            assert answer.status_code == 200, answer.text
+    finally:
+        for sock in held:
+            sock.close()
+        _stop(running)

@@ -1,4 +1,4 @@
-"""A real multi-worker deployment for the tests: worker processes behind HAProxy.
+"""A real multi-worker deployment for the tests: worker processes behind HAProxy (or nginx).
 
 Each worker is ``worker.py`` on its own port (``server.run("http")``, uvicorn, port 0); HAProxy,
 configured here, balances every request round robin over them with no stickiness, does not buffer
@@ -40,6 +40,8 @@ __all__ = [
     "deployment",
     "haproxy_binary",
     "haproxy_config",
+    "nginx_binary",
+    "nginx_config",
     "redis_answers",
     "require_redis",
 ]
@@ -68,6 +70,17 @@ def haproxy_binary() -> str:
     )
     if found is None:
         _missing("HAProxy is missing: run scripts/install-system (or apt-get install haproxy)")
+    assert found is not None
+    return found
+
+
+def nginx_binary() -> str:
+    """nginx's path, or skip/fail (CI) with the way to install it."""
+    found = shutil.which("nginx") or next(
+        (p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None
+    )
+    if found is None:
+        _missing("nginx is missing: run scripts/install-system (or apt-get install nginx)")
     assert found is not None
     return found
 
@@ -184,7 +197,9 @@ class Route:
     """The ``Mcp-Method`` header (2026 requests), ``-`` when absent (legacy)."""
 
 
-_ROUTE: Final = re.compile(r"^ROUTE w(\d+) (\S+) (\S+) (-?\d+) \{?([^}]*)\}?$")
+_ROUTE: Final = re.compile(
+    r"^ROUTE (?:w(\d+)|127\.0\.0\.1:(\d+)) (\S+) (\S+) (-?\d+) \{?([^}]*)\}?$"
+)
 
 
 @dataclass
@@ -219,10 +234,17 @@ class Deployment:
         ``count`` are (bounded wait)."""
         deadline = time.monotonic() + timeout
         while True:
+            ports = [w.port for w in self.workers]
             found = [
-                Route(int(m.group(1)), m.group(2), m.group(3), int(m.group(4)), m.group(5) or "-")
+                Route(
+                    int(m.group(1)) if m.group(1) else ports.index(int(m.group(2))),
+                    m.group(3),
+                    m.group(4),
+                    int(m.group(5)),
+                    m.group(6) or "-",
+                )
                 for m in map(_ROUTE.match, self.proxy_log.drain())
-                if m is not None and m.group(3) != "/healthz"
+                if m is not None and m.group(4) != "/healthz"
             ]
             if len(found) >= count:
                 return found
@@ -242,7 +264,9 @@ def start_worker(args: Sequence[str] = (), env: dict[str, str] | None = None) ->
     return Worker(process, url, output)
 
 
-def haproxy_config(port: int, backends: Sequence[int], *, log: bool = False) -> str:
+def haproxy_config(
+    port: int, backends: Sequence[int], *, log: bool = False, no_delay: bool = True
+) -> str:
     """Round robin per request, no stickiness, no buffering, long stream timeouts, health checks.
 
     ``retries``/``redispatch`` send a request whose connection was refused (a worker just
@@ -252,6 +276,8 @@ def haproxy_config(port: int, backends: Sequence[int], *, log: bool = False) -> 
     by ``benchmarks/scale.py``, so the benchmark measures the proxy the tests run. ``log``
     writes one ``ROUTE w<i> METHOD PATH STATUS {Mcp-Method}`` line per request on stdout as soon as
     the worker's response headers arrive (``logasap``: an SSE stream is logged when it opens).
+    ``option http-no-delay`` sends each SSE event as it comes: without it HAProxy waits for
+    more data to coalesce (~200 ms per exchange); ``no_delay=False`` (benchmarks only) shows it.
     """
     servers = "\n".join(
         f"    server w{i} 127.0.0.1:{backend} check inter 500ms fall 3 rise 1"
@@ -279,6 +305,8 @@ defaults
     timeout check 5s
     retries 3
     option redispatch 1
+{"    option http-no-delay" if no_delay else ""}
+    option forwardfor
 
 frontend mcp
     bind 127.0.0.1:{port}
@@ -289,6 +317,57 @@ backend workers
     option httpchk GET /healthz
     http-check expect status 200
 {servers}
+"""
+
+
+def nginx_config(port: int, backends: Sequence[int], run_dir: Path, *, log: bool = False) -> str:
+    """The nginx of ``docs/deploy.md``: round robin, no buffering, long stream timeouts, HTTP/1.1
+    keep-alive to the workers, ``X-Forwarded-For``; passive health checks only (open-source
+    nginx). Everything it writes stays in ``run_dir``. ``log`` writes one
+    ``ROUTE 127.0.0.1:PORT METHOD PATH STATUS {Mcp-Method}`` line per request on stdout (when
+    the request ends: nginx has no ``logasap``)."""
+    servers = "\n".join(
+        f"        server 127.0.0.1:{backend} max_fails=1 fail_timeout=5s;" for backend in backends
+    )
+    access = (
+        "    log_format route 'ROUTE $upstream_addr $request_method $uri $status "
+        "{$http_mcp_method}';\n    access_log /dev/stdout route;\n"
+        if log
+        else "    access_log off;\n"
+    )
+    temp = "\n".join(
+        f"    {kind}_temp_path {run_dir / kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    return f"""\
+daemon off;
+master_process off;
+worker_processes 1;
+pid {run_dir / "nginx.pid"};
+error_log stderr warn;
+events {{
+    worker_connections 2048;
+}}
+http {{
+{access}{temp}
+    upstream mcp_workers {{
+{servers}
+        keepalive 64;
+    }}
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            proxy_pass http://mcp_workers;
+            proxy_http_version 1.1;
+            proxy_set_header Host $host;
+            proxy_set_header Connection "";
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_buffering off;
+            proxy_read_timeout 1h;
+            proxy_next_upstream error timeout;
+        }}
+    }}
+}}
 """
 
 
@@ -314,23 +393,35 @@ def deployment(
     workers: int = 3,
     args: Sequence[str] = (),
     env: dict[str, str] | None = None,
+    proxy_kind: str = "haproxy",
+    haproxy_no_delay: bool = True,
 ) -> Iterator[Deployment]:
-    """``workers`` processes of ``worker.py`` (each given ``args``/``env``) behind HAProxy,
-    which logs every request's worker (:meth:`Deployment.routes`)."""
-    binary = haproxy_binary()
+    """``workers`` processes of ``worker.py`` (each given ``args``/``env``) behind HAProxy
+    (``proxy_kind="nginx"``: nginx), which logs every request's worker
+    (:meth:`Deployment.routes`)."""
+    binary = nginx_binary() if proxy_kind == "nginx" else haproxy_binary()
     started: list[Worker] = []
     proxy: subprocess.Popen[str] | None = None
     try:
         for _ in range(workers):
             started.append(start_worker(args, env))
         port = _free_port()
-        config = tmp_path / "haproxy.cfg"
-        config.write_text(haproxy_config(port, [w.port for w in started], log=True))
-        check = subprocess.run(
-            [binary, "-c", "-f", str(config)], capture_output=True, text=True, timeout=30
-        )
+        backends = [w.port for w in started]
+        if proxy_kind == "nginx":
+            run_dir = tmp_path / "nginx"
+            run_dir.mkdir(exist_ok=True)
+            config = run_dir / "nginx.conf"
+            config.write_text(nginx_config(port, backends, run_dir, log=True))
+            argv = [binary, "-e", "stderr", "-p", str(run_dir), "-c", str(config)]
+            check_argv = [*argv, "-t"]
+        else:
+            config = tmp_path / "haproxy.cfg"
+            config.write_text(haproxy_config(port, backends, log=True, no_delay=haproxy_no_delay))
+            argv = [binary, "-db", "-f", str(config)]
+            check_argv = [binary, "-c", "-f", str(config)]
+        check = subprocess.run(check_argv, capture_output=True, text=True, timeout=30)
         assert check.returncode == 0, check.stdout + check.stderr
-        proxy = _start([binary, "-db", "-f", str(config)], stdout=True)
+        proxy = _start(argv, stdout=True)
         assert proxy.stderr is not None and proxy.stdout is not None
         _Output(proxy.stderr)  # drained so a chatty proxy never blocks on a full pipe
         log = _Output(proxy.stdout)

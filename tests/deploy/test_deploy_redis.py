@@ -17,6 +17,7 @@ from typing import Any, Final
 import pytest
 
 from mcpkit.client import Client
+from mcpkit.protocol.errors import MCPError
 from mcpkit.types import ResourceUpdatedNotification, SubscriptionsAcknowledgedNotification
 
 from ._deployment import Deployment, deployment, require_redis
@@ -135,6 +136,50 @@ async def test_sse_resume_after_kill_9_of_the_worker_holding_the_stream(
         assert last.params.uri == uris[10]  # no replayed duplicate was pending before it
     resumed = [r for r in shared.routes() if r.method == "GET" and r.status == 200][1:]
     assert resumed and all(shared.workers[r.worker].pid != holder.pid for r in resumed)
+
+
+async def test_a_call_whose_worker_is_killed_fails_once_the_lease_says_so(
+    shared: Deployment,
+) -> None:
+    """``kill -9`` of the worker running a legacy POST's handler: the client resumes the stream
+    on another worker, gets what was stored, and then — as soon as the dead worker's lease
+    (2 s here) has run out — the JSON-RPC error that ends the request, instead of a stream that
+    ends silently (or never)."""
+    started = asyncio.Event()
+    runner: list[int] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        runner.append(int(message or 0))
+        started.set()
+
+    async with Client(shared.url, mode="legacy") as client:
+        call = asyncio.create_task(client.call_tool("stall", {}, progress_callback=progress))
+        try:
+            async with asyncio.timeout(NOTE_TIMEOUT):
+                await started.wait()
+            shared.worker(runner[0]).kill()
+            with pytest.raises(MCPError, match="worker running this request stopped") as caught:
+                async with asyncio.timeout(DEATH_TIMEOUT):
+                    await call
+        finally:
+            call.cancel()
+    assert caught.value.code == -32603
+    resumed = [r for r in shared.routes() if r.method == "GET" and r.status == 200]
+    assert resumed and all(shared.workers[r.worker].pid != runner[0] for r in resumed)
+
+
+@pytest.mark.peers
+async def test_official_sdk_call_whose_worker_is_killed_fails_instead_of_resuming_forever(
+    shared: Deployment,
+) -> None:
+    """The same with the official SDK's client, which used to re-resume the stream forever: it
+    gets the JSON-RPC error once the dead worker's lease has run out."""
+    async with SdkProcess("sdk_stall.py", shared.url) as sdk:
+        runner = (await sdk.line())["running_on"]
+        shared.worker(runner).kill()
+        ended = await sdk.line()
+    assert ended["error"]["code"] == -32603, ended
+    assert "worker running this request stopped" in ended["error"]["message"]
 
 
 @pytest.mark.peers

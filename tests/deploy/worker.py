@@ -58,6 +58,14 @@ def build_server() -> Server:
             await asyncio.Event().wait()
         return f"crunched on {os.getpid()}"
 
+    @server.tool
+    async def stall(ctx: Context) -> str:
+        """Report progress once (its message is this worker's pid), then never answer: the
+        request is answered only if its worker dies (or it is cancelled)."""
+        await ctx.report_progress(1, 2, str(os.getpid()))
+        await asyncio.Event().wait()
+        return "unreachable"
+
     @server.resource("test://feed/{n}", mime_type="text/plain")
     def feed(n: str) -> str:
         return f"item {n}"
@@ -70,8 +78,12 @@ def main() -> None:
     parser.add_argument("--log-level", default="warning")
     parser.add_argument("--redis", default=None, help="share state on this Redis URL")
     parser.add_argument("--prefix", default="mcpkit-deploy-tests:")
+    parser.add_argument("--forwarded-allow-ips", default=None)
+    parser.add_argument("--max-connections-per-peer", type=int, default=None)
     args = parser.parse_args()
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {"forwarded_allow_ips": args.forwarded_allow_ips}
+    if args.max_connections_per_peer is not None:
+        options["max_connections_per_peer"] = args.max_connections_per_peer
     if args.redis:
         from mcpkit.contrib.redis import RedisState
 

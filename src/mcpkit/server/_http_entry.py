@@ -25,6 +25,12 @@ HTTP_EXTRA_MISSING = (
     "(pip install 'mcpkit[http]')"
 )
 
+
+class _Default:
+    """The default of an option whose explicit ``None`` means "off"."""
+
+
+_DEFAULT = _Default()
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 _ANY = ("0.0.0.0", "::", "")
 
@@ -66,10 +72,17 @@ def run_http(
     host: str = "127.0.0.1",
     port: int = 8000,
     log_level: str = "info",
+    forwarded_allow_ips: str | list[str] | None = None,
+    max_connections_per_peer: int | _Default | None = _DEFAULT,
     uvicorn_options: dict[str, Any] | None = None,
     **options: Any,
 ) -> None:
     """Serve ``server`` over Streamable HTTP on uvicorn until interrupted.
+
+    ``forwarded_allow_ips`` are the reverse proxies in front of it (behind a proxy, list its
+    addresses: otherwise every client counts as the proxy's one peer) and
+    ``max_connections_per_peer`` what one client may hold open; see
+    :func:`mcpkit.transports.http.serve.uvicorn_config` and ``docs/deploy.md``.
 
     Binding to a specific name or address other than loopback adds it to ``allowed_hosts``
     (that is the name clients will use); binding to all interfaces does not, because the names
@@ -97,13 +110,16 @@ def run_http(
         )
         sys.stderr.flush()
 
+    limits: dict[str, Any] = {"forwarded_allow_ips": forwarded_allow_ips}
+    if not isinstance(max_connections_per_peer, _Default):
+        limits["max_connections_per_peer"] = max_connections_per_peer
     serve(
         app,
         host=host,
         port=port,
         log_level=log_level,
         on_listening=announce,
-        **(uvicorn_options or {}),
+        **{**limits, **(uvicorn_options or {})},
     )
 
 

@@ -29,7 +29,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from mcpkit.protocol.errors import InternalError, JSONRPCError
 from mcpkit.server._request import RequestInfo
@@ -50,11 +50,15 @@ __all__ = [
     "TaskOutbound",
     "TaskRunner",
     "mutate",
+    "patiently",
+    "state_unavailable",
 ]
 
 MAX_CAS_RETRIES: Final = 16
 """Attempts at a compare-and-set before giving up (only contention on one task can cause more
 than one)."""
+STORE_OUTAGE_PAUSE_CAP_SECONDS: Final = 1.0
+"""While a shared task store is unavailable, the longest pause between two attempts."""
 STORE_RECHECK_SECONDS: Final = 1.0
 """With a shared store, how often a job re-reads its record to notice answers and cancellations
 delivered to another worker. A local store wakes jobs directly and never polls."""
@@ -301,7 +305,7 @@ class TaskRunner:
 
     async def _drive(self, job: _Job) -> None:
         while True:
-            record = await self._store.get(job.task_id)
+            record = await patiently(lambda: self._store.get(job.task_id), job.task_id)
             if record is None or record.terminal:
                 return
             if record.status == "input_required":
@@ -340,7 +344,9 @@ class TaskRunner:
             record.touch("input_required")
             return True
 
-        record, changed = await mutate(self._store, job.task_id, ask)
+        record, changed = await patiently(
+            lambda: mutate(self._store, job.task_id, ask), job.task_id
+        )
         if changed and record is not None:
             await self._on_change(record)
 
@@ -348,7 +354,7 @@ class TaskRunner:
         """Return once the task left ``input_required`` (answered, cancelled or gone)."""
         while True:
             job.wake.clear()  # before reading: an answer saved after the read still wakes us
-            record = await self._store.get(job.task_id)
+            record = await patiently(lambda: self._store.get(job.task_id), job.task_id)
             if record is None or record.status != "input_required":
                 return
             if self._store.shared:
@@ -361,7 +367,7 @@ class TaskRunner:
         """Shared stores only: notice a cancel (or expiry) saved by another worker."""
         while True:
             await asyncio.sleep(STORE_RECHECK_SECONDS)
-            record = await self._store.get(job.task_id)
+            record = await patiently(lambda: self._store.get(job.task_id), job.task_id)
             if record is None or record.status == "cancelled":  # the job settles all others
                 self.cancel(job.task_id, "the task was cancelled or expired elsewhere")
                 return
@@ -386,7 +392,7 @@ class TaskRunner:
             record.touch(status)
             return True
 
-        record, changed = await mutate(self._store, task_id, finish)
+        record, changed = await patiently(lambda: mutate(self._store, task_id, finish), task_id)
         if changed and record is not None:
             await self._on_change(record)
 
@@ -409,6 +415,40 @@ def _failure_message(error: JSONObject | None, result: JSONObject | None) -> str
     if not text:
         return "the tool reported an error"
     return text if len(text) <= MAX_STATUS_MESSAGE else text[: MAX_STATUS_MESSAGE - 1] + "…"
+
+
+_T = TypeVar("_T")
+
+
+def state_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the shared state (a task store on Redis) is down for now.
+
+    Imported here, on a failure only: a server that never serves HTTP never loads it."""
+    from mcpkit.transports.http.session_store import StateUnavailable
+
+    return isinstance(exc, StateUnavailable)
+
+
+async def patiently(operation: Callable[[], Awaitable[_T]], task_id: str) -> _T:
+    """``operation()``, tried again (with backoff) while the shared task store is unavailable.
+
+    A task body outlives a store outage: its reads wait and its outcome is recorded once the
+    store answers again, instead of the body dying at its first store access and the record
+    staying ``working`` (nobody could write that it failed). The task's TTL and cancellation
+    still bound the wait."""
+    pause = 0.05
+    warned = False
+    while True:
+        try:
+            return await operation()
+        except Exception as exc:
+            if not state_unavailable(exc):
+                raise
+            if not warned:
+                warned = True
+                logger.warning("task %s waits for the task store: %s", task_id, exc)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, STORE_OUTAGE_PAUSE_CAP_SECONDS)
 
 
 def _error(exc: JSONRPCError) -> JSONObject:

@@ -44,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import logging
 import secrets
 import time
 import weakref
@@ -67,6 +68,7 @@ from mcpkit.server._tasks_runner import (
     TaskOutbound,
     TaskRunner,
     mutate,
+    state_unavailable,
 )
 from mcpkit.server._tasks_store import (
     MAX_STORED_TASKS,
@@ -87,6 +89,8 @@ if TYPE_CHECKING:
     from mcpkit.types.common import PaginatedRequestParams
     from mcpkit.types.tasks import TaskIdParams
     from mcpkit.types.tasks_ext import UpdateTaskRequestParams
+
+logger = logging.getLogger("mcpkit.server.tasks")
 
 __all__ = [
     "DEFAULT_POLL_INTERVAL_MS",
@@ -632,6 +636,14 @@ async def set_status_message(ctx: Context, message: str | None) -> None:
         record.touch()
         return True
 
-    updated, changed = await mutate(manager.store, outbound.task_id, describe)
+    try:
+        updated, changed = await mutate(manager.store, outbound.task_id, describe)
+    except Exception as exc:
+        if not state_unavailable(exc):
+            raise
+        # A status message is a courtesy: the shared store being down must not end the body
+        # (its outcome is recorded once the store is back; see ``patiently``).
+        logger.warning("task %s: status message not saved: %s", outbound.task_id, exc)
+        return
     if changed and updated is not None:
         await manager._changed(updated)

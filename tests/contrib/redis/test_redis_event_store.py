@@ -10,7 +10,13 @@ import pytest
 
 from mcpkit.contrib.redis import RedisEventStore
 from mcpkit.protocol.errors import UsageError
-from mcpkit.transports.http.event_store import EventStore, ReplayGap, UnknownEventId, parse_event_id
+from mcpkit.transports.http.event_store import (
+    EventStore,
+    ReplayGap,
+    UnknownEventId,
+    WriterGone,
+    parse_event_id,
+)
 
 
 async def test_ids_are_ordered_offsets_and_replay_returns_the_rest(
@@ -27,6 +33,33 @@ async def test_ids_are_ordered_offsets_and_replay_returns_the_rest(
     assert replay.stream_id == "post-1" and not replay.closed
     assert replay.events == [(ids[i], f"m{i}".encode()) for i in (2, 3, 4)]
     assert (await store.replay_after("s1", prime)).events[0] == (ids[0], b"m0")
+
+
+async def test_a_complete_stream_is_written_in_one_call_as_step_by_step(
+    client: Any, prefix: str
+) -> None:
+    """``write_complete`` (prime, appends, close in one round trip) leaves the stream exactly as
+    the three steps do: ordered ids after the priming id, every message replayable, closed;
+    a closed stream refuses it; count retention still reports a gap."""
+    store = RedisEventStore(client, prefix=prefix, max_events_per_stream=3)
+    prime, ids = await store.write_complete("s1", "post-1", [b"a", b"b"])
+    offsets = [parse_event_id(i)[1] for i in [prime, *ids]]
+    assert offsets == sorted(offsets) and len(set(offsets)) == 3
+    replay = await store.replay_after("s1", prime)
+    assert replay.closed and replay.stream_id == "post-1"
+    assert replay.events == [(ids[0], b"a"), (ids[1], b"b")]
+    with pytest.raises(UsageError):
+        await store.write_complete("s1", "post-1", [b"c"])
+    with pytest.raises(UsageError):
+        await store.append("s1", "post-1", b"c")
+    prime, ids = await store.write_complete("s1", "post-2", [b"1", b"2", b"3", b"4"])
+    with pytest.raises(ReplayGap):
+        await store.replay_after("s1", prime)
+    assert [data for _, data in (await store.replay_after("s1", ids[0])).events] == [
+        b"2",
+        b"3",
+        b"4",
+    ]
 
 
 async def test_foreign_forged_and_future_ids_are_unknown(client: Any, prefix: str) -> None:
@@ -142,8 +175,11 @@ async def test_a_tail_ends_when_the_stream_closes_or_its_writer_dies(
 
     start = await a.append("s1", "post-2", b"one")
     alive["A"] = False  # A was killed: its stream never closes
-    async with asyncio.timeout(10):
-        batches = [x async for x in b.tail("s1", start, block=0.05)]
+    batches: list[list[tuple[str, bytes]]] = []
+    with pytest.raises(WriterGone, match="stopped"):  # the caller fails the request
+        async with asyncio.timeout(10):
+            async for batch in b.tail("s1", start, block=0.05):
+                batches.append(batch)
     assert all(batch == [] for batch in batches)
 
 

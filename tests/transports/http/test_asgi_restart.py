@@ -193,3 +193,36 @@ async def test_mcpkit_client_resumes_across_a_server_restart(tmp_path: Path) -> 
             # the restarted process does not know the session: the client starts a new one
             tools = await bound(client.list_tools())
             assert "polled_burst" in {t.name for t in tools}
+
+
+async def test_a_request_whose_process_died_ends_with_an_error_on_resume(tmp_path: Path) -> None:
+    """The handler died with its process: resuming its stream on the restarted server replays
+    what was stored and ends with a JSON-RPC error for the request (stored too: a second resume
+    gets the same), not with a stream that ends without an answer."""
+    db = tmp_path / "events.db"
+    port = _free_port()
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
+        async with _server(port, db) as first:
+            peer = LegacyPeer(http)
+            await peer.initialize()
+            body = {
+                "jsonrpc": "2.0",
+                "id": "call-9",
+                "method": "tools/call",
+                "params": {"name": "poll", "arguments": {"retry_ms": 50}},
+            }
+            # ``poll`` closes the connection at once, then waits forever: the stream stays open
+            async with http.stream("POST", "/mcp", json=body, headers=peer.headers()) as r:
+                events = await bound(collect_sse(r))
+            prime = next(e.id for e in events if e.id)
+            first.send_signal(signal.SIGKILL)
+            await bound(first.wait())
+        async with _server(port, db):
+            headers = peer.headers(accept="text/event-stream", **{"last-event-id": prime})
+            for _ in range(2):
+                async with http.stream("GET", "/mcp", headers=headers) as r:
+                    assert r.status_code == 200, await r.aread()
+                    rest = sse_messages(await bound(collect_sse(r)))
+                assert [m["id"] for m in rest] == ["call-9"], rest
+                assert rest[0]["error"]["code"] == -32603
+                assert "stopped before answering" in rest[0]["error"]["message"]

@@ -45,6 +45,22 @@ def register(subparsers: Any) -> None:
         help="serve handshake-era requests without sessions, each POST on its own (what "
         "--workers N does without --redis, where a session would not survive a change of worker)",
     )
+    parser.add_argument(
+        "--forwarded-allow-ips",
+        metavar="LIST",
+        default=None,
+        help="the reverse proxies in front (addresses or networks, comma-separated, '*' for "
+        "any; default FORWARDED_ALLOW_IPS or loopback): clients are counted by their "
+        "X-Forwarded-For address, not the proxy's (docs/deploy.md)",
+    )
+    parser.add_argument(
+        "--max-connections-per-peer",
+        type=_peer_cap,
+        default=None,
+        metavar="N",
+        help="connections (behind a trusted proxy: open requests) one client may hold "
+        "(default 100; 0: no cap)",
+    )
     from mcpkit.cli.workers import worker_count
 
     parser.add_argument(
@@ -64,10 +80,31 @@ def server_argv(args: argparse.Namespace) -> list[str]:
     return argv + _shared_state_argv(args)
 
 
+def _peer_cap(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count (0 or more)")
+    return value
+
+
 def _shared_state_argv(args: argparse.Namespace) -> list[str]:
-    if args.redis:
-        return ["--redis", args.redis]
-    return ["--stateless"] if args.stateless else []
+    """The options every worker (or a reloaded child) is started with."""
+    argv = ["--redis", args.redis] if args.redis else (["--stateless"] if args.stateless else [])
+    if args.forwarded_allow_ips is not None:
+        argv += ["--forwarded-allow-ips", args.forwarded_allow_ips]
+    if args.max_connections_per_peer is not None:
+        argv += ["--max-connections-per-peer", str(args.max_connections_per_peer)]
+    return argv
+
+
+def _serve_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {"forwarded_allow_ips": args.forwarded_allow_ips}
+    if args.max_connections_per_peer is not None:
+        options["max_connections_per_peer"] = args.max_connections_per_peer or None
+    return options
 
 
 NO_SHARED_SESSIONS: Final = (
@@ -87,6 +124,13 @@ def execute(args: argparse.Namespace) -> int:
         raise CliError("--redis applies to --http", hint="add --http")
     if args.stateless and not args.http:
         raise CliError("--stateless applies to --http", hint="add --http")
+    if not args.http and (
+        args.forwarded_allow_ips is not None or args.max_connections_per_peer is not None
+    ):
+        raise CliError(
+            "--forwarded-allow-ips and --max-connections-per-peer apply to --http",
+            hint="add --http",
+        )
     if args.workers > 1:
         if not args.http:
             raise CliError("--workers applies to --http", hint="add --http")
@@ -138,7 +182,7 @@ def serve_http(server: Any, args: argparse.Namespace) -> None:
     from mcpkit.cli.errors import CliError
     from mcpkit.protocol.errors import UsageError
 
-    options: dict[str, Any] = {}
+    options = _serve_options(args)
     try:
         if args.redis:
             from mcpkit.contrib.redis import RedisState

@@ -35,6 +35,7 @@ from mcpkit.transports.http.event_store import (
     MAX_EVENTS_PER_STREAM,
     STREAM_TTL_SECONDS,
     Replay,
+    WriterGone,
     format_event_id,
     new_stream_key,
     parse_event_id,
@@ -115,6 +116,51 @@ return {'ok', key, ms, n}
 )
 
 
+# KEYS: index   ARGV: (as _RESOLVE), maxlen, max_age_ms, message... A whole stream whose every
+# event is known at once (a request answered at once, as SSE): prime, append each message, close
+# — one round trip instead of one per step. Returns {'ok', key, prime ms, prime n, (ms, n)...}.
+_COMPLETE: Final = (
+    _RESOLVE.replace("return {key, m[1], m[2], m[3] or '0'}", "")
+    + """
+local stream = ARGV[7] .. key
+local meta = ARGV[6] .. key
+if m[3] == '1' then return {'closed', key} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lms = tonumber(m[1]); local ln = tonumber(m[2])
+local out = {'ok', key, lms, ln}
+for i = 10, #ARGV do
+  local ms; local n
+  if now > lms then ms = now; n = 0 else
+    ms = lms; n = ln + 1
+    if n >= 10000 then ms = lms + 1; n = 0 end
+  end
+  redis.call('XADD', stream, ms .. '-' .. n, 'd', ARGV[i])
+  lms = ms; ln = n
+  out[#out + 1] = ms; out[#out + 1] = n
+end
+local extra = redis.call('XLEN', stream) - tonumber(ARGV[8])
+if extra > 0 then
+  local old = redis.call('XRANGE', stream, '-', '+', 'COUNT', extra)
+  local cut = old[#old][1]
+  redis.call('XTRIM', stream, 'MAXLEN', ARGV[8])
+  local dash = string.find(cut, '-', 1, true)
+  redis.call('HSET', meta, 'cms', string.sub(cut, 1, dash - 1), 'cn', string.sub(cut, dash + 1))
+end
+redis.call('HSET', meta, 'lms', lms, 'ln', ln, 'closed', '1')
+redis.call('PEXPIRE', stream, ARGV[5])
+return out
+"""
+)
+
+# KEYS: index   ARGV: stream_id, meta prefix. Close in one round trip.
+_CLOSE: Final = """
+local key = redis.call('HGET', KEYS[1], ARGV[1])
+if key then redis.call('HSET', ARGV[2] .. key, 'closed', '1') end
+return key
+"""
+
+
 def _offset(ms: Any, n: Any) -> int:
     return int(ms) * OFFSET_SCALE + int(n)
 
@@ -154,6 +200,8 @@ class RedisEventStore:
         self._worker_alive = worker_alive
         self._resolve = client.register_script(_RESOLVE)
         self._append_script = client.register_script(_APPEND)
+        self._complete_script = client.register_script(_COMPLETE)
+        self._close_script = client.register_script(_CLOSE)
 
     # -- keys ----------------------------------------------------------------------------------
 
@@ -241,9 +289,33 @@ class RedisEventStore:
 
     async def close_stream(self, session_id: str, stream_id: str) -> None:
         async with guarded():
-            key = await self._redis.hget(self._index_key(session_id), stream_id)
-            if key is not None:
-                await self._redis.hset(self._meta_key(text(key)), "closed", "1")
+            await self._close_script(
+                keys=[self._index_key(session_id)], args=[stream_id, self._meta_key("")]
+            )
+
+    async def write_complete(
+        self, session_id: str, stream_id: str, messages: list[bytes]
+    ) -> tuple[str, list[str]]:
+        """``prime``, ``append`` of each message and ``close_stream`` in one round trip: the
+        priming id and each message's event id. For a stream whose every event is known at
+        once (the common SSE answer); the HTTP transport uses it when a store has it."""
+        async with guarded():
+            reply = await self._complete_script(
+                keys=[self._index_key(session_id)],
+                args=[
+                    *self._resolve_args(session_id, stream_id),
+                    self._max_events,
+                    self._max_age_ms,
+                    *messages,
+                ],
+            )
+        if text(reply[0]) == "closed":
+            raise UsageError(f"stream {stream_id!r} of this session is closed; use a new stream id")
+        key = text(reply[1])
+        ids = [
+            format_event_id(key, _offset(reply[i], reply[i + 1])) for i in range(4, len(reply), 2)
+        ]
+        return format_event_id(key, _offset(reply[2], reply[3])), ids
 
     async def delete_session(self, session_id: str) -> None:
         async with guarded():
@@ -260,10 +332,12 @@ class RedisEventStore:
     ) -> AsyncIterator[list[tuple[str, bytes]]]:
         """Batches of events appended after ``after_event_id``, as they come (any worker's).
 
-        Ends when the stream is closed and fully read, when it expired, or when the worker that
-        writes it (its owner) is no longer alive: a resumed request whose handler died with its
-        worker ends instead of waiting forever. An empty batch is yielded after each quiet
-        ``block`` seconds so the caller can send keep-alives and notice a disconnect.
+        Ends when the stream is closed and fully read or when it expired; raises
+        :class:`~mcpkit.transports.http.event_store.WriterGone` once the worker that writes it
+        (its owner) is no longer alive: a resumed request whose handler died with its worker
+        ends (the caller answers it with an error) instead of waiting forever. An empty batch is
+        yielded after each quiet ``block`` seconds so the caller can send keep-alives and notice
+        a disconnect.
         """
         key, offset = parse_event_id(after_event_id)
         meta_key = self._meta_key(key)
@@ -299,7 +373,7 @@ class RedisEventStore:
                 return
             alive = self._worker_alive
             if owner and owner != self.worker_id and alive is not None and not await alive(owner):
-                return
+                raise WriterGone(f"the worker writing this stream ({owner}) stopped")
             yield []
 
     # -- internals -----------------------------------------------------------------------------

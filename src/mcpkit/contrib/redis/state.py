@@ -42,7 +42,7 @@ from mcpkit.contrib.redis.sessions import RedisSessionStore
 from mcpkit.contrib.redis.tasks import RedisTaskStore
 from mcpkit.protocol.codec import decode_json, encode_message, message_from_obj
 from mcpkit.protocol.errors import UsageError
-from mcpkit.server.request_state import DEFAULT_STATE_TTL, RequestStateSealer
+from mcpkit.server.request_state import DEFAULT_STATE_TTL, KeyRing, RequestStateSealer
 from mcpkit.transports.http.event_store import MAX_EVENTS_PER_STREAM, STREAM_TTL_SECONDS
 from mcpkit.transports.http.session_store import MAX_SESSIONS, SESSION_IDLE_TIMEOUT_SECONDS
 from mcpkit.types.jsonrpc import ErrorResponse, JSONObject, Notification, Response
@@ -72,6 +72,32 @@ RECONNECT_MAX_SECONDS: Final = 2.0
 GET_STREAM: Final = "get"
 BUS_READY_SECONDS: Final = 5.0
 """At startup, how long a worker waits for its bus subscription before serving anyway."""
+KEY_RETRY_SECONDS: Final = 0.5
+"""While the shared ``requestState`` keys could not be loaded yet, how often to try again."""
+
+
+class _KeysNotLoaded(RequestStateSealer):
+    """The sealer of a worker that started while Redis was down, until the shared keys load.
+
+    Sealing with a key of its own would make rounds no other worker can verify (refused
+    ``-32602 unknown key`` wherever the retry lands), so a round that needs the key ring gets
+    what every request that needs Redis gets meanwhile: 503 with the reason."""
+
+    def __init__(self) -> None:
+        super().__init__(KeyRing([secrets.token_bytes(32)]))  # never used
+
+    @staticmethod
+    def _unavailable() -> RedisUnavailable:
+        return RedisUnavailable(
+            "Redis is unavailable (the shared requestState keys are not loaded yet); "
+            "try again shortly"
+        )
+
+    def seal(self, payload: Any, **options: Any) -> str:
+        raise self._unavailable()
+
+    def unseal(self, token: str, **options: Any) -> Any:
+        raise self._unavailable()
 
 
 class Workers:
@@ -236,8 +262,10 @@ class RedisState:
         sessions = app.endpoint.sessions
         if sessions is not None:
             sessions.relay = self._relay_session
+        if hasattr(server, "state_sealer"):
+            server.state_sealer = _KeysNotLoaded()  # never a key only this worker has
         with contextlib.suppress(RedisUnavailable):
-            await self._load_keys()  # else the refresh loop keeps trying
+            await self._load_keys()  # else the refresh loop keeps trying (every 0.5 s)
         background = [
             asyncio.create_task(self._beat_forever()),
             asyncio.create_task(self._refresh_keys_forever()),
@@ -283,7 +311,8 @@ class RedisState:
 
     async def _refresh_keys_forever(self) -> None:
         while True:
-            await asyncio.sleep(self.keys.refresh)
+            loaded = self.keys_loaded.is_set()
+            await asyncio.sleep(self.keys.refresh if loaded else KEY_RETRY_SECONDS)
             try:
                 await self._load_keys()
             except RedisUnavailable as exc:

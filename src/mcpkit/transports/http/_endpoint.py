@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from mcpkit.protocol.batch import accepts_batches
-from mcpkit.protocol.codec import decode_json, message_from_obj
+from mcpkit.protocol.codec import decode_json, encode_message, message_from_obj
 from mcpkit.protocol.errors import (
     HeaderMismatch,
     InternalError,
@@ -79,7 +79,7 @@ from mcpkit.transports.http._servable import HttpServable
 from mcpkit.transports.http._sse_response import HttpResponse, Receive, Scope, encode_headers
 from mcpkit.transports.http._stateless import StatelessConversation, StatelessConversations
 from mcpkit.transports.http._tail import serve_tail
-from mcpkit.transports.http.event_store import EventStore, UnknownEventId
+from mcpkit.transports.http.event_store import EventStore, UnknownEventId, request_of_stream
 from mcpkit.transports.http.session_store import SessionLimitReached, SessionStore
 from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, RequestId, Response
 from mcpkit.types.versions import DEFAULT_HTTP_LEGACY_VERSION, is_legacy, is_modern
@@ -363,7 +363,15 @@ class Endpoint:
             return
         assert isinstance(message, Request)  # responses were refused by the router
         await self._exchange(
-            message, None, None, None, route.protocol_version, auth, receive, response
+            message,
+            None,
+            None,
+            None,
+            route.protocol_version,
+            auth,
+            receive,
+            response,
+            json_only=message.method in _STATE_METHODS or None,
         )
 
     def _exchange(
@@ -378,13 +386,15 @@ class Endpoint:
         response: HttpResponse,
         entry: InboundRequest[RequestHandle] | None = None,
         stateless: StatelessConversation | None = None,
+        json_only: bool | None = None,
     ) -> Awaitable[None]:
         """Serve one request on this POST: a 2026 one when ``connection`` is ``None``; a
         session's with its in-flight ``entry``, or on a ``stateless`` app the engine of its own;
         ``pipe`` is its stream when it is resumable (else one is made if the handler emits). (A
         plain function: the awaitable it returns is the whole work, one coroutine less per
-        request.)"""
-        json_only = self._config.json_response
+        request.) ``json_only`` overrides the app's ``json_response`` for this request."""
+        if json_only is None:
+            json_only = self._config.json_response
         outbound = RequestOutbound(
             pipe, session if stateless is None else stateless, version, json_only=json_only
         )
@@ -581,7 +591,7 @@ class Endpoint:
             return
         store = self._config.event_store
         pipe = (  # a stream that cannot be resumed is made only if the handler emits
-            EventPipe(state.new_stream_id(), session_id=state.id, store=store)
+            EventPipe(state.new_stream_id(message.id), session_id=state.id, store=store)
             if store is not None
             else None
         )
@@ -761,6 +771,10 @@ class Endpoint:
             # Another worker runs the stream (or holds the session's GET): replay, then follow
             # the shared log until the stream ends (or its worker died).
             after = replay.events[-1][0] if replay.events else last_event_id
+
+            async def writer_gone() -> list[tuple[str, bytes]]:
+                return await _fail_orphan(store, session_id, replay.stream_id)
+
             await serve_tail(
                 response,
                 receive,
@@ -768,13 +782,18 @@ class Endpoint:
                 first=replay.events,
                 spawn=self._spawn,
                 options=self._config.stream,
+                on_writer_gone=writer_gone,
             )
             return
         # The stream is over, or its handler lives in no process any more (a restart): replay
-        # what was stored and end; a final response, if it was produced, is among the events.
+        # what was stored and end; a final response, if it was produced, is among the events,
+        # and a request whose handler is gone with its process is answered with an error.
+        events = list(replay.events)
+        if not replay.closed and state is None:
+            events += await _fail_orphan(store, session_id, replay.stream_id)
         if not await response.start_sse():
             return
-        for event_id, data in replay.events:
+        for event_id, data in events:
             if not await response.event(data, event_id=event_id):
                 return
         await response.end()
@@ -846,3 +865,41 @@ async def _then_sync(
     if session is not None:
         await sessions.sync(session)
     return result
+
+
+_STATE_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel", "tasks/list"})
+"""2026 methods that only read or write task records: they never emit, so they are answered as
+JSON however long the shared state takes. A Redis that hangs then gets the same 503 with
+``Retry-After`` as a Redis that is down, instead of an SSE stream (HTTP 200) promoted after
+``sse_after`` whose only event is the error."""
+
+ORPHANED_MESSAGE: Final = (
+    "the worker running this request stopped before answering (its lease expired); "
+    "send the request again"
+)
+"""The error that ends a resumed stream whose handler died with its worker."""
+
+
+async def _fail_orphan(
+    store: EventStore, session_id: str, stream_id: str
+) -> list[tuple[str, bytes]]:
+    """End the stream of a request whose handler is gone: a JSON-RPC error for the request,
+    stored (so every later resume gets the same last event) and the stream closed.
+
+    A stream that names no request (the session's ``GET`` stream) just ends. If the stream was
+    closed meanwhile (the answer came after all), nothing is added.
+    """
+    request_id = request_of_stream(stream_id)
+    if request_id is None:
+        return []
+    error = InternalError(ORPHANED_MESSAGE, data={"reason": "worker stopped"})
+    data = encode_message(
+        prepare_outbound(ErrorResponse(request_id, error.to_error_object()), None, None)
+    )
+    try:
+        event_id = await store.append(session_id, stream_id, data)
+    except UsageError:
+        return []
+    await store.close_stream(session_id, stream_id)
+    logger.warning("request %r ended with an error: the worker running it stopped", request_id)
+    return [(event_id, data)]

@@ -309,7 +309,7 @@ async def serve_exchange(
     if session is not None and entry is not None:
         session.done(entry, pipe)
     if json_only or options.sse_after > 0:
-        await response.json_bytes(reply.status, reply.data, headers)
+        await response.json_bytes(reply.status, reply.data, _with_retry(reply, headers))
     elif pipe is None or pipe.store is None:  # always SSE (sse_after=0), one event: one body
         if pipe is not None:
             pipe.abandon()  # over: nothing more can be emitted into it
@@ -377,7 +377,7 @@ async def _serve_further(
             if tracked is not None:
                 tracked.finished()
             if json_only or options.sse_after > 0:
-                await response.json_bytes(reply.status, reply.data, headers)
+                await response.json_bytes(reply.status, reply.data, _with_retry(reply, headers))
             elif pipe.store is None:
                 pipe.abandon()
                 await response.sse_complete(encode_event(reply.data), headers)
@@ -412,6 +412,14 @@ async def _serve_further(
     finally:
         if tracked is not None:
             tracked.finished()
+
+
+_RETRY_AFTER: Final = (b"retry-after", b"1")
+
+
+def _with_retry(reply: Answer, headers: Headers) -> Headers:
+    """A 503 (the shared state is unavailable) says when to try again, as every 503 does."""
+    return (*headers, _RETRY_AFTER) if reply.status == 503 else headers
 
 
 async def _sse_complete(
@@ -661,7 +669,9 @@ class _InlineWriter:
                     response, pipe, watch.disconnected, self._options, self._headers
                 )
             elif pipe.state is PipeState.JSON:
-                await response.json_bytes(pipe.final_status, pipe.final or b"", self._headers)
+                status = pipe.final_status
+                headers = (*self._headers, _RETRY_AFTER) if status == 503 else self._headers
+                await response.json_bytes(status, pipe.final or b"", headers)
             if not pipe.ended and (
                 pipe.state is not PipeState.SSE or response.broken or watch.disconnected.is_set()
             ):

@@ -15,6 +15,13 @@ the default serve path (``server.run("http")``, ``mcpkit run --http``) at no cos
 * **connections per peer** — one peer (IPv4 address or IPv6 ``/64``) may hold at most
   ``max_per_peer`` open connections; beyond that a new connection is answered 503 and closed at
   once, so one client cannot take every slot of ``limit_concurrency`` from the others.
+  Connections from a trusted proxy (``trusted``, the ``forwarded_allow_ips`` addresses) are not
+  capped: they carry many clients, whose open requests are capped one by one instead
+  (:mod:`mcpkit.transports.http._client_limit`).
+* **health checks pass** — a peer at its cap may still open :data:`HEALTH_ALLOWANCE` more
+  connections, on which only ``GET``/``HEAD`` of ``health_path`` is served (anything else is
+  answered 503 and closed as soon as its request line arrives): a load balancer whose address
+  is at the cap must still see that the worker serves, or it takes a healthy worker out.
 
 * **serving slots count requests, not sockets** — uvicorn's ``limit_concurrency`` counts every
   open connection, so sockets still trickling their headers (from many addresses, each under its
@@ -41,9 +48,11 @@ from typing import Any, Final
 
 from mcpkit.transports.http._parked import serving
 from mcpkit.transports.http._peers import peer_key
+from mcpkit.transports.http._proxies import TrustedProxies
 
 __all__ = [
     "HEADER_TIMEOUT_SECONDS",
+    "HEALTH_ALLOWANCE",
     "MAX_CONNECTIONS",
     "MAX_CONNECTIONS_PER_PEER",
     "guarded_protocol",
@@ -58,6 +67,9 @@ MAX_CONNECTIONS_PER_PEER: Final = 100
 """Open connections one peer may hold (a tenth of the default ``limit_concurrency``)."""
 MAX_CONNECTIONS: Final = 4000
 """Open connections in all (lowered to what the process's descriptor limit allows)."""
+HEALTH_ALLOWANCE: Final = 4
+"""Connections beyond its cap a peer may open for health checks only."""
+_REQUEST_LINE_LIMIT: Final = 8192
 
 
 def _plain_response(status: str, text: str, *extra: str) -> bytes:
@@ -89,6 +101,8 @@ def guarded_protocol(
     max_per_peer: int | None = MAX_CONNECTIONS_PER_PEER,
     limit_concurrency: int | None = None,
     max_connections: int | None = None,
+    trusted: TrustedProxies | None = None,
+    health_path: str | None = None,
 ) -> type[asyncio.Protocol]:
     """A subclass of uvicorn's protocol class ``base`` with the guard (see the module docstring).
 
@@ -105,6 +119,8 @@ def guarded_protocol(
     partial: dict[Any, None] = {}
     waiting: dict[Any, None] = {}
     overloaded = [False]  # one warning per overload, not one per refused request
+    health_only: dict[str, int] = {}  # connections beyond the cap, for health checks
+    health_target = health_path.encode() if health_path is not None else None
     cls: Any = base
 
     class Guarded(cls):  # type: ignore[misc]
@@ -114,6 +130,8 @@ def guarded_protocol(
         _guard_bytes = False
         _guard_refused = False
         _guard_app: Any = None
+        _guard_health: str | None = None  # the peer, on a connection beyond its cap
+        _guard_head = b""
 
         @property
         def app(self) -> Any:
@@ -140,16 +158,28 @@ def guarded_protocol(
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)
-            peer = peer_key(transport.get_extra_info("peername"))
+            address = transport.get_extra_info("peername")
+            if trusted and isinstance(address, tuple) and address and address[0] in trusted:
+                self._guard_arm()  # a proxy: its clients are counted by request, not here
+                return
+            peer = peer_key(address)
             held = counts.get(peer, 0)
             if max_per_peer is not None and held >= max_per_peer:
                 if peer not in warned:
                     warned.add(peer)
                     logger.warning(
-                        "refusing connections from %s: it holds %d (max_connections_per_peer)",
+                        "refusing connections from %s but health checks: it holds %d "
+                        "(max_connections_per_peer; behind a proxy, list the proxy in "
+                        "forwarded_allow_ips)",
                         peer,
                         held,
                     )
+                extra = health_only.get(peer, 0)
+                if health_target is not None and extra < HEALTH_ALLOWANCE:
+                    health_only[peer] = extra + 1
+                    self._guard_health = peer
+                    self._guard_arm()
+                    return
                 self._guard_refuse(transport)
                 return
             if (
@@ -164,11 +194,34 @@ def guarded_protocol(
             waiting[self] = None
             self._guard_arm()
 
-        def _guard_refuse(self, transport: asyncio.BaseTransport) -> None:
+        def _guard_refuse(self, transport: Any) -> None:
             self._guard_refused = True
-            writer: Any = transport  # uvloop's transports are not asyncio.WriteTransport
-            writer.write(_BUSY_RESPONSE)
-            writer.close()
+            if transport is None or transport.is_closing():
+                return
+            transport.write(_BUSY_RESPONSE)  # uvloop's transports are not asyncio.WriteTransport
+            transport.close()
+
+        def _guard_health_gate(self, data: bytes) -> bytes | None:
+            """On a connection beyond the cap: the bytes once the request line shows a health
+            check, ``None`` while it is incomplete (or when it is anything else: refused)."""
+            head = self._guard_head + data
+            line, newline, _ = head.partition(b"\n")
+            if not newline:
+                if len(head) > _REQUEST_LINE_LIMIT:
+                    self._guard_refuse(getattr(self, "transport", None))
+                else:
+                    self._guard_head = head
+                return None
+            self._guard_head = b""
+            parts = line.split()
+            if (
+                len(parts) == 3
+                and parts[0] in (b"GET", b"HEAD")
+                and parts[1].split(b"?", 1)[0] == health_target
+            ):
+                return head
+            self._guard_refuse(getattr(self, "transport", None))
+            return None
 
         def _guard_make_room(self) -> bool:
             """Cut the connection that has trickled its headers longest; else the one that has
@@ -198,6 +251,11 @@ def guarded_protocol(
         def data_received(self, data: bytes) -> None:
             if self._guard_refused:
                 return
+            if self._guard_health is not None and self._guard_between_requests():
+                gated = self._guard_health_gate(data)
+                if gated is None:
+                    return
+                data = gated
             if self._guard_timer is None and self._guard_between_requests():
                 self._guard_arm()  # the first byte of the next request on a kept-alive connection
             self._guard_bytes = True
@@ -226,6 +284,14 @@ def guarded_protocol(
         def connection_lost(self, exc: Exception | None) -> None:
             self._guard_disarm()
             self._guard_forget()
+            health = self._guard_health
+            if health is not None:
+                self._guard_health = None
+                left = health_only.get(health, 1) - 1
+                if left > 0:
+                    health_only[health] = left
+                else:
+                    health_only.pop(health, None)
             peer = self._guard_peer
             if peer is not None:
                 self._guard_peer = None

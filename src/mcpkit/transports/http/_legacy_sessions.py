@@ -55,7 +55,7 @@ from mcpkit.transports.http._parked import ParkedRequests
 from mcpkit.transports.http._peers import UNKNOWN_PEER, PeerTable
 from mcpkit.transports.http._pipe import EventPipe, PipeState
 from mcpkit.transports.http._servable import HttpServable
-from mcpkit.transports.http.event_store import EventStore
+from mcpkit.transports.http.event_store import EventStore, post_stream_id
 from mcpkit.transports.http.session_store import (
     MemorySessionStore,
     SessionLimitReached,
@@ -230,8 +230,9 @@ class LegacySessionState:
             return True
         return self.get_pipe is not None and self.get_pipe.state is PipeState.SSE
 
-    def new_stream_id(self) -> str:
-        return f"post-{self._stream_tag}{next(self._streams)}"
+    def new_stream_id(self, request_id: RequestId | None = None) -> str:
+        """A POST stream's id; it carries ``request_id`` (:func:`post_stream_id`)."""
+        return post_stream_id(f"post-{self._stream_tag}{next(self._streams)}", request_id)
 
     def ensure_get_pipe(self) -> EventPipe:
         """The standalone stream's pipe; it exists from the first GET for the session's life."""

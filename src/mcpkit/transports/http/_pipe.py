@@ -240,6 +240,15 @@ class EventPipe:
             prime = None
             silent_end = self.ended and self.final is None and not self._items
             # nothing to resume from a stream that ends now with no event: no priming id either
+            complete = getattr(self.store, "write_complete", None)
+            if self.ended and not silent_end and complete is not None and self.session_id:
+                # every event is known now: prime, append and close in one store call
+                datas = [data for _, data in self.take()]
+                if self.final is not None:
+                    datas.append(self.final)
+                    self.final = None
+                prime, ids = await complete(self.session_id, self.stream_id, datas)
+                return prime, list(zip(ids, datas, strict=True))
             if self.store is not None and self.session_id is not None and not silent_end:
                 prime = await self.store.prime(self.session_id, self.stream_id)
             items: list[Item] = []

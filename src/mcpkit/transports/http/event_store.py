@@ -25,6 +25,7 @@ is still kept raises :class:`ReplayGap` rather than silently skipping messages.
 from __future__ import annotations
 
 import itertools
+import json
 import secrets
 import time
 from collections import OrderedDict, deque
@@ -44,10 +45,13 @@ __all__ = [
     "Replay",
     "ReplayGap",
     "UnknownEventId",
+    "WriterGone",
     "format_event_id",
     "new_stream_key",
     "parse_event_id",
+    "post_stream_id",
     "replay_gap",
+    "request_of_stream",
     "unknown_event",
 ]
 
@@ -73,6 +77,35 @@ class UnknownEventId(MCPError, LookupError):
 
 class ReplayGap(UnknownEventId):
     """The stream is known, but events after the given id were already dropped (bounds or TTL)."""
+
+
+class WriterGone(MCPError):
+    """Raised by a shared store's ``tail`` when the worker writing a stream that is not closed
+    no longer holds its lease: nobody will write the rest (the handler died with its worker)."""
+
+
+_REQUEST_MARK: Final = "~"
+
+
+def post_stream_id(base: str, request_id: str | int | None) -> str:
+    """The id of the stream answering request ``request_id``: ``base`` with the request's id
+    appended, so a worker that resumes the stream after its writer died knows which request to
+    fail (:func:`request_of_stream`)."""
+    if request_id is None:
+        return base
+    return f"{base}{_REQUEST_MARK}{json.dumps(request_id, separators=(',', ':'))}"
+
+
+def request_of_stream(stream_id: str) -> str | int | None:
+    """The request id a stream id made by :func:`post_stream_id` carries, else ``None``."""
+    _, mark, encoded = stream_id.partition(_REQUEST_MARK)
+    if not mark:
+        return None
+    try:
+        found = json.loads(encoded)
+    except ValueError:
+        return None
+    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
 
 
 class Replay(NamedTuple):

@@ -21,12 +21,14 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from mcpkit.protocol.errors import UsageError
+from mcpkit.transports.http._client_limit import ClientLimit
 from mcpkit.transports.http._guard import (
     HEADER_TIMEOUT_SECONDS,
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_PER_PEER,
     guarded_protocol,
 )
+from mcpkit.transports.http._proxies import TrustedProxies, proxy_spec
 
 __all__ = [
     "DEFAULT_HOST",
@@ -78,6 +80,7 @@ def uvicorn_config(
     header_timeout: float | None = HEADER_TIMEOUT_SECONDS,
     max_connections_per_peer: int | None = MAX_CONNECTIONS_PER_PEER,
     max_connections: int | None = MAX_CONNECTIONS,
+    forwarded_allow_ips: str | list[str] | None = None,
     **uvicorn_options: Any,
 ) -> Any:
     """A ``uvicorn.Config`` with mcpkit's defaults (any uvicorn option can be overridden).
@@ -90,6 +93,14 @@ def uvicorn_config(
     each off. ``max_connections`` is lowered to the process's descriptor limit (less
     :data:`DESCRIPTOR_RESERVE`). The guard wraps whichever ``http`` implementation is chosen (a
     name or a class).
+
+    ``forwarded_allow_ips`` (addresses or networks, comma-separated or a list; ``"*"`` trusts
+    all; default: ``FORWARDED_ALLOW_IPS`` or loopback, as uvicorn) are the reverse proxies in
+    front of the server. uvicorn takes the client's address from their ``X-Forwarded-For``;
+    their connections are not capped per address (they carry every client), and each forwarded
+    client may hold ``max_connections_per_peer`` open requests instead
+    (:mod:`mcpkit.transports.http._client_limit`). The app's health path (``/healthz``) is
+    never refused by a per-client cap.
     """
     import uvicorn
     from uvicorn.config import HTTP_PROTOCOLS
@@ -107,6 +118,9 @@ def uvicorn_config(
         "limit_concurrency": None,  # the guard's, counting requests (see the docstring)
     }
     options.update(uvicorn_options)
+    proxies = proxy_spec(forwarded_allow_ips)
+    options["forwarded_allow_ips"] = proxies
+    health_path = _health_path(app)
     http = options["http"]
     base = import_from_string(HTTP_PROTOCOLS.get(http, http)) if isinstance(http, str) else http
     options["http"] = guarded_protocol(
@@ -115,7 +129,11 @@ def uvicorn_config(
         max_per_peer=max_connections_per_peer,
         limit_concurrency=limit_concurrency,
         max_connections=_descriptor_bound(max_connections),
+        trusted=TrustedProxies(proxies) if options.get("proxy_headers", True) else None,
+        health_path=health_path,
     )
+    if max_connections_per_peer is not None:
+        app = ClientLimit(app, max_connections_per_peer, health_path=health_path)
     return uvicorn.Config(app, **options)
 
 
@@ -132,6 +150,12 @@ def _descriptor_bound(max_connections: int | None) -> int | None:
     if soft == resource.RLIM_INFINITY:
         return max_connections
     return max(1, min(max_connections, soft - DESCRIPTOR_RESERVE))
+
+
+def _health_path(app: Any) -> str | None:
+    """The app's health-check path (an :class:`McpHttpApp`'s ``health_path``), if it has one."""
+    path = getattr(getattr(app, "options", None), "health_path", None)
+    return path if isinstance(path, str) else None
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -1,0 +1,130 @@
+"""CPU per legacy call by where the session and its streams live: memory, SQLite, Redis.
+
+    python benchmarks/redis_call_cpu.py [--calls 2000]
+
+One worker (``scale_server.py``, speed stack) and one legacy client (``http_driver``, one
+keep-alive connection, calls awaited in turn) calling ``tools/call echo``; each answer either as
+JSON (``--json``) or as an SSE stream (``sse_after=0``: with a store, every SSE answer is a
+stored, resumable stream — prime, append, close). Reported per call: the worker's CPU (µs), the
+Redis server's CPU (µs, from ``INFO cpu``) and the Redis commands it executed (``INFO
+commandstats``, commands inside scripts included), and the worker's CPU against the memory
+configuration of the same answer shape. The budget (issue #29): a call on Redis at most 2x the
+worker CPU of the same call in memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from http_driver import McpHttpClient
+from procstats import CpuClock
+
+HERE = Path(__file__).resolve().parent
+SERVER = HERE / "scale_server.py"
+REDIS_URL = "redis://127.0.0.1:6379/0"
+_SERVING = re.compile(rb"mcpkit: serving .* at http://[^:]+:(\d+)/mcp")
+
+
+def _port(process: subprocess.Popen[bytes], log: IO[bytes]) -> int:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        log.seek(0)
+        found = _SERVING.search(log.read())
+        if found:
+            return int(found.group(1))
+        if process.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(log.read().decode(errors="replace")[-800:])
+        time.sleep(0.05)
+    raise RuntimeError("the worker did not start")
+
+
+def _redis_counters() -> tuple[float, int]:
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        cpu = client.info("cpu")
+        stats = client.info("commandstats")
+    finally:
+        client.close()
+    seconds = float(cpu["used_cpu_sys"]) + float(cpu["used_cpu_user"])
+    commands = sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info")
+    return seconds, commands
+
+
+async def _calls(port: int, count: int) -> None:
+    client = McpHttpClient(port, "legacy-json")
+    await client.open()
+    try:
+        for _ in range(count):
+            await client.echo()
+    finally:
+        await client.close()
+
+
+def measure(store: str, shape: str, calls: int) -> dict[str, Any]:
+    argv = [sys.executable, str(SERVER), "--stack", "speed", f"--{shape}"]
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryFile() as log:
+        if store == "redis":
+            argv += ["--redis", REDIS_URL, "--prefix", f"mcpkit-bench-{secrets.token_hex(4)}:"]
+        elif store == "sqlite":
+            argv += ["--event-store", str(Path(tmp) / "events.db")]
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        try:
+            port = _port(process, log)
+            asyncio.run(_calls(port, 200))  # warm up
+            clock = CpuClock(process.pid)
+            before = clock.read()
+            redis_before = _redis_counters() if store == "redis" else (0.0, 0)
+            asyncio.run(_calls(port, calls))
+            worker = clock.delta(before, clock.read())
+            redis_after = _redis_counters() if store == "redis" else (0.0, 0)
+        finally:
+            process.terminate()
+            process.wait(10)
+    return {
+        "store": store,
+        "shape": shape,
+        "worker_us": worker / calls * 1e6,
+        "redis_us": (redis_after[0] - redis_before[0]) / calls * 1e6,
+        "redis_commands": (redis_after[1] - redis_before[1]) / calls,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=2000)
+    args = parser.parse_args()
+    load = os.getloadavg()
+    rows = [
+        measure(store, shape, args.calls)
+        for shape in ("json", "sse")
+        for store in ("memory", "sqlite", "redis")
+    ]
+    print(f"load average before: {load[0]:.1f}; {args.calls} calls per configuration\n")
+    print("| answer | store | worker µs/call | vs memory | Redis µs/call | Redis commands/call |")
+    print("|---|---|---|---|---|---|")
+    memory = {r["shape"]: r["worker_us"] for r in rows if r["store"] == "memory"}
+    for r in rows:
+        print(
+            f"| {r['shape']} | {r['store']} | {r['worker_us']:.0f} | "
+            f"{r['worker_us'] / memory[r['shape']]:.2f}x | {r['redis_us']:.0f} | "
+            f"{r['redis_commands']:.1f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
