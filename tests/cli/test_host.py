@@ -28,10 +28,10 @@ def test_the_example_host_lists_every_server_and_routes_a_call(tmp_path: Path) -
     status = {line.split()[0]: line.split()[1:4] for line in lines[2:4]}
     assert status == {"shop": ["ready", "modern", "2026-07-28"],
                       "database": ["ready", "modern", "2026-07-28"]}  # fmt: skip
-    table = ran.out.split("\ntools (4)\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    table = ran.out.split("\ntools (5)\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
     tools = {row.split()[0]: row.split()[1] for row in table}
     assert tools == {"search_products": "shop", "get_product": "shop", "place_order": "shop",
-                     "query_database": "database"}  # fmt: skip
+                     "query_database": "database", "count_rows": "database"}  # fmt: skip
     result = ran.out.split("search_products (shop):\n", 1)[1]
     assert [(p["name"], p["price"]) for p in json.loads(result)] == [("Nike Air Max", 899.0)]
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Final
 
 import pytest
-from tests.test_public_api import _documented
+
+from test_public_api import _documented
 
 from ._blocks import PYTHON_LANGUAGES, SHELL_LANGUAGES, parse_blocks, shell_commands
 

@@ -32,7 +32,7 @@ def test_the_two_commands_are_there_and_executable() -> None:
 
 def test_the_server_example_answers_the_call_the_readme_shows(tmp_path: Path) -> None:
     (tmp_path / "server.py").write_text(_server_source(), encoding="utf-8")
-    shown = re.search(r"^(mcpkit call server\.py .*?)\s+# (.*)$", README, re.MULTILINE)
+    shown = re.search(r"^(mcpkit call server\.py .*?)\s+# (?:→ )?(.*)$", README, re.MULTILINE)
     assert shown, "the README lost its mcpkit call line"
     command, expected = shown.group(1).split(), shown.group(2)
     done = subprocess.run(

@@ -1,4 +1,4 @@
-"""``pip install 'mcpkit[langchain]'`` — what docs/langgraph.md says to run — pulls everything
+"""``pip install ".[langchain,http]"`` — what docs/langgraph.md says to run — pulls everything
 the page's code and ``examples/langgraph`` import (the HTTP servers' uvicorn and httpx too).
 
 Imports are read from the code (``ast``), mapped to the distributions that provide them, and
@@ -64,15 +64,16 @@ def _closure(requirements: list[str], extras: dict[str, list[str]]) -> set[str]:
 
 
 def test_the_langchain_extra_covers_the_pages_code_and_examples() -> None:
-    match = re.search(r"pip install '(mcpkit\[[a-z,]+\])'", DOC.read_text(encoding="utf-8"))
+    # written as a reader installs from a checkout or wheel: pip install ".[langchain,http]"
+    match = re.search(r"""pip install ["'](?:mcpkit|\.)\[([a-z,]+)\]["']""", DOC.read_text("utf-8"))
     assert match, "docs/langgraph.md shows no install line"
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     extras: dict[str, list[str]] = project["optional-dependencies"]
-    installed = _closure([*project["dependencies"], match.group(1)], extras)
+    installed = _closure([*project["dependencies"], f"mcpkit[{match.group(1)}]"], extras)
     providers = metadata.packages_distributions()
     missing = {
         module: providers.get(module, ["?"])
         for module in _code()
         if not {canonicalize_name(d) for d in providers.get(module, [])} & installed
     }
-    assert not missing, f"{match.group(1)} does not install what the page imports: {missing}"
+    assert not missing, f"[{match.group(1)}] does not install what the page imports: {missing}"

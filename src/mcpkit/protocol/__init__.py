@@ -212,6 +212,7 @@ if TYPE_CHECKING:
         notify_outbound,
         remove_outbound_observer,
     )
+    from mcpkit.protocol.principal import principal_of
     from mcpkit.protocol.progress import (
         MAX_PROGRESS_TOKENS,
         ProgressSender,
@@ -223,8 +224,10 @@ if TYPE_CHECKING:
     )
     from mcpkit.protocol.schema_dialects import (
         DEFAULT_DIALECT,
+        JSON_TYPE_WORDS,
         CompiledSchema,
         SchemaProblem,
+        argument_problem_text,
         compile_schema,
         external_refs,
         json_path,
@@ -266,6 +269,9 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "JSON_TYPE_WORDS",
+    "argument_problem_text",
+    "principal_of",
     "APP_TO_HOST_METHODS",
     "CSP_FIELDS",
     "DEFAULT_VISIBILITY",
@@ -718,10 +724,13 @@ _SOURCES: Final[dict[str, tuple[str, ...]]] = {
         "ProgressUpdate",
     ),
     "sampling_rules": ("sampling_messages_problem",),
+    "principal": ("principal_of",),
     "schema_dialects": (
         "DEFAULT_DIALECT",
         "CompiledSchema",
         "SchemaProblem",
+        "JSON_TYPE_WORDS",
+        "argument_problem_text",
         "compile_schema",
         "external_refs",
         "json_path",
