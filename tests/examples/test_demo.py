@@ -42,6 +42,7 @@ def test_demo_shows_both_servers_and_the_search() -> None:
         sock.bind(("127.0.0.1", int(port.group(1))))
 
 
+@pytest.mark.install  # a fresh venv with the [cli] extra: left out of the inner loop
 @pytest.mark.timeout(2 * DEMO_TIMEOUT)
 def test_the_first_demo_installs_only_what_it_needs(tmp_path: Path) -> None:
     """Without a development venv the demo makes its own with mcpkit[cli] alone: no test tools,
