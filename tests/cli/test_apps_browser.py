@@ -30,9 +30,12 @@ import pytest
 from _peers import PEERS_ROOT
 from mcpkit.types import to_wire
 
-from ._inspector import chromium_path, free_port, run_inspector, screenshot_dir
+from ._inspector import free_port, run_inspector, screenshot_dir
+from ._inspector_page import browser, open_page
 from ._process import wait_for_port
 from ._run import EXAMPLES, ROOT
+
+__all__ = ["browser"]  # the module's Chromium (a fixture)
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -53,31 +56,6 @@ def _peer(path: Path) -> Path:
     if os.environ.get("CI"):
         raise AssertionError(f"{path} is missing in CI: scripts/install-peers installs it")
     pytest.skip(f"{path} is missing: run scripts/install-peers")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = chromium_path()
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=executable, args=["--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-def _open(browser: Any, url: str) -> Any:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(UI_TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.errors = errors
-    page.goto(url)
-    expect(page.locator("body")).to_have_attribute("data-ready", "true")
-    return page
 
 
 def _call(page: Any, tool: str, value: str | None = None) -> Any:
@@ -126,7 +104,7 @@ def test_an_app_built_with_the_official_app_class_runs_in_the_inspector(
         else:
             args = [str(script), "-e", f"EXT_APPS_APP_JS={app_js}"]
         inspector = stack.enter_context(run_inspector(*args, "--mode", mode))
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url, height=900)
         app = _call(page, "greet", "Ada")
         expect(app.locator("#state")).to_have_text(
             "connected to mcpkit-inspector", timeout=UI_TIMEOUT_MS
@@ -154,7 +132,7 @@ def test_an_app_built_with_the_official_app_class_runs_in_the_inspector(
 def test_the_product_cards_add_to_cart_from_inside_the_app(browser: Any, tmp_path: Path) -> None:
     shots = screenshot_dir(tmp_path / "shots")
     with run_inspector(SHOP) as inspector:
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url, height=900)
         app = _call(page, "search_products", "跑步鞋")
         expect(app.locator(".card h3")).to_have_text(
             ["Nike Air Max", "ASICS Gel-Kayano 30", "Adidas Ultraboost Light"],
@@ -260,7 +238,7 @@ def test_a_fastmcp_app_renders_in_the_inspector(browser: Any) -> None:
     python = _peer(FASTMCP_APPS_PYTHON)
     target = f"{python} {FIXTURES / 'fastmcp_app_server.py'}"
     with run_inspector(target, "-e", "PREFAB_BUNDLED_RENDERER=1") as inspector:
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url, height=900)
         app = _call(page, "show_greeting", "Ada")
         expect(app.get_by_text("Hello, Ada!")).to_be_visible(timeout=UI_TIMEOUT_MS)
         expect(page.locator(".app-view")).to_have_attribute("data-initialized", "true")
@@ -311,7 +289,7 @@ def test_a_hostile_app_is_contained(browser: Any) -> None:
             f"ATTACK_UNDECLARED={undeclared}",
         ) as inspector,  # fmt: skip
     ):
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url, height=900)
         popups: list[Any] = []
         page.context.on("page", lambda popup: popups.append(popup))
         app = _call(page, "open_view")
@@ -362,7 +340,7 @@ def test_a_view_cannot_navigate_its_own_frame_to_an_undeclared_origin(browser: A
             f"ATTACK_UNDECLARED={undeclared}",
         ) as inspector,  # fmt: skip
     ):
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url, height=900)
         with page.expect_event(
             "framenavigated", lambda frame: frame.url.startswith("chrome-error:")
         ):
@@ -428,7 +406,7 @@ def test_the_inspector_implements_the_host_side_of_the_protocol(browser: Any) ->
             str(FIXTURES / "host_features_server.py"), "-e", f"FEATURES_LINK={link_origin}/"
         ) as inspector,
     ):
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url, height=900)
         answers = iter([True, False])  # open the first link asked for, refuse the second
         dialogs: list[str] = []
 

@@ -16,8 +16,11 @@ from typing import Any, Final
 
 import pytest
 
-from ._inspector import chromium_path, http_feature_tour, run_inspector, screenshot_dir
+from ._inspector import http_feature_tour, run_inspector, screenshot_dir
+from ._inspector_page import browser, open_page
 from ._run import EXAMPLES
+
+__all__ = ["browser"]  # the module's Chromium (a fixture)
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -29,19 +32,6 @@ SCREENSHOT_CASE: Final = ("stdio", "2026-07-28")
 """The combination whose screenshots become the docs' pictures."""
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = chromium_path()
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=executable, args=["--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
 @contextlib.contextmanager
 def _target(transport: str) -> Iterator[str]:
     if transport == "http":
@@ -49,18 +39,6 @@ def _target(transport: str) -> Iterator[str]:
             yield url
     else:
         yield TOUR
-
-
-def _open(browser: Any, url: str) -> Any:
-    context = browser.new_context(viewport={"width": 1280, "height": 860}, accept_downloads=True)
-    context.set_default_timeout(UI_TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.errors = errors
-    page.goto(url)
-    expect(page.locator("body")).to_have_attribute("data-ready", "true")
-    return page
 
 
 def _tool(page: Any, name: str) -> None:
@@ -81,7 +59,7 @@ def test_a_person_explores_calls_answers_and_watches(
         page.screenshot(path=str(shots / f"{name}.png"), full_page=False)
 
     with _target(transport) as target, run_inspector(target, "--mode", mode) as inspector:
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url, accept_downloads=True)
         expect(page.locator("#status")).to_have_text("connected")
         era = "legacy" if mode == "legacy" else "modern"
         expect(page.locator('[data-fact="era"]')).to_have_text(era)
@@ -184,7 +162,7 @@ def test_a_person_explores_calls_answers_and_watches(
 def test_keyboard_only(browser: Any) -> None:
     """Tabs by arrow keys, a tool chosen and called with Enter: no mouse."""
     with run_inspector(TOUR) as inspector:
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url, accept_downloads=True)
         expect(page.locator("#status")).to_have_text("connected")
         page.keyboard.press("Tab")
         expect(page.locator("#tab-connect")).to_be_focused()
@@ -226,7 +204,7 @@ EVERYTHING: Final = "tests/conformance/everything_server.py:server"
 def test_tasks_are_listed_with_status_result_and_cancel(browser: Any, mode: str) -> None:
     """2025-11-25 core tasks (legacy) and the 2026 Tasks extension, from the same page."""
     with run_inspector(EVERYTHING, "--mode", mode) as inspector:
-        page = _open(browser, inspector.url)
+        page = open_page(browser, inspector.url, accept_downloads=True)
         expect(page.locator("#status")).to_have_text("connected")
         _tool(page, "slow_compute")
         page.fill('#tool-form input[name="seconds"]', "600")
@@ -285,7 +263,7 @@ def test_oauth_sign_in_from_the_page(browser: Any) -> None:
         mcp_url = stack.stdout.readline().strip()
         assert mcp_url.startswith("http://127.0.0.1:"), mcp_url
         with run_inspector(env=ALLOW_LOOPBACK) as inspector:
-            page = _open(browser, inspector.url)
+            page = open_page(browser, inspector.url, accept_downloads=True)
             page.fill("#target", mcp_url)
             page.locator("details summary").click()
             page.check("#oauth")

@@ -10,30 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import resource
 import socket
-import sys
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Final
 
 import httpx
 from _asgi_harness import ACCEPT_BOTH, bound, initialize_body
+from _asgi_process import server_process
 
-SERVER: Final = Path(__file__).with_name("_asgi_servers.py")
-START_TIMEOUT_S: Final = 20.0
-"""A cold Python start that imports mcpkit and uvicorn on a busy 2-core machine."""
 SLOW_SOCKETS: Final = 1_000
 ATTACKER: Final = "127.0.0.2"
 PARTIAL_HEADER: Final = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _enough_descriptors(needed: int) -> None:
@@ -43,38 +30,6 @@ def _enough_descriptors(needed: int) -> None:
         target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
     assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] >= needed, "RLIMIT_NOFILE too low"
-
-
-@contextlib.asynccontextmanager
-async def _server(*args: str) -> AsyncIterator[str]:
-    """``server.run("http")`` in a process; yields its base URL once uvicorn is listening."""
-    port = _free_port()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(SERVER),
-        "--port",
-        str(port),
-        *args,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert process.stderr is not None
-    seen: list[bytes] = []
-    try:
-        async with asyncio.timeout(START_TIMEOUT_S):
-            while b"mcpkit: serving" not in (line := await process.stderr.readline()):
-                seen.append(line)
-                assert line, f"the server exited before listening: {b''.join(seen)!r}"
-        drain = asyncio.create_task(process.stderr.read())  # keep the log pipe from filling up
-        try:
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            drain.cancel()
-    finally:
-        if process.returncode is None:
-            process.kill()
-        await bound(process.wait())
 
 
 async def _slow_socket(
@@ -90,7 +45,7 @@ async def _slow_socket(
 
 async def test_a_thousand_idle_header_sockets_do_not_starve_a_good_request() -> None:
     _enough_descriptors(3 * SLOW_SOCKETS)
-    async with _server() as url:
+    async with server_process() as url:
         port = int(url.rsplit(":", 1)[1])
         pairs = await bound(asyncio.gather(*(_slow_socket(port) for _ in range(SLOW_SOCKETS))))
         try:
@@ -108,7 +63,7 @@ async def test_a_thousand_idle_header_sockets_do_not_starve_a_good_request() -> 
 
 
 async def test_a_trickled_header_is_cut_at_the_header_deadline() -> None:
-    async with _server("--header-timeout", "1.0") as url:
+    async with server_process("--header-timeout", "1.0") as url:
         port = int(url.rsplit(":", 1)[1])
         reader, writer = await _slow_socket(port)
         silent_reader, silent_writer = await asyncio.open_connection(
@@ -140,7 +95,7 @@ async def test_a_trickled_header_is_cut_at_the_header_deadline() -> None:
 async def test_a_kept_alive_connection_idle_between_requests_is_not_cut() -> None:
     """The deadline covers headers only: the pause between two requests on one connection is
     uvicorn's keep-alive (30 s), not the header deadline (1 s here)."""
-    async with _server("--header-timeout", "1.0") as url:
+    async with server_process("--header-timeout", "1.0") as url:
         port = int(url.rsplit(":", 1)[1])
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
@@ -202,7 +157,7 @@ async def test_trickling_sockets_from_many_addresses_do_not_take_serving_slots()
     only requests being served count against the limit, not sockets still sending headers."""
     per_address = 10
     _enough_descriptors(4 * len(ADDRESSES) * per_address)
-    async with _server("--uvicorn", "limit_concurrency=40") as url:
+    async with server_process("--uvicorn", "limit_concurrency=40") as url:
         port = int(url.rsplit(":", 1)[1])
         stop = asyncio.Event()
         cuts: list[bytes] = []
@@ -227,7 +182,7 @@ async def test_at_the_connection_cap_the_longest_waiting_socket_makes_room() -> 
     (answered 408, it had sent part of a request)."""
     per_address = 8
     _enough_descriptors(4 * len(ADDRESSES) * per_address)
-    async with _server("--uvicorn", "max_connections=60") as url:
+    async with server_process("--uvicorn", "max_connections=60") as url:
         port = int(url.rsplit(":", 1)[1])
         stop = asyncio.Event()
         cuts: list[bytes] = []

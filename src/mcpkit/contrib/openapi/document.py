@@ -165,7 +165,7 @@ async def _fetch_text(http: Any, url: str, max_bytes: int, redirect_policy: Any)
 
 
 async def _check_redirect(target: str, policy: Any, source: str) -> None:
-    from mcpkit.contrib.auth._http import UrlPolicy, check_url
+    from mcpkit.contrib.auth import UrlPolicy, check_url
     from mcpkit.contrib.auth.errors import InsecureURLError, OAuthFlowError
 
     try:

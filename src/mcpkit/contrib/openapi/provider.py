@@ -269,7 +269,7 @@ class _ServerCheck:
         return await asyncio.shield(self._verdict)
 
     async def _judge(self) -> str | None:
-        from mcpkit.contrib.auth._http import UrlPolicy, check_url
+        from mcpkit.contrib.auth import UrlPolicy, check_url
         from mcpkit.contrib.auth.errors import InsecureURLError, OAuthFlowError
 
         try:
