@@ -73,9 +73,10 @@ local m = redis.call('HMGET', ARGV[6] .. key, 'lms', 'ln', 'closed')
 return {key, m[1], m[2], m[3] or '0'}
 """
 
-# KEYS: index   ARGV: (as _RESOLVE), data, maxlen, max_age_ms. One round trip per append: find
-# (or make) the stream, refuse a closed one, add the event with the next id, trim, renew TTLs.
-_APPEND: Final = (
+# The start of every script that writes events: the stream resolved (as _RESOLVE, without its
+# return), a closed one refused, the server's clock, and the next entry id after (lms, ln): a
+# later millisecond starts at 0, the same one counts on (10,000 ids at most, then the next ms).
+_WRITABLE: Final = (
     _RESOLVE.replace("return {key, m[1], m[2], m[3] or '0'}", "")
     + """
 local stream = ARGV[7] .. key
@@ -84,11 +85,20 @@ if m[3] == '1' then return {'closed', key} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local lms = tonumber(m[1]); local ln = tonumber(m[2])
-local ms; local n
-if now > lms then ms = now; n = 0 else
-  ms = lms; n = ln + 1
-  if n >= 10000 then ms = lms + 1; n = 0 end
+local function next_id(last_ms, last_n)
+  if now > last_ms then return now, 0 end
+  if last_n + 1 >= 10000 then return last_ms + 1, 0 end
+  return last_ms, last_n + 1
 end
+"""
+)
+
+# KEYS: index   ARGV: (as _RESOLVE), data, maxlen, max_age_ms. One round trip per append: find
+# (or make) the stream, refuse a closed one, add the event with the next id, trim, renew TTLs.
+_APPEND: Final = (
+    _WRITABLE
+    + """
+local ms, n = next_id(lms, ln)
 redis.call('XADD', stream, ms .. '-' .. n, 'd', ARGV[8])
 local cut = nil
 local extra = redis.call('XLEN', stream) - tonumber(ARGV[9])
@@ -120,21 +130,11 @@ return {'ok', key, ms, n}
 # event is known at once (a request answered at once, as SSE): prime, append each message, close
 # — one round trip instead of one per step. Returns {'ok', key, prime ms, prime n, (ms, n)...}.
 _COMPLETE: Final = (
-    _RESOLVE.replace("return {key, m[1], m[2], m[3] or '0'}", "")
+    _WRITABLE
     + """
-local stream = ARGV[7] .. key
-local meta = ARGV[6] .. key
-if m[3] == '1' then return {'closed', key} end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local lms = tonumber(m[1]); local ln = tonumber(m[2])
 local out = {'ok', key, lms, ln}
 for i = 10, #ARGV do
-  local ms; local n
-  if now > lms then ms = now; n = 0 else
-    ms = lms; n = ln + 1
-    if n >= 10000 then ms = lms + 1; n = 0 end
-  end
+  local ms, n = next_id(lms, ln)
   redis.call('XADD', stream, ms .. '-' .. n, 'd', ARGV[i])
   lms = ms; ln = n
   out[#out + 1] = ms; out[#out + 1] = n
