@@ -33,20 +33,18 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import IO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from http_driver import HOST, free_port
 from procstats import CpuClock
+from scale import READY_TIMEOUT_S, _stop, _wait_port  # one way to start and stop a worker
 
 from deploy._deployment import haproxy_config, nginx_config
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "scale_server.py"
-READY_TIMEOUT_S = 60.0
-_SERVING = re.compile(rb"mcpkit: serving .* at http://[^:]+:(\d+)/mcp")
 _BODY = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -70,30 +68,6 @@ wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
 wrk.headers["Mcp-Method"] = "tools/call"
 wrk.headers["Mcp-Name"] = "echo"
 """
-
-
-def _wait_port(process: subprocess.Popen[bytes], log: IO[bytes]) -> int:
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            log.seek(0)
-            raise RuntimeError(f"worker exited: {log.read().decode(errors='replace')[-800:]}")
-        log.seek(0)
-        found = _SERVING.search(log.read())
-        if found:
-            return int(found.group(1))
-        time.sleep(0.05)
-    raise RuntimeError("worker did not start")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
