@@ -9,6 +9,7 @@ without anyone remembering to; an explicit mark works too.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from types import ModuleType
 from typing import Final
@@ -44,6 +45,7 @@ PEER_FIXTURES: Final = frozenset({"mcp_python", "everything", "fastmcp_python"})
 """Fixtures that hand a test an installed peer."""
 
 
+@functools.cache  # once per module, not once per test
 def _uses_playwright(module: ModuleType | None) -> bool:
     if module is None:
         return False
