@@ -32,8 +32,8 @@ from typing import Any
 
 import httpx
 
-from mcpkit.protocol.codec import decode_json
-from mcpkit.protocol.sse import SSEDecoder
+from mcpkit.protocol._codec import decode_json
+from mcpkit.protocol._sse import SSEDecoder
 
 VERSION = "2025-11-25"
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}

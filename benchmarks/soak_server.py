@@ -139,7 +139,7 @@ def main() -> None:
             make_noisy(server)
         server.run("stdio")
         return
-    from mcpkit.transports.http.serve import serve
+    from mcpkit.transports.http._server.serve import serve
 
     port = int(sys.argv[2])
     app = server.http_app(session_idle_timeout=1.0, reap_interval=0.2)

@@ -33,9 +33,9 @@ from typing import Final
 from urllib.parse import quote
 
 from mcpkit.server import Server, ToolError
-from mcpkit.server.resources import RegisteredResource
-from mcpkit.server.safe_files import read_under
-from mcpkit.server.uri_template import UnsafePathError
+from mcpkit.server._resources import RegisteredResource
+from mcpkit.server._safe_files import read_under
+from mcpkit.server._uri_template import UnsafePathError
 
 DATA_ENV: Final = "MCPKIT_EXAMPLES_DATA"
 DOCS_ENV: Final = "MCPKIT_DOCS_DIR"

@@ -1,7 +1,7 @@
 """Validate every message mcpkit sends during a test against the official MCP JSON Schema.
 
 The autouse fixture :func:`schema_check` registers an outbound observer
-(:func:`mcpkit.protocol.observe.add_outbound_observer`). Each message our code is about to send is
+(:func:`mcpkit.protocol._observe.add_outbound_observer`). Each message our code is about to send is
 validated against ``tests/data/spec/<protocol_version>/schema.json``:
 
 * the envelope definition (``JSONRPCRequest``, ``JSONRPCNotification``, ``JSONRPCResultResponse``
@@ -50,10 +50,10 @@ from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
 from mcpkit.types import method_spec
-from mcpkit.types.jsonrpc import Message, message_to_dict
-from mcpkit.types.versions import ALL_VERSIONS
+from mcpkit.types._jsonrpc import Message, message_to_dict
+from mcpkit.types._versions import ALL_VERSIONS
 
 __all__ = [
     "ENVELOPE_FALLBACK_REVISION",
@@ -150,8 +150,9 @@ RESULT_DEFINITIONS: Final[Mapping[str, str]] = {
 }
 """Method → the definition of its (complete) result."""
 
-_EXT_TASKS_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel",
-                                       "notifications/tasks"})
+_EXT_TASKS_METHODS: Final = frozenset(
+    {"tasks/get", "tasks/update", "tasks/cancel", "notifications/tasks"}
+)
 """In 2026-07-28 these belong to the Tasks extension, whose definitions live in ext-tasks."""
 
 _ERROR_DEFINITIONS: Final[Mapping[int, str]] = {
@@ -386,8 +387,10 @@ def _check_result(checker: _Checker, revision: str, method: str, result: dict[st
         schema, definition = revision, "InputRequiredResult"
     elif revision >= "2026-07-28" and result_type == "task":
         schema, definition = EXT_TASKS, "CreateTaskResult"
-    elif method in _TASK_AUGMENTABLE and "task" in result and "CreateTaskResult" in (
-        definition_names(revision)
+    elif (
+        method in _TASK_AUGMENTABLE
+        and "task" in result
+        and "CreateTaskResult" in (definition_names(revision))
     ):
         definition = "CreateTaskResult"
     checker.validate(schema, definition, result, "$.result")
@@ -423,7 +426,7 @@ def _resolve(revision: str, schema: Any) -> Any:
         prefix = f"#/{key}/"
         if not ref.startswith(prefix):
             return {}  # a reference we do not follow: treat as open
-        name = ref[len(prefix):]
+        name = ref[len(prefix) :]
         schema = document[key][name]
         extra = _extension_properties(revision, name)
         if extra:
@@ -462,12 +465,14 @@ def _candidates(revision: str, arms: list[Any], instance: Any) -> list[Any]:
     if isinstance(instance, list):
         return [arm for arm in resolved if isinstance(arm, dict) and arm.get("type") == "array"]
     objects = [
-        arm for arm in resolved
+        arm
+        for arm in resolved
         if isinstance(arm, dict) and (arm.get("type") == "object" or "properties" in arm)
     ]
     if isinstance(instance, dict) and "type" in instance:
         tagged = [
-            arm for arm in objects
+            arm
+            for arm in objects
             if ((arm.get("properties") or {}).get("type") or {}).get("const") == instance["type"]
         ]
         if tagged:
@@ -537,9 +542,7 @@ class SchemaCheck:
         self.messages_checked = 0
         self._lock = threading.Lock()
 
-    def __call__(
-        self, message: Message, protocol_version: str | None, method: str | None
-    ) -> None:
+    def __call__(self, message: Message, protocol_version: str | None, method: str | None) -> None:
         # An observer must never break the code under test: every failure becomes a violation.
         try:
             found = check_message(message, protocol_version, method)

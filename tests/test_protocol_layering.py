@@ -12,7 +12,7 @@ It reads every other module's syntax tree and fails on a reintroduced copy of a 
   instead of in release order (``at_least``, ``newest``, ``release_key``);
 * deciding the handshake by hand: comparing a method with ``"initialize"`` or
   ``"notifications/initialized"``, or setting a lifecycle's ``state`` (what may happen before,
-  during and after the handshake is ``mcpkit.protocol.lifecycle``'s, through the connection
+  during and after the handshake is ``mcpkit.protocol._lifecycle``'s, through the connection
   objects). The few modules that need the method for something else are listed in
   :data:`ALLOWED` with the reason;
 * running a lifecycle without a connection object: feeding one a received message or building
@@ -66,11 +66,11 @@ ALLOWED: Final[dict[str, dict[str, str]]] = {
         HANDSHAKE_BY_METHOD: "telemetry notes which server a session belongs to when it sees "
         "initialize: it observes, and decides nothing about the conversation",
     },
-    "transports/http/_client_legacy.py": {
+    "transports/http/_client/legacy.py": {
         HANDSHAKE_BY_METHOD: "the Streamable HTTP client's session mechanics: the initialize "
         "POST carries no session id and its answer assigns one, the GET stream opens once "
         "notifications/initialized went out; the handshake itself is decided by the client's "
-        "negotiation (client/negotiate.py, moving onto ClientConnection)",
+        "negotiation (client/_negotiate.py, moving onto ClientConnection)",
     },
     "server/_request.py": {
         HANDSHAKE_STATE: "restores a lifecycle snapshot another worker took (a shared session "
@@ -260,9 +260,9 @@ def test_the_scan_covers_the_consumers() -> None:
     for consumer in (
         "_runtime/session.py",
         "server/_dispatch.py",
-        "server/context.py",
-        "transports/http/_endpoint.py",
-        "transports/http/_legacy_sessions.py",
+        "server/_context.py",
+        "transports/http/_server/endpoint.py",
+        "transports/http/_server/legacy_sessions.py",
         "client/_channel.py",
     ):
         assert consumer in scanned
@@ -335,8 +335,8 @@ GATING_CALL_HOMES: Final = {
     # a 2026 input request travels inside a result, not through a connection: the side that
     # builds it (the server's Context) and the side that answers it (the client's Questions)
     # apply the same protocol function the connections use
-    "client/questions.py": frozenset({"refuse_undeclared_question"}),
-    "server/context.py": frozenset(
+    "client/_questions.py": frozenset({"refuse_undeclared_question"}),
+    "server/_context.py": frozenset(
         {"require_elicitation_mode", "require_sampling", "require_client_capability"}
     ),
 }

@@ -16,7 +16,7 @@ import socket
 from collections.abc import Callable
 
 from mcpkit.server import Server
-from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
+from mcpkit.types._versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 __all__ = ["main", "versions"]
 
@@ -37,7 +37,7 @@ def main(build: Callable[[bool], Server]) -> None:
         return
     import uvicorn
 
-    from mcpkit.transports.http.serve import uvicorn_config
+    from mcpkit.transports.http._server.serve import uvicorn_config
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from _serve import main, versions
 
-from mcpkit.protocol.errors import ResourceNotFound
+from mcpkit.protocol._errors import ResourceNotFound
 from mcpkit.server import Context, Server, ToolError, ToolResult
 
 STOCK = {

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 
 from _serve import main, versions
 
-from mcpkit.protocol.errors import ResourceNotFound
+from mcpkit.protocol._errors import ResourceNotFound
 from mcpkit.server import Message, Server
 
 

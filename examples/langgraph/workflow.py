@@ -25,7 +25,7 @@ from langgraph.graph import END, START, StateGraph
 
 from mcpkit.client import Host
 from mcpkit.contrib.langchain import GraphBridge, tool_node
-from mcpkit.protocol.errors import ResourceNotFound
+from mcpkit.protocol._errors import ResourceNotFound
 
 GUEST: dict[str, Any] = {
     "user_id": "guest",

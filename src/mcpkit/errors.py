@@ -23,7 +23,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mcpkit.client.errors import (
+    from mcpkit.client._errors import (
         ClientError,
         IncompatibleServer,
         InputRequiredLoopExceeded,
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
         UnknownTool,
         UnsupportedInEra,
     )
-    from mcpkit.client.tasks import TaskCancelled, TasksUnsupported
-    from mcpkit.protocol.errors import (
+    from mcpkit.client._tasks import TaskCancelled, TasksUnsupported
+    from mcpkit.protocol._errors import (
         AuthorizationError,
         ConnectionBroken,
         ConnectionClosed,
@@ -62,10 +62,10 @@ if TYPE_CHECKING:
         URLElicitationRequired,
         UsageError,
     )
-    from mcpkit.server.auth_hooks import ScopeRequired
-    from mcpkit.server.memo import MemoTooLarge
-    from mcpkit.server.tools import ToolError
-    from mcpkit.transports.stdio_client import ServerStartError
+    from mcpkit.server._auth_hooks import ScopeRequired
+    from mcpkit.server._memo import MemoTooLarge
+    from mcpkit.server._tools import ToolError
+    from mcpkit.transports._stdio_client import ServerStartError
 
 __all__ = [
     "AuthorizationError",
@@ -110,8 +110,8 @@ __all__ = [
     "UsageError",
 ]
 
-_CLIENT = "mcpkit.client.errors"
-_PROTOCOL = "mcpkit.protocol.errors"
+_CLIENT = "mcpkit.client._errors"
+_PROTOCOL = "mcpkit.protocol._errors"
 _WHERE: dict[str, str] = {
     **dict.fromkeys(
         (
@@ -127,12 +127,12 @@ _WHERE: dict[str, str] = {
         ),
         _CLIENT,
     ),
-    "TaskCancelled": "mcpkit.client.tasks",
-    "TasksUnsupported": "mcpkit.client.tasks",
-    "ScopeRequired": "mcpkit.server.auth_hooks",
-    "ToolError": "mcpkit.server.tools",
-    "MemoTooLarge": "mcpkit.server.memo",
-    "ServerStartError": "mcpkit.transports.stdio_client",
+    "TaskCancelled": "mcpkit.client._tasks",
+    "TasksUnsupported": "mcpkit.client._tasks",
+    "ScopeRequired": "mcpkit.server._auth_hooks",
+    "ToolError": "mcpkit.server._tools",
+    "MemoTooLarge": "mcpkit.server._memo",
+    "ServerStartError": "mcpkit.transports._stdio_client",
 }
 
 

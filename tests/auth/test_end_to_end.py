@@ -23,7 +23,7 @@ from mcpkit.contrib.auth import (
     RegistrationError,
     TokenRequestError,
 )
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 
 from ._issuer import new_rsa_key, public_pem
 from .conftest import StartIssuer, StartStack, headless_client

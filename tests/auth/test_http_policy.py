@@ -8,8 +8,8 @@ import socket
 import pytest
 
 from mcpkit.contrib.auth import BearerChallenge, InsecureURLError, OAuthFlowError, UrlPolicy
+from mcpkit.contrib.auth._discovery import discover_protected_resource
 from mcpkit.contrib.auth._http import SafeHttp, check_url
-from mcpkit.contrib.auth.discovery import discover_protected_resource
 
 from ._issuer import Receive, Scope, Send, serve
 

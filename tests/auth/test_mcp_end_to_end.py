@@ -7,7 +7,7 @@ import pytest
 
 from mcpkit.client import Client
 from mcpkit.contrib.auth import RequireBearer
-from mcpkit.protocol.errors import InvalidRequest
+from mcpkit.protocol._errors import InvalidRequest
 from mcpkit.server import Context, Server
 from mcpkit.transports.http import HttpClientConnector
 

@@ -15,6 +15,14 @@ from mcpkit.contrib.auth import (
     format_bearer_challenge,
     parse_bearer_challenge,
 )
+from mcpkit.contrib.auth._challenge import parse_challenges
+from mcpkit.contrib.auth._flow import (
+    authorization_url,
+    require_pkce_s256,
+    select_scopes,
+    validate_authorization_response,
+)
+from mcpkit.contrib.auth._pkce import new_verifier, s256_challenge
 from mcpkit.contrib.auth._urls import (
     as_metadata_urls,
     canonical_resource,
@@ -22,14 +30,6 @@ from mcpkit.contrib.auth._urls import (
     prm_urls,
     resource_covers,
 )
-from mcpkit.contrib.auth.challenge import parse_challenges
-from mcpkit.contrib.auth.flow import (
-    authorization_url,
-    require_pkce_s256,
-    select_scopes,
-    validate_authorization_response,
-)
-from mcpkit.contrib.auth.pkce import new_verifier, s256_challenge
 
 ISSUER = "https://as.example.com"
 META = AuthorizationServerMetadata(issuer=ISSUER, code_challenge_methods_supported=["S256"])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpkit.cli import app
+from mcpkit.cli import _app as app
 
 from ._run import mcpkit
 
@@ -54,7 +54,7 @@ def test_console_script_is_installed() -> None:
 
 def test_help_does_not_load_asyncio_or_the_client() -> None:
     code = (
-        "import sys; from mcpkit.cli.app import build_parser; build_parser().format_help(); "
+        "import sys; from mcpkit.cli._app import build_parser; build_parser().format_help(); "
         "print(sorted(m for m in ('asyncio', 'mcpkit.client', 'mcpkit.server', 'msgspec') "
         "if m in sys.modules))"
     )

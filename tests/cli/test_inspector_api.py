@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcpkit.cli.inspector.session import check_against_schema
+from mcpkit.cli.inspector._session import check_against_schema
 
 from ._inspector import Inspector, run_inspector
 from ._run import EXAMPLES

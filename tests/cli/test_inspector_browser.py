@@ -190,9 +190,7 @@ def test_the_page_is_refused_without_its_token(browser: Any) -> None:
         response = page.goto(inspector.base + "/")
         assert response is not None and response.status == 403
         assert "token" in page.content()
-        api = page.evaluate(
-            "async () => (await fetch('/api/state')).status"
-        )
+        api = page.evaluate("async () => (await fetch('/api/state')).status")
         assert api == 403
         context.close()
 

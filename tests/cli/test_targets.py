@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpkit.cli.errors import CliError
-from mcpkit.cli.targets import resolve, split_object
+from mcpkit.cli._errors import CliError
+from mcpkit.cli._targets import resolve, split_object
 
 from ._run import ROOT, mcpkit
 

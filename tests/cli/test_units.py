@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from mcpkit.cli.arguments import parse_assignments, parse_string_assignments
-from mcpkit.cli.elicit import TerminalElicitation
-from mcpkit.cli.errors import CliError
-from mcpkit.cli.progress import ProgressBar
-from mcpkit.cli.render import render_table
+from mcpkit.cli._arguments import parse_assignments, parse_string_assignments
+from mcpkit.cli._elicit import TerminalElicitation
+from mcpkit.cli._errors import CliError
+from mcpkit.cli._progress import ProgressBar
+from mcpkit.cli._render import render_table
 from mcpkit.client import QuestionContext
 
 SCHEMA = {

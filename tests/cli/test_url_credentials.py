@@ -57,7 +57,7 @@ async def test_the_libraries_401_hint_names_real_keyword_arguments(guarded_url: 
     import re
 
     from mcpkit.client import Client
-    from mcpkit.protocol.errors import AuthorizationError
+    from mcpkit.protocol._errors import AuthorizationError
     from mcpkit.transports.http import HttpClientConnector
 
     with pytest.raises(BaseException) as caught:  # unwrapped below

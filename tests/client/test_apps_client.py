@@ -8,10 +8,10 @@ import pytest
 
 from mcpkit.client import Host, SyncClient
 from mcpkit.client.apps import APPS_CLIENT_OPTIONS, app_callable, fetch_view, model_tools, view_uri
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 from mcpkit.server import ResourceData, Server
 from mcpkit.server.apps import Csp
-from mcpkit.types.apps import APP_MIME_TYPE
+from mcpkit.types._apps import APP_MIME_TYPE
 
 
 def build() -> Server:

@@ -16,9 +16,9 @@ from mcpkit.client import (
     OutputValidationError,
     ServerMisbehaved,
 )
-from mcpkit.protocol.errors import ConnectionBroken, ConnectionClosed, RequestTimeout
-from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
-from mcpkit.types.jsonrpc import Notification
+from mcpkit.protocol._errors import ConnectionBroken, ConnectionClosed, RequestTimeout
+from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.types._jsonrpc import Notification
 
 from .conftest import raw_server
 

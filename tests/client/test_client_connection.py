@@ -16,8 +16,8 @@ from typing import Any, Final
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.protocol.connection import ClientConnection
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._connection import ClientConnection
+from mcpkit.protocol._errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -25,9 +25,9 @@ from mcpkit.protocol.errors import (
     MessageDecodeError,
     MissingServerCapability,
 )
-from mcpkit.protocol.lifecycle import ClientState
-from mcpkit.transports.memory import MemoryStream, memory_pair
-from mcpkit.types.jsonrpc import (
+from mcpkit.protocol._lifecycle import ClientState
+from mcpkit.transports._memory import MemoryStream, memory_pair
+from mcpkit.types._jsonrpc import (
     ErrorResponse,
     JSONObject,
     Message,

@@ -20,10 +20,10 @@ from typing import Any, Final
 import pytest
 
 from mcpkit.client import Client, QuestionContext
-from mcpkit.client.tasks import TASKS_EXTENSION
-from mcpkit.protocol.errors import MissingRequiredClientCapability, UsageError
-from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
-from mcpkit.types.jsonrpc import Response
+from mcpkit.client._tasks import TASKS_EXTENSION
+from mcpkit.protocol._errors import MissingRequiredClientCapability, UsageError
+from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.types._jsonrpc import Response
 from mcpkit.types.meta import RELATED_TASK
 
 from .conftest import raw_server

@@ -20,9 +20,9 @@ from mcpkit.client import (
     ToolFilter,
     UnknownTool,
 )
-from mcpkit.client.connectors import CommandConnector, UrlConnector, resolve_target
+from mcpkit.client._connectors import CommandConnector, UrlConnector, resolve_target
 from mcpkit.client.host import load_servers, parse_servers
-from mcpkit.protocol.errors import RequestTimeout, UsageError
+from mcpkit.protocol._errors import RequestTimeout, UsageError
 
 from .conftest import PEERS_DIR, raw_server
 from .peers.mcpkit_everything import build

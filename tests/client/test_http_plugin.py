@@ -16,10 +16,10 @@ from typing import Any
 
 from mcpkit._runtime.stream import MessageStream
 from mcpkit.client import Client, ExchangeTransport
-from mcpkit.client.connectors import NotificationSink
-from mcpkit.protocol.errors import RemoteProtocolError
-from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
-from mcpkit.types.subscriptions import SubscriptionsAcknowledgedNotification
+from mcpkit.client._connectors import NotificationSink
+from mcpkit.protocol._errors import RemoteProtocolError
+from mcpkit.types._jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
+from mcpkit.types._subscriptions import SubscriptionsAcknowledgedNotification
 
 from .peers.mcpkit_everything import build
 

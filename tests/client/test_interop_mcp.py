@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 
 from mcpkit.client import Client, QuestionContext, UnsupportedInEra
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     MissingRequiredClientCapability,
     MissingServerCapability,
     RequestTimeout,
     ResourceNotFound,
 )
-from mcpkit.types.notifications import ResourceUpdatedNotification, ToolListChangedNotification
-from mcpkit.types.subscriptions import SubscriptionsAcknowledgedNotification
-from mcpkit.types.tools import CallToolResult
+from mcpkit.types._notifications import ResourceUpdatedNotification, ToolListChangedNotification
+from mcpkit.types._subscriptions import SubscriptionsAcknowledgedNotification
+from mcpkit.types._tools import CallToolResult
 
 pytestmark = pytest.mark.peers
 
@@ -236,7 +236,7 @@ async def test_saved_discover_result_skips_the_probe(everything: list[str]) -> N
         assert saved["supportedVersions"] == ["2026-07-28"]
     sent: list[str] = []
 
-    from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
+    from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
 
     def observe(message: Any, version: str | None, method: str | None) -> None:
         sent.append(getattr(message, "method", ""))

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from mcpkit.client import Client, QuestionContext
-from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
 
 from .conftest import raw_server
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from mcpkit.client import Client, OutputValidationError
-from mcpkit.protocol.errors import ResourceNotFound
-from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
-from mcpkit.types.notifications import ResourceUpdatedNotification, ToolListChangedNotification
-from mcpkit.types.subscriptions import SubscriptionsAcknowledgedNotification
+from mcpkit.protocol._errors import ResourceNotFound
+from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.types._notifications import ResourceUpdatedNotification, ToolListChangedNotification
+from mcpkit.types._subscriptions import SubscriptionsAcknowledgedNotification
 
 from .conftest import PEERS_DIR
 from .peers.mcpkit_everything import PAGE_SIZE, build
@@ -146,7 +146,7 @@ async def test_invoke_checks_inputs_locally_and_outputs_strictly() -> None:
 
 
 async def test_closed_by_us_is_never_mistaken_for_a_remote_error() -> None:
-    from mcpkit.protocol.errors import ConnectionClosed, JSONRPCError
+    from mcpkit.protocol._errors import ConnectionClosed, JSONRPCError
 
     client = Client(build())
     await client.connect()

@@ -10,8 +10,8 @@ from typing import Final
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.client.connectors import CommandConnector, resolve_target
-from mcpkit.protocol.errors import UsageError
+from mcpkit.client._connectors import CommandConnector, resolve_target
+from mcpkit.protocol._errors import UsageError
 
 SERVER: Final = textwrap.dedent(
     """

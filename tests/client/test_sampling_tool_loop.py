@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mcpkit.client import Client, QuestionContext
-from mcpkit.client.errors import ServerMisbehaved
+from mcpkit.client._errors import ServerMisbehaved
 
 from .conftest import raw_server
 

@@ -18,8 +18,8 @@ from typing import Final
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import UsageError
-from mcpkit.transports.stdio import StdioServerParameters
+from mcpkit.protocol._errors import UsageError
+from mcpkit.transports._stdio import StdioServerParameters
 
 RUN_TIMEOUT: Final = 60.0
 

@@ -13,7 +13,7 @@ from typing import Any
 from _loopback import serving
 from mcpkit.client import Client
 from mcpkit.server import Context, Server
-from mcpkit.server.request_state import DEFAULT_STATE_TTL, RequestStateSealer
+from mcpkit.server._request_state import DEFAULT_STATE_TTL, RequestStateSealer
 
 KEY = b"k" * 32
 
@@ -68,7 +68,7 @@ async def test_a_second_refusal_is_raised_not_looped() -> None:
         try:
             await client.call_tool("greet", {"name": "Ada"})
         except Exception as exc:
-            from mcpkit.protocol.errors import InvalidParams
+            from mcpkit.protocol._errors import InvalidParams
 
             assert isinstance(exc, InvalidParams)
             assert "expired" in str(exc)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mcpkit.client import Client, Host, QuestionContext, SyncClient, SyncHost
-from mcpkit.protocol.errors import ConnectionClosed, InvalidParams
+from mcpkit.protocol._errors import ConnectionClosed, InvalidParams
 
 from .conftest import PEERS_DIR
 

@@ -17,13 +17,13 @@ from mcpkit.client import (
     UrlConnector,
     resolve_target,
 )
-from mcpkit.client.cache import ResultCache
-from mcpkit.client.mrtr import run_input_rounds
-from mcpkit.client.negotiate import NegotiationConfig, negotiate
-from mcpkit.client.questions import Questions, form_defaults
-from mcpkit.client.schemas import SchemaCache, SchemaProblem, compile_schema
-from mcpkit.protocol.connection import ClientConnection
-from mcpkit.protocol.errors import (
+from mcpkit.client._cache import ResultCache
+from mcpkit.client._mrtr import run_input_rounds
+from mcpkit.client._negotiate import NegotiationConfig, negotiate
+from mcpkit.client._questions import Questions, form_defaults
+from mcpkit.client._schemas import SchemaCache, SchemaProblem, compile_schema
+from mcpkit.protocol._connection import ClientConnection
+from mcpkit.protocol._errors import (
     InvalidParams,
     JSONRPCError,
     MethodNotFound,
@@ -33,8 +33,8 @@ from mcpkit.protocol.errors import (
     UnsupportedProtocolVersion,
     UsageError,
 )
-from mcpkit.protocol.meta import request_meta
-from mcpkit.types.jsonrpc import ErrorResponse, JSONObject, Notification, Response
+from mcpkit.protocol._meta import request_meta
+from mcpkit.types._jsonrpc import ErrorResponse, JSONObject, Notification, Response
 
 DISCOVER_OK: JSONObject = {
     "resultType": "complete",

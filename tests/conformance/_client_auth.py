@@ -2,7 +2,8 @@
 
 ``Client(url)`` resolves a bare URL to a transport without credentials; the OAuth client has to
 ride in the Streamable HTTP transport's ``httpx`` client, so ``auth/*`` scenarios connect
-through an :class:`~mcpkit.transports.http.client.HttpClientConnector` with ``auth=``. The
+through an :class:`~mcpkit.transports.http._client.transport.HttpClientConnector` with ``auth=``.
+The
 OAuth client itself comes from ``client_auth_from_context``: the suite's context
 (pre-registered credentials, client-credentials keys) decides how it registers and which grant
 it uses.
@@ -15,7 +16,7 @@ from typing import Any
 
 from _oauth_context import UNSUPPORTED_SCENARIOS, client_auth_from_context
 
-from mcpkit.transports.http.client import HttpClientConnector
+from mcpkit.transports.http._client.transport import HttpClientConnector
 
 __all__ = ["authorized_target", "unsupported_reason"]
 

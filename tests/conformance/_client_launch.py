@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from mcpkit.types.versions import ALL_VERSIONS, LATEST_LEGACY_VERSION, era_of
+from mcpkit.types._versions import ALL_VERSIONS, LATEST_LEGACY_VERSION, era_of
 
 __all__ = [
     "CONTEXT_ENV",

@@ -20,8 +20,8 @@ from typing import Any, Final
 from _client_launch import Launch
 
 from mcpkit.client import Client, QuestionContext
-from mcpkit.types.content import TextContent
-from mcpkit.types.tools import CallToolResult, Tool
+from mcpkit.types._content import TextContent
+from mcpkit.types._tools import CallToolResult, Tool
 
 __all__ = [
     "SCENARIOS",

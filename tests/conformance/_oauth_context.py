@@ -24,12 +24,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from mcpkit.contrib.auth._client import OAuthClient
+from mcpkit.contrib.auth._enterprise import IdJagProvider
+from mcpkit.contrib.auth._handlers import DEFAULT_HEADLESS_REDIRECT_URI, HeadlessAuthorizer
 from mcpkit.contrib.auth._http import UrlPolicy
-from mcpkit.contrib.auth.client import OAuthClient
-from mcpkit.contrib.auth.enterprise import IdJagProvider
-from mcpkit.contrib.auth.handlers import DEFAULT_HEADLESS_REDIRECT_URI, HeadlessAuthorizer
-from mcpkit.contrib.auth.registration import ClientProfile, PreRegistration
-from mcpkit.contrib.auth.storage import TokenStorage
+from mcpkit.contrib.auth._registration import ClientProfile, PreRegistration
+from mcpkit.contrib.auth._storage import TokenStorage
 
 __all__ = ["CONFORMANCE_CIMD_URL", "UNSUPPORTED_SCENARIOS", "client_auth_from_context"]
 

@@ -14,7 +14,7 @@ import struct
 import zlib
 from typing import Annotated, Any
 
-from mcpkit.protocol.errors import InternalError
+from mcpkit.protocol._errors import InternalError
 from mcpkit.server import Context, Header, Message, Question, Server, ToolError, content
 from mcpkit.server.tasks import start_task
 from mcpkit.types import CreateMessageResult, TextContent, to_wire

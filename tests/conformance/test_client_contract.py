@@ -36,7 +36,7 @@ from _client_scenarios import (
 )
 
 from mcpkit.client import QuestionContext, form_defaults
-from mcpkit.types.tools import Tool
+from mcpkit.types._tools import Tool
 
 HERE: Final = Path(__file__).resolve().parent
 URL: Final = "http://localhost:3000/mcp"

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _server_harness import connect
 from everything_server import JSON_SCHEMA_2020_12, server
 
-from mcpkit.protocol.errors import InvalidParams, MissingRequiredClientCapability
+from mcpkit.protocol._errors import InvalidParams, MissingRequiredClientCapability
 
 CAPS = {"sampling": {}, "elicitation": {}, "roots": {"listChanged": True}}
 

@@ -17,7 +17,7 @@ from typing import Any, Final
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import MCPError
+from mcpkit.protocol._errors import MCPError
 from mcpkit.types import ResourceUpdatedNotification, SubscriptionsAcknowledgedNotification
 
 from ._deployment import Deployment, deployment, require_redis

@@ -17,7 +17,7 @@ from typing import Any, Final
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import InvalidParams
+from mcpkit.protocol._errors import InvalidParams
 
 from ._deployment import Deployment, deployment
 from ._peer import run_sdk_client

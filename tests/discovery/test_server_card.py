@@ -20,8 +20,8 @@ from mcpkit.client import (
     fetch_server_card,
     verify_server_card,
 )
-from mcpkit.protocol.server_card import SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA
-from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
+from mcpkit.protocol._server_card import SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA
+from mcpkit.types._versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 
 def build(**options: Any) -> Server:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.types.notifications import ResourceListChangedNotification, ResourceUpdatedNotification
+from mcpkit.types._notifications import ResourceListChangedNotification, ResourceUpdatedNotification
 
 from ._servers import EXAMPLES, NOTIFY_TIMEOUT, example
 

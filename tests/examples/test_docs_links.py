@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import JSONRPCError
+from mcpkit.protocol._errors import JSONRPCError
 
 from ._servers import example
 

@@ -17,7 +17,7 @@ import pytest
 from mcpkit.client import Client
 from mcpkit.client.apps import APPS_CLIENT_OPTIONS, app_callable, fetch_view, model_tools, view_uri
 from mcpkit.errors import InvalidParams
-from mcpkit.types.apps import APP_MIME_TYPE, APPS_EXTENSION_ID
+from mcpkit.types._apps import APP_MIME_TYPE, APPS_EXTENSION_ID
 
 from ._servers import EXAMPLES, http_example
 

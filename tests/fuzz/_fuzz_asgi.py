@@ -25,8 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Final
 
-from mcpkit.protocol.http_headers import request_headers
-from mcpkit.protocol.sse import SSEDecoder
+from mcpkit.protocol._http_headers import request_headers
+from mcpkit.protocol._sse import SSEDecoder
 from mcpkit.server import Context, Header, Server
 from mcpkit.transports.http import McpHttpApp
 

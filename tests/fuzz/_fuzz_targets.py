@@ -14,26 +14,26 @@ from typing import Any, Final
 
 import msgspec
 
-from mcpkit.protocol.codec import decode_message, encode_message
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._codec import decode_message, encode_message
+from mcpkit.protocol._errors import (
     InvalidParams,
     JSONRPCError,
     MessageDecodeError,
     SSEProtocolError,
     UsageError,
 )
-from mcpkit.protocol.framing import FrameTooLarge, LineFramer
-from mcpkit.protocol.http_headers import (
+from mcpkit.protocol._framing import FrameTooLarge, LineFramer
+from mcpkit.protocol._http_headers import (
     InvalidHeaderValue,
     compile_header_params,
     decode_header_value,
     encode_header_value,
     validate_request_headers,
 )
-from mcpkit.protocol.meta import RequestMeta, parse_request_meta
-from mcpkit.protocol.sse import SSEDecoder
-from mcpkit.server.uri_template import UriTemplate
-from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, Response
+from mcpkit.protocol._meta import RequestMeta, parse_request_meta
+from mcpkit.protocol._sse import SSEDecoder
+from mcpkit.server._uri_template import UriTemplate
+from mcpkit.types._jsonrpc import ErrorResponse, Notification, Request, Response
 
 __all__ = [
     "TARGETS",

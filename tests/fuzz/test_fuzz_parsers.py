@@ -23,10 +23,10 @@ from _fuzz_targets import (
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from mcpkit.protocol.codec import encode_json
-from mcpkit.protocol.errors import InvalidParams
-from mcpkit.protocol.meta import parse_request_meta
-from mcpkit.protocol.sse import encode_event
+from mcpkit.protocol._codec import encode_json
+from mcpkit.protocol._errors import InvalidParams
+from mcpkit.protocol._meta import parse_request_meta
+from mcpkit.protocol._sse import encode_event
 
 pytestmark = pytest.mark.no_schema_check  # nothing here sends messages
 

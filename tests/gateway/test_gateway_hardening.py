@@ -26,7 +26,7 @@ from mcpkit.gateway import (
     RateLimit,
     parse_gateway_config,
 )
-from mcpkit.gateway.gateway import LIST_BURST_FLOOR, MAX_LISTEN_URIS
+from mcpkit.gateway._gateway import LIST_BURST_FLOOR, MAX_LISTEN_URIS
 from transports.http_client._harness import running
 
 KB: Final = Path(__file__).resolve().parent / "servers" / "kb_server.py"

@@ -25,8 +25,8 @@ import pytest
 from _loopback import serving
 from mcpkit.client import Client, TasksUnsupported
 from mcpkit.gateway import ClientRule
-from mcpkit.gateway.policy import ALLOW_ALL
-from mcpkit.protocol.errors import (
+from mcpkit.gateway._policy import ALLOW_ALL
+from mcpkit.protocol._errors import (
     INVALID_REQUEST,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     RESOURCE_NOT_FOUND,

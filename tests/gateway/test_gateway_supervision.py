@@ -17,7 +17,7 @@ from _gateway_harness import CRM, CRM_TOKEN, NOTES
 from mcpkit.client import Client
 from mcpkit.errors import JSONRPCError
 from mcpkit.gateway import BACKEND_UNAVAILABLE, Gateway
-from mcpkit.types.notifications import ToolListChangedNotification
+from mcpkit.types._notifications import ToolListChangedNotification
 from transports.http_client._harness import peer
 
 CRM_ARGV = [sys.executable, str(CRM), "--require-token", CRM_TOKEN]

@@ -16,8 +16,8 @@ from _gateway_harness import SDK_CLIENT, TOKENS, Stack, stack
 
 from mcpkit.client import Client
 from mcpkit.errors import InvalidParams, JSONRPCError, ResourceNotFound
-from mcpkit.types.notifications import ResourceUpdatedNotification
-from mcpkit.types.subscriptions import SubscriptionsAcknowledgedNotification
+from mcpkit.types._notifications import ResourceUpdatedNotification
+from mcpkit.types._subscriptions import SubscriptionsAcknowledgedNotification
 from transports.http_client._harness import sdk_python
 
 pytestmark = pytest.mark.peers

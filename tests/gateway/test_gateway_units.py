@@ -21,9 +21,9 @@ from mcpkit.gateway import (
     load_gateway_config,
     parse_gateway_config,
 )
-from mcpkit.gateway.audit import AuditRecord
-from mcpkit.gateway.policy import ALLOW_ALL, DENY_ALL
-from mcpkit.gateway.ratelimit import RateLimiter
+from mcpkit.gateway._audit import AuditRecord
+from mcpkit.gateway._policy import ALLOW_ALL, DENY_ALL
+from mcpkit.gateway._ratelimit import RateLimiter
 
 
 def test_deny_wins_and_kinds_narrow_a_pattern() -> None:

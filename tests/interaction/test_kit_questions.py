@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 from mcpkit.client import QuestionContext
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     InternalError,
     InvalidRequest,
     MissingRequiredClientCapability,

@@ -14,8 +14,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from mcpkit.protocol.errors import InvalidParams, ResourceNotFound
-from mcpkit.types.notifications import ResourceUpdatedNotification
+from mcpkit.protocol._errors import InvalidParams, ResourceNotFound
+from mcpkit.types._notifications import ResourceUpdatedNotification
 
 WAIT_S = 30.0
 

@@ -20,8 +20,8 @@ import msgspec
 import pytest
 
 from kit.feature_server import INSTRUCTIONS, PAGE_SIZE, SERVER_NAME, SERVER_VERSION
-from mcpkit.protocol.errors import InvalidParams, ResourceNotFound
-from mcpkit.types.notifications import ToolListChangedNotification
+from mcpkit.protocol._errors import InvalidParams, ResourceNotFound
+from mcpkit.types._notifications import ToolListChangedNotification
 
 WAIT_S = 30.0
 VERSION_OF_ERA = {"legacy": "2025-11-25", "modern": "2026-07-28"}

@@ -28,8 +28,8 @@ from mcpkit.client import (
     UnknownTool,
     UnsupportedInEra,
 )
-from mcpkit.client.tasks import DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL, MIN_POLL_INTERVAL
-from mcpkit.protocol.errors import InternalError, InvalidParams
+from mcpkit.client._tasks import DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL, MIN_POLL_INTERVAL
+from mcpkit.protocol._errors import InternalError, InvalidParams
 from mcpkit.server import Context, Server, ToolError
 from mcpkit.server.middleware import RequestView
 from mcpkit.server.tasks import InMemoryTaskStore, TaskManager

@@ -13,7 +13,7 @@ import asyncio
 
 from kit.feature_server import EXTRA_TOOLS, SERVER_NAME
 from mcpkit.client import Client
-from mcpkit.protocol.errors import JSONRPCError
+from mcpkit.protocol._errors import JSONRPCError
 
 __all__ = ["check_core_rules"]
 

@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
 
-from mcpkit.protocol.errors import ResourceNotFound, UsageError
+from mcpkit.protocol._errors import ResourceNotFound, UsageError
 from mcpkit.server import (
     Context,
     Message,

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from mcpkit.protocol.errors import ResourceNotFound
+from mcpkit.protocol._errors import ResourceNotFound
 from mcpkit.server import Context, Message, Server, ToolError, ToolResult
 
 PIXEL = base64.b64encode(b"\x89PNG fake").decode()

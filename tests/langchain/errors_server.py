@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcpkit.protocol.errors import ResourceNotFound
+from mcpkit.protocol._errors import ResourceNotFound
 from mcpkit.server import Server, ToolError, ToolResult
 
 server = Server("faults", "1.0.0")

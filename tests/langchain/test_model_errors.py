@@ -13,7 +13,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from mcpkit.client import Host, InputValidationError, OutputValidationError
 from mcpkit.contrib.langchain import load_tools
-from mcpkit.protocol.errors import ResourceNotFound
+from mcpkit.protocol._errors import ResourceNotFound
 from mcpkit.testing import ERAS
 
 from ._graphs import tool_graph

@@ -24,7 +24,7 @@ from langgraph.types import Command
 from _loopback import serving
 from mcpkit.client import Client, Host
 from mcpkit.contrib.langchain import GraphBridge, PendingState, load_tools, tool_node
-from mcpkit.server.request_state import DEFAULT_STATE_TTL, RequestStateSealer
+from mcpkit.server._request_state import DEFAULT_STATE_TTL, RequestStateSealer
 from mcpkit.testing import ERAS
 
 from ._graphs import ask, thread, tool_graph

@@ -12,8 +12,8 @@ from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
 from mcpkit.contrib.langchain import ToolCallFailed, load_tools, sampling_options, tool_node
-from mcpkit.contrib.langchain.sampling import to_messages
-from mcpkit.protocol.errors import ResourceNotFound
+from mcpkit.contrib.langchain._sampling import to_messages
+from mcpkit.protocol._errors import ResourceNotFound
 from mcpkit.testing import ERAS, connect
 
 from ._servers import build

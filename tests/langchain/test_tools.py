@@ -17,7 +17,7 @@ from mcpkit.contrib.langchain import (
     load_tools,
     prompt_template,
 )
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 from mcpkit.testing import ERAS, connect
 
 from ._graphs import ask, tool_graph

@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from mcpkit.contrib.openapi import OpenAPIError, RouteMap, convert, load_document
-from mcpkit.contrib.openapi.naming import MAX_NAME_LENGTH
+from mcpkit.contrib.openapi._naming import MAX_NAME_LENGTH
 
 
 def doc(

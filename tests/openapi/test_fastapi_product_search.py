@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from mcpkit.contrib.openapi import GET_AS_RESOURCES, fetch_document, from_fastapi, from_openapi
-from mcpkit.protocol.errors import ResourceNotFound
+from mcpkit.protocol._errors import ResourceNotFound
 from mcpkit.testing import ERAS, connect
 
 from .conftest import serve

@@ -13,7 +13,7 @@ import pytest
 from _loopback import serving
 from mcpkit.client import Client
 from mcpkit.contrib.openapi import RouteMap, from_openapi
-from mcpkit.protocol.errors import InvalidParams
+from mcpkit.protocol._errors import InvalidParams
 
 from .conftest import serve
 

@@ -16,7 +16,7 @@ from opentelemetry.trace import SpanKind
 
 from mcpkit import Client
 from mcpkit.contrib.otel import instrument
-from mcpkit.protocol.errors import InvalidParams
+from mcpkit.protocol._errors import InvalidParams
 
 from ._peer import PEER, http_peer, served
 from ._recorder import Recorder, read_spans

@@ -18,7 +18,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 from mcpkit import Client, Server
 from mcpkit.client import Host
 from mcpkit.contrib.otel import instrument, uninstrument
-from mcpkit.protocol.errors import InvalidParams, JSONRPCError
+from mcpkit.protocol._errors import InvalidParams, JSONRPCError
 from mcpkit.server import ToolError
 
 from ._recorder import Recorder

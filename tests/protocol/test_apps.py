@@ -1,4 +1,4 @@
-"""MCP Apps rules (mcpkit.protocol.apps): declarations, visibility, the sandbox's policies."""
+"""MCP Apps rules (mcpkit.protocol._apps): declarations, visibility, the sandbox's policies."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.apps import (
+from mcpkit.protocol._apps import (
     apps_client_options,
     callable_by_app,
     client_supports_apps,
@@ -18,7 +18,7 @@ from mcpkit.protocol.apps import (
     tool_visibility,
     visible_to_model,
 )
-from mcpkit.types.apps import APP_MIME_TYPE, APPS_EXTENSION_ID
+from mcpkit.types._apps import APP_MIME_TYPE, APPS_EXTENSION_ID
 
 
 def tool(**ui: Any) -> dict[str, Any]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from mcpkit.protocol.batch import BATCH_REVISIONS, BatchAnswers, accepts_batches, check_batch
-from mcpkit.protocol.codec import decode_message
-from mcpkit.protocol.errors import INVALID_REQUEST, InvalidRequest, MessageDecodeError
-from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
-from mcpkit.types.versions import ALL_VERSIONS
+from mcpkit.protocol._batch import BATCH_REVISIONS, BatchAnswers, accepts_batches, check_batch
+from mcpkit.protocol._codec import decode_message
+from mcpkit.protocol._errors import INVALID_REQUEST, InvalidRequest, MessageDecodeError
+from mcpkit.types._jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
+from mcpkit.types._versions import ALL_VERSIONS
 
 
 @pytest.mark.parametrize("version", ALL_VERSIONS)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from mcpkit.protocol.cancellation import (
+from mcpkit.protocol._cancellation import (
     cancel_outbound,
     cancel_params,
     cancelled_request_id,
     receive_cancel,
     subscription_ended,
 )
-from mcpkit.protocol.errors import InvalidParams, LocalProtocolError
-from mcpkit.protocol.inflight import InboundRequests, OutboundRequests
+from mcpkit.protocol._errors import InvalidParams, LocalProtocolError
+from mcpkit.protocol._inflight import InboundRequests, OutboundRequests
 
 
 def test_cancelled_request_id() -> None:

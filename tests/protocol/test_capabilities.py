@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpkit.protocol.capabilities import (
+from mcpkit.protocol._capabilities import (
     agree_listen_filter,
     elicitation_modes,
     has_capability,
@@ -14,7 +14,7 @@ from mcpkit.protocol.capabilities import (
     require_server_capability,
     server_supports,
 )
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     LocalProtocolError,
     MissingRequiredClientCapability,

@@ -9,15 +9,15 @@ import random
 import msgspec
 import pytest
 
-from mcpkit.protocol.codec import decode_message, encode_message, message_from_obj
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._codec import decode_message, encode_message, message_from_obj
+from mcpkit.protocol._errors import (
     INVALID_REQUEST,
     PARSE_ERROR,
     JSONRPCError,
     MessageDecodeError,
     MethodNotFound,
 )
-from mcpkit.types.jsonrpc import (
+from mcpkit.types._jsonrpc import (
     ErrorObject,
     ErrorResponse,
     Notification,
@@ -312,7 +312,7 @@ SHAPES: list[object] = [
 def test_the_fast_path_classifies_as_the_full_rules_do(obj: object) -> None:
     """``message_from_obj`` takes well-formed messages by exact type before the full rules
     (``_classify``); both must agree on every input, errors included."""
-    from mcpkit.protocol.codec import _classify
+    from mcpkit.protocol._codec import _classify
 
     def outcome(classify: object) -> object:
         try:
@@ -327,7 +327,7 @@ def test_the_fast_path_classifies_as_the_full_rules_do(obj: object) -> None:
 def test_encode_message_writes_what_message_to_dict_says() -> None:
     """A response is encoded without ``message_to_dict`` (the common case on a server); the
     bytes must be exactly those of the general path."""
-    from mcpkit.types.jsonrpc import message_to_dict
+    from mcpkit.types._jsonrpc import message_to_dict
 
     for message in [
         Response(1, {"content": [{"type": "text", "text": "é\\n"}]}),

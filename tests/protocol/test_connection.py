@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.connection import (
+from mcpkit.protocol._connection import (
     CancelReceived,
     ClientConnection,
     Connection,
@@ -24,7 +24,7 @@ from mcpkit.protocol.connection import (
     StatelessServerConnection,
     SubscriptionEnded,
 )
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -38,10 +38,10 @@ from mcpkit.protocol.errors import (
     TooManyInFlight,
     UsageError,
 )
-from mcpkit.protocol.lifecycle import ClientState, ServerState
-from mcpkit.protocol.meta import PROTOCOL_VERSION_KEY
-from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
-from mcpkit.types.jsonrpc import (
+from mcpkit.protocol._lifecycle import ClientState, ServerState
+from mcpkit.protocol._meta import PROTOCOL_VERSION_KEY
+from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.types._jsonrpc import (
     ErrorObject,
     ErrorResponse,
     Message,

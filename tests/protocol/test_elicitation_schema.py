@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.elicitation_schema import check_form_schema
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._elicitation_schema import check_form_schema
+from mcpkit.protocol._errors import UsageError
 
 GOOD: list[dict[str, Any]] = [
     {"type": "object", "properties": {}},

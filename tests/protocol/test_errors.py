@@ -6,7 +6,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from mcpkit.protocol.errors import InvalidParams, JSONRPCError, ResourceNotFound
+from mcpkit.protocol._errors import InvalidParams, JSONRPCError, ResourceNotFound
 from mcpkit.server import ToolError
 
 

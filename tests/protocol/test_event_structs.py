@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from mcpkit.protocol.connection import Ignored, Rejected
-from mcpkit.protocol.errors import InvalidRequest
-from mcpkit.protocol.framing import FrameTooLarge
-from mcpkit.protocol.inflight import InboundRequest
-from mcpkit.protocol.meta import RequestMeta
-from mcpkit.types.jsonrpc import Request
+from mcpkit.protocol._connection import Ignored, Rejected
+from mcpkit.protocol._errors import InvalidRequest
+from mcpkit.protocol._framing import FrameTooLarge
+from mcpkit.protocol._inflight import InboundRequest
+from mcpkit.protocol._meta import RequestMeta
+from mcpkit.types._jsonrpc import Request
 
 
 def test_frame_too_large_compares_without_its_head_sample() -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mcpkit.protocol.codec import decode_message, encode_message
-from mcpkit.protocol.errors import UsageError
-from mcpkit.protocol.framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer, frame
-from mcpkit.types.jsonrpc import Request
+from mcpkit.protocol._codec import decode_message, encode_message
+from mcpkit.protocol._errors import UsageError
+from mcpkit.protocol._framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer, frame
+from mcpkit.types._jsonrpc import Request
 
 
 def test_default_bound_fits_a_10_mb_result_with_headroom() -> None:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.errors import HEADER_MISMATCH, HeaderMismatch, UsageError
-from mcpkit.protocol.http_headers import (
+from mcpkit.protocol._errors import HEADER_MISMATCH, HeaderMismatch, UsageError
+from mcpkit.protocol._http_headers import (
     MAX_SAFE_INTEGER,
     InvalidHeaderValue,
     ParamHeader,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -17,8 +17,8 @@ from mcpkit.protocol.errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     UsageError,
 )
-from mcpkit.protocol.http_headers import compile_header_params, request_headers
-from mcpkit.protocol.http_routing import (
+from mcpkit.protocol._http_headers import compile_header_params, request_headers
+from mcpkit.protocol._http_routing import (
     MAX_SESSION_ID_LENGTH,
     Route,
     RouteKind,
@@ -29,7 +29,7 @@ from mcpkit.protocol.http_routing import (
     session_version_error,
     status_for_error,
 )
-from mcpkit.types.versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from mcpkit.types._versions import LEGACY_VERSIONS, MODERN_VERSIONS
 
 V = "2026-07-28"
 META = {
@@ -387,8 +387,8 @@ def test_http_rules_load_lazily_and_are_reexported() -> None:
     code = (
         "import sys, mcpkit.protocol as p\n"
         "assert not [m for m in sys.modules if m.startswith('mcpkit.protocol.http_')]\n"
-        "assert p.route_request.__module__ == 'mcpkit.protocol.http_routing'\n"
-        "assert p.HostPolicy.__module__ == 'mcpkit.protocol.http_security'\n"
+        "assert p.route_request.__module__ == 'mcpkit.protocol._http_routing'\n"
+        "assert p.HostPolicy.__module__ == 'mcpkit.protocol._http_security'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcpkit.protocol.errors import INVALID_REQUEST, UsageError
-from mcpkit.protocol.http_security import HostPolicy
+from mcpkit.protocol._errors import INVALID_REQUEST, UsageError
+from mcpkit.protocol._http_security import HostPolicy
 
 
 def status(policy: HostPolicy, host: str | None, origin: str | None = None) -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcpkit.protocol.codec import decode_message
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._codec import decode_message
+from mcpkit.protocol._errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
     InternalError,
@@ -13,8 +13,8 @@ from mcpkit.protocol.errors import (
     TooManyInFlight,
     UsageError,
 )
-from mcpkit.protocol.inflight import MAX_IN_FLIGHT, InboundRequests, OutboundRequests
-from mcpkit.types.jsonrpc import Response
+from mcpkit.protocol._inflight import MAX_IN_FLIGHT, InboundRequests, OutboundRequests
+from mcpkit.types._jsonrpc import Response
 
 
 def test_ids_are_fresh_integers_never_reused() -> None:

@@ -28,7 +28,7 @@ def _run(code: str) -> object:
 
 def test_the_lazy_table_is_each_submodules_all() -> None:
     for module_name, names in protocol._SOURCES.items():
-        module = importlib.import_module(f"mcpkit.protocol.{module_name}")
+        module = importlib.import_module(f"mcpkit.protocol._{module_name}")
         assert sorted(names) == sorted(module.__all__), module_name
     assert sorted(protocol._MODULE_OF) == sorted(protocol.__all__)
 
@@ -50,13 +50,13 @@ def test_every_name_resolves_to_its_modules_object_whatever_was_imported_first()
     wrong = _run(
         """
         import importlib, json
-        import mcpkit.protocol.meta, mcpkit.protocol.framing, mcpkit.protocol.connection
+        import mcpkit.protocol._meta, mcpkit.protocol._framing, mcpkit.protocol._connection
         import mcpkit.protocol as protocol
 
         wrong = []
         for name in protocol.__all__:
             value = getattr(protocol, name)
-            module = importlib.import_module("mcpkit.protocol." + protocol._MODULE_OF[name])
+            module = importlib.import_module("mcpkit.protocol._" + protocol._MODULE_OF[name])
             if value is not getattr(module, name):
                 wrong.append(name)
         exec("from mcpkit.protocol import " + ", ".join(protocol.__all__))

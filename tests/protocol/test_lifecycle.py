@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     InvalidParams,
@@ -16,9 +16,9 @@ from mcpkit.protocol.errors import (
     RemoteProtocolError,
     UnsupportedProtocolVersion,
 )
-from mcpkit.protocol.lifecycle import ClientLifecycle, ClientState, ServerLifecycle, ServerState
-from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
-from mcpkit.types.versions import MODERN_VERSIONS
+from mcpkit.protocol._lifecycle import ClientLifecycle, ClientState, ServerLifecycle, ServerState
+from mcpkit.types._jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
+from mcpkit.types._versions import MODERN_VERSIONS
 
 
 def init_request(version: str = "2025-11-25", request_id: int = 1, **extra: Any) -> Request:

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.errors import INVALID_PARAMS, InvalidParams
-from mcpkit.protocol.meta import (
+from mcpkit.protocol._errors import INVALID_PARAMS, InvalidParams
+from mcpkit.protocol._meta import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
     LOG_LEVEL_KEY,
@@ -226,7 +226,7 @@ META_SHAPES: list[Any] = [
 def test_the_fast_path_parses_as_the_full_checks_do(raw: Any) -> None:
     """``parse_request_meta`` takes the usual ``_meta`` by exact type before the full checks
     (``_parse_request_meta``); both must agree on every input, errors included."""
-    from mcpkit.protocol.meta import _parse_request_meta
+    from mcpkit.protocol._meta import _parse_request_meta
 
     def outcome(parse: Any) -> Any:
         try:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcpkit.protocol.errors import InvalidParams, LocalProtocolError, UsageError
-from mcpkit.protocol.progress import ProgressSender, ProgressTracker, ProgressUpdate
+from mcpkit.protocol._errors import InvalidParams, LocalProtocolError, UsageError
+from mcpkit.protocol._progress import ProgressSender, ProgressTracker, ProgressUpdate
 
 
 def test_tracker_delivers_increasing_progress_for_active_tokens() -> None:

@@ -1,4 +1,4 @@
-"""mcpkit.protocol.shape: what each revision receives, and that the tables match the schemas."""
+"""mcpkit.protocol._shape: what each revision receives, and that the tables match the schemas."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.shape import (
+from mcpkit.protocol._shape import (
     convert_content,
     prepare_outbound,
     request_unsupported,
     shape_for,
     shape_result,
 )
-from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
-from mcpkit.types.versions import ALL_VERSIONS
+from mcpkit.types._jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
+from mcpkit.types._versions import ALL_VERSIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 ICON = {"src": "https://example.com/i.png"}
@@ -99,7 +99,7 @@ def tool_in_listing(revision: str, tool: dict[str, Any]) -> dict[str, Any]:
 
 def test_an_initialize_request_is_shaped_for_the_revision_it_offers() -> None:
     """Sent before anything is negotiated, yet it must be valid in the revision it names."""
-    from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
+    from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
 
     seen: list[tuple[str | None, str | None]] = []
 
@@ -187,7 +187,7 @@ CALL_RESULTS: list[dict[str, Any]] = [
 def test_the_plain_tool_result_shortcut_agrees_with_the_full_walk(revision: str) -> None:
     """A plain ``tools/call`` result skips the walk (shape._plain_call_result): whatever the
     shortcut passes, the full walk returns unchanged too, and what it does not pass is walked."""
-    from mcpkit.protocol.shape import _plain_call_result, _revision
+    from mcpkit.protocol._shape import _plain_call_result, _revision
 
     compiled = _revision(revision)
     assert compiled is not None and compiled.plain_call_keys is not None
@@ -286,7 +286,7 @@ def test_error_responses_and_task_answers_are_left_alone() -> None:
 
 
 def test_prepare_outbound_shows_observers_the_shaped_message() -> None:
-    from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
+    from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
 
     seen: list[Any] = []
 

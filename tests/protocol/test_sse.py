@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcpkit.protocol.errors import RemoteProtocolError, SSEProtocolError, UsageError
-from mcpkit.protocol.sse import (
+from mcpkit.protocol._errors import RemoteProtocolError, SSEProtocolError, UsageError
+from mcpkit.protocol._sse import (
     MAX_SSE_EVENT_BYTES,
     SSEDecoder,
     SSEEvent,

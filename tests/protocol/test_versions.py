@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     RemoteProtocolError,
     UnsupportedProtocolVersion,
     UsageError,
 )
-from mcpkit.protocol.versions import (
+from mcpkit.protocol._versions import (
     accept_legacy_offer,
     check_modern_version,
     choose_client_version,
     negotiate_legacy,
     unsupported_version_error,
 )
-from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS, MODERN_VERSIONS
+from mcpkit.types._versions import ALL_VERSIONS, LEGACY_VERSIONS, MODERN_VERSIONS
 
 
 @pytest.mark.parametrize("version", LEGACY_VERSIONS)
@@ -84,7 +84,7 @@ def test_client_accepts_a_supported_offer_and_rejects_others() -> None:
 
 
 def test_revisions_are_ordered_by_release_not_by_text() -> None:
-    from mcpkit.types.versions import at_least, newest, release_key, revision_rank
+    from mcpkit.types._versions import at_least, newest, release_key, revision_rank
 
     assert [revision_rank(v) for v in ALL_VERSIONS] == list(range(len(ALL_VERSIONS)))
     assert at_least("2025-06-18", "2025-06-18") and at_least("2026-07-28", "2024-11-05")

@@ -20,9 +20,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, Final, TypeVar
 
 from mcpkit._runtime.session import Session
-from mcpkit.protocol.errors import MessageDecodeError
-from mcpkit.transports.memory import DEFAULT_MAX_BUFFER, MemoryStream, memory_pair
-from mcpkit.types.jsonrpc import (
+from mcpkit.protocol._errors import MessageDecodeError
+from mcpkit.transports._memory import DEFAULT_MAX_BUFFER, MemoryStream, memory_pair
+from mcpkit.types._jsonrpc import (
     ErrorResponse,
     JSONObject,
     Message,

@@ -16,7 +16,7 @@ import time
 from typing import Any, Final
 
 from mcpkit._runtime import session as session_module
-from mcpkit.transports.memory import memory_pair
+from mcpkit.transports._memory import memory_pair
 
 CALLS: Final = 5_000
 ROUNDS: Final = 5

@@ -9,9 +9,9 @@ from typing import Any
 from _runtime_helpers import WAIT, session_with_raw_peer, wait_for
 
 from mcpkit._runtime.session import RequestContext
-from mcpkit.protocol.codec import encode_batch
-from mcpkit.protocol.errors import INVALID_REQUEST, MessageDecodeError
-from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, Response
+from mcpkit.protocol._codec import encode_batch
+from mcpkit.protocol._errors import INVALID_REQUEST, MessageDecodeError
+from mcpkit.types._jsonrpc import ErrorResponse, Notification, Request, Response
 
 
 async def receive_batch(peer: Any) -> tuple[Any, ...]:

@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from mcpkit._runtime.session import Session
-from mcpkit.protocol.errors import RemoteProtocolError
-from mcpkit.transports.stdio import StdioServerParameters, stdio_client
+from mcpkit.protocol._errors import RemoteProtocolError
+from mcpkit.transports._stdio import StdioServerParameters, stdio_client
 
 REQUEST_TIMEOUT = 120.0
 """The request's own limit: far above the bound below, so only a prompt failure passes."""

@@ -10,8 +10,8 @@ import pytest
 from _runtime_helpers import session_pair, session_with_raw_peer, wait_for
 
 from mcpkit._runtime.session import RequestContext
-from mcpkit.protocol.errors import RequestCancelled
-from mcpkit.types.jsonrpc import Notification, Response
+from mcpkit.protocol._errors import RequestCancelled
+from mcpkit.types._jsonrpc import Notification, Response
 
 CANCELLED = "notifications/cancelled"
 

@@ -9,9 +9,9 @@ import pytest
 from _runtime_helpers import session_with_raw_peer, wait_for
 
 from mcpkit._runtime.session import RequestContext, Session
-from mcpkit.protocol.errors import INTERNAL_ERROR, UsageError
-from mcpkit.transports.memory import memory_pair
-from mcpkit.types.jsonrpc import ErrorResponse, Response
+from mcpkit.protocol._errors import INTERNAL_ERROR, UsageError
+from mcpkit.transports._memory import memory_pair
+from mcpkit.types._jsonrpc import ErrorResponse, Response
 
 LIMIT = 3
 REQUESTS = 12

@@ -12,7 +12,7 @@ from _runtime_helpers import session_pair, session_with_raw_peer, wait_for
 
 from _schema_check import SchemaCheck
 from mcpkit._runtime.session import RequestContext
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -22,7 +22,7 @@ from mcpkit.protocol.errors import (
     JSONRPCError,
     MethodNotFound,
 )
-from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
+from mcpkit.types._jsonrpc import ErrorObject, ErrorResponse, Notification, Request, Response
 
 CONCURRENT = 200
 

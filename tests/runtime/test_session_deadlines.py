@@ -14,8 +14,8 @@ import pytest
 from _runtime_helpers import in_virtual_time, session_pair, session_with_raw_peer, wait_for
 
 from mcpkit._runtime.session import RequestContext
-from mcpkit.protocol.errors import RequestTimeout
-from mcpkit.types.jsonrpc import Notification, Request, Response
+from mcpkit.protocol._errors import RequestTimeout
+from mcpkit.types._jsonrpc import Notification, Request, Response
 
 CANCELLED = "notifications/cancelled"
 

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from mcpkit._runtime.session import Session
-from mcpkit.transports.stdio import StdioServerParameters, stdio_client
+from mcpkit.transports._stdio import StdioServerParameters, stdio_client
 
 PROMPT = 30.0
 

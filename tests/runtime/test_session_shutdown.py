@@ -16,15 +16,15 @@ import pytest
 from _runtime_helpers import WAIT, RawPeer, session_with_raw_peer, wait_for
 
 from mcpkit._runtime.session import RequestContext, Session
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     ConnectionBroken,
     ConnectionClosed,
     MessageDecodeError,
     UsageError,
 )
-from mcpkit.transports.memory import memory_pair
-from mcpkit.transports.stdio_client import StdioServerParameters, stdio_client
-from mcpkit.types.jsonrpc import Message, Notification, RequestId
+from mcpkit.transports._memory import memory_pair
+from mcpkit.transports._stdio_client import StdioServerParameters, stdio_client
+from mcpkit.types._jsonrpc import Message, Notification, RequestId
 
 CHILD = str(Path(__file__).parent / "fixtures" / "stdio_peer.py")
 PENDING = 5

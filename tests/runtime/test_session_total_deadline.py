@@ -14,8 +14,8 @@ import pytest
 from _runtime_helpers import in_virtual_time, session_with_raw_peer
 
 from mcpkit._runtime.pending import DEFAULT_MAX_TOTAL_TIMEOUT
-from mcpkit.protocol.errors import RequestTimeout
-from mcpkit.types.jsonrpc import Response
+from mcpkit.protocol._errors import RequestTimeout
+from mcpkit.types._jsonrpc import Response
 
 
 async def _endless_progress(peer: object, token: object) -> None:

@@ -50,7 +50,7 @@ def test_without_the_variable_nothing_is_written(tmp_path: Path) -> None:
 def test_the_sans_io_core_does_not_read_the_environment() -> None:
     code = (
         "import os, sys; os.environ['MCPKIT_WIRE_LOG'] = sys.argv[1]\n"
-        "import mcpkit.protocol, mcpkit.protocol.observe as o\n"
+        "import mcpkit.protocol, mcpkit.protocol._observe as o\n"
         "print(len(o._observers))"
     )
     out = subprocess.run(

@@ -13,7 +13,7 @@ from typing import Any
 
 from mcpkit._runtime.session import RequestContext, Session
 from mcpkit.server import Server
-from mcpkit.types.jsonrpc import Notification
+from mcpkit.types._jsonrpc import Notification
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -102,7 +102,7 @@ async def connect(
         assert peer is not None
         peer.requests_seen.append(ctx.request.method)
         if answer is None:
-            from mcpkit.protocol.errors import MethodNotFound
+            from mcpkit.protocol._errors import MethodNotFound
 
             raise MethodNotFound(ctx.request.method)
         return await answer(ctx.request.method, ctx.request.params or {})

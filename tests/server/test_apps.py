@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from _server_harness import connect
 
-from mcpkit.protocol.errors import InvalidParams, UsageError
+from mcpkit.protocol._errors import InvalidParams, UsageError
 from mcpkit.server import Server
 from mcpkit.server.apps import Csp, bridge_script, with_bridge
-from mcpkit.types.apps import APP_MIME_TYPE, APPS_EXTENSION_ID
+from mcpkit.types._apps import APP_MIME_TYPE, APPS_EXTENSION_ID
 
 APPS: dict[str, Any] = {"extensions": {APPS_EXTENSION_ID: {"mimeTypes": [APP_MIME_TYPE]}}}
 PAGE = "<!DOCTYPE html><html><head><title>v</title></head><body>view</body></html>"

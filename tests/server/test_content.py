@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from _schema_check import SPEC_DIR
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 from mcpkit.server import content
 
 SPEC = SPEC_DIR

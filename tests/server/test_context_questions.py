@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from _server_harness import RawPeer, connect
 
-from mcpkit.protocol.errors import InvalidParams
+from mcpkit.protocol._errors import InvalidParams
 from mcpkit.server import Context, Server
 from mcpkit.types import TextContent
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.errors import InvalidParams, ResourceNotFound, UsageError
+from mcpkit.protocol._errors import InvalidParams, ResourceNotFound, UsageError
 from mcpkit.server import Context, Server
+from mcpkit.server._context import ContextServices
 from mcpkit.server._request import RequestInfo
-from mcpkit.server.context import ContextServices
-from mcpkit.types.jsonrpc import JSONObject, Request
+from mcpkit.types._jsonrpc import JSONObject, Request
 
 
 class Outbound:

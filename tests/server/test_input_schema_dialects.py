@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from _server_harness import connect
 
-from mcpkit.protocol.errors import UsageError
-from mcpkit.protocol.schema_dialects import compile_schema, external_refs
+from mcpkit.protocol._errors import UsageError
+from mcpkit.protocol._schema_dialects import compile_schema, external_refs
 from mcpkit.server import Server
 
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
@@ -58,9 +58,7 @@ def build(schemas: dict[str, dict[str, Any]]) -> Server:
 
 
 async def call(peer: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result: dict[str, Any] = await peer.legacy(
-        "tools/call", {"name": name, "arguments": arguments}
-    )
+    result: dict[str, Any] = await peer.legacy("tools/call", {"name": name, "arguments": arguments})
     return result
 
 
@@ -101,8 +99,9 @@ async def test_each_dialect_gives_its_keywords_their_own_meaning(no_network: lis
             assert "'b' is not of type 'integer'" in bad["content"][0]["text"], name
         for name in ("draft7_dependencies", "d2019_dependent", "d2020_dependent"):
             bad = await call(peer, name, {"a": 1})
-            assert bad["isError"] is True and "'b' is a dependency of 'a'" in (
-                bad["content"][0]["text"]
+            assert (
+                bad["isError"] is True
+                and "'b' is a dependency of 'a'" in (bad["content"][0]["text"])
             ), (name, bad)
             good = await call(peer, name, {"a": 1, "b": 2})
             assert good.get("isError") is not True, name
@@ -167,6 +166,6 @@ def test_external_refs_finds_only_what_points_outside() -> None:
 
 
 def test_the_client_and_the_server_share_one_implementation() -> None:
-    from mcpkit.client import schemas
+    from mcpkit.client import _schemas as schemas
 
     assert schemas.compile_schema is compile_schema

@@ -15,7 +15,7 @@ import pytest
 
 from mcpkit.client import Client, QuestionContext
 from mcpkit.server import Context, Server
-from mcpkit.server.memo import MAX_MEMO_BYTES
+from mcpkit.server._memo import MAX_MEMO_BYTES
 from mcpkit.server.tasks import current_task_id, start_task
 
 FIXTURE: Final = Path(__file__).resolve().parent / "fixtures" / "tasks_server.py"

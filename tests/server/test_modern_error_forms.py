@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 from _server_harness import connect
 
-from mcpkit.protocol.errors import InvalidParams, InvalidRequest, ResourceNotFound
-from mcpkit.protocol.errors import URLElicitationRequired as URLRequired
+from mcpkit.protocol._errors import InvalidParams, InvalidRequest, ResourceNotFound
+from mcpkit.protocol._errors import URLElicitationRequired as URLRequired
 from mcpkit.server import Context, Server
 
 URL_CAPS = {"elicitation": {"url": {}}}

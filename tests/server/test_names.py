@@ -2,8 +2,8 @@
 
 import pytest
 
-from mcpkit.protocol.errors import UsageError
-from mcpkit.server.names import (
+from mcpkit.protocol._errors import UsageError
+from mcpkit.server._names import (
     TOOL_NAME_MAX_LENGTH,
     is_reserved_meta_key,
     validate_meta,

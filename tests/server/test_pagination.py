@@ -4,8 +4,8 @@ import base64
 
 import pytest
 
-from mcpkit.protocol.errors import INVALID_PARAMS, InvalidParams, UsageError
-from mcpkit.server.pagination import (
+from mcpkit.protocol._errors import INVALID_PARAMS, InvalidParams, UsageError
+from mcpkit.server._pagination import (
     MAX_CURSOR_LENGTH,
     InvalidCursor,
     Page,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from _server_harness import RawPeer, connect
 
-from mcpkit.protocol.errors import InvalidParams
+from mcpkit.protocol._errors import InvalidParams
 from mcpkit.server import Server
 from mcpkit.server._params import invalid_params_message
 

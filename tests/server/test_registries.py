@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
+from mcpkit.server._pagination import InvalidCursor
+from mcpkit.server._prompts import RegisteredPrompt
 from mcpkit.server._registries import (
     CompletionRegistry,
     PromptRegistry,
@@ -15,10 +17,8 @@ from mcpkit.server._registries import (
     ResourceRegistry,
     ToolRegistry,
 )
-from mcpkit.server.pagination import InvalidCursor
-from mcpkit.server.prompts import RegisteredPrompt
-from mcpkit.server.resources import RegisteredResource
-from mcpkit.server.tools import RegisteredTool
+from mcpkit.server._resources import RegisteredResource
+from mcpkit.server._tools import RegisteredTool
 
 
 def echo(text: str) -> str:

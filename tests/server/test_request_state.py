@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from mcpkit.protocol.errors import INVALID_PARAMS, InvalidParams, UsageError
-from mcpkit.server.request_state import (
+from mcpkit.protocol._errors import INVALID_PARAMS, InvalidParams, UsageError
+from mcpkit.server._request_state import (
     MAX_STATE_TOKEN_LENGTH,
     InvalidRequestState,
     KeyRing,
@@ -151,7 +151,7 @@ def test_keys_from_env() -> None:
 def test_workers_sharing_env_keys_accept_each_others_tokens() -> None:
     key = base64.b64encode(KEY_A).decode()
     code = (
-        "from mcpkit.server.request_state import RequestStateSealer\n"
+        "from mcpkit.server._request_state import RequestStateSealer\n"
         "print(RequestStateSealer().seal({'w': 1}, bind='b', now=1e9))"
     )
     env = {"MCPKIT_STATE_KEYS": key, "PATH": "/usr/bin:/bin"}

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from mcpkit.contrib.auth.verifier import AccessToken
-from mcpkit.protocol.errors import InvalidParams
+from mcpkit.contrib.auth._verifier import AccessToken
+from mcpkit.protocol._errors import InvalidParams
 from mcpkit.server import Context, Server
-from mcpkit.server.request_state import principal_binding
-from mcpkit.types.jsonrpc import JSONObject, Request
+from mcpkit.server._request_state import principal_binding
+from mcpkit.types._jsonrpc import JSONObject, Request
 
 CAPS = {"elicitation": {"form": {}}}
 

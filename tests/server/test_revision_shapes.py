@@ -24,11 +24,11 @@ from _schema_check import SchemaCheck, check_message
 from mcpkit._runtime.session import RequestContext, Session
 from mcpkit._runtime.stream import MessageStream
 from mcpkit.client import Client
-from mcpkit.protocol.errors import JSONRPCError
+from mcpkit.protocol._errors import JSONRPCError
 from mcpkit.server import Context
-from mcpkit.transports.http.client import connect_http_client
-from mcpkit.transports.stdio_client import StdioServerParameters, stdio_client
-from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
+from mcpkit.transports._stdio_client import StdioServerParameters, stdio_client
+from mcpkit.transports.http._client.transport import connect_http_client
+from mcpkit.types._versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 sys.path.insert(0, str(Path(__file__).parents[1] / "transports" / "http"))

@@ -10,7 +10,7 @@ from typing import Final
 
 import pytest
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 from mcpkit.server import Server
 
 RUN_TIMEOUT: Final = 60.0

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from mcpkit.protocol.errors import InvalidParams
-from mcpkit.server import Server, uri_template
-from mcpkit.server.safe_files import read_under
+from mcpkit.protocol._errors import InvalidParams
+from mcpkit.server import Server
+from mcpkit.server import _uri_template as uri_template
+from mcpkit.server._safe_files import read_under
 from mcpkit.testing import ERAS, connect
 
 SECRET = "top secret outside the root"

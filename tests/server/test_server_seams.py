@@ -25,7 +25,7 @@ import pytest
 from _loopback import serving
 from mcpkit._runtime.session import RequestContext, Session
 from mcpkit.client import Client, InputRequiredLoopExceeded, QuestionContext
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     InvalidParams,
     InvalidRequest,
     JSONRPCError,
@@ -34,7 +34,7 @@ from mcpkit.protocol.errors import (
     UsageError,
 )
 from mcpkit.server import Server, ToolResult
-from mcpkit.transports.stdio_client import StdioServerParameters, stdio_client
+from mcpkit.transports._stdio_client import StdioServerParameters, stdio_client
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 import seams_server
@@ -235,7 +235,7 @@ async def raw_session(transport: str, handler: Any) -> AsyncIterator[Session]:
             params = StdioServerParameters(sys.executable, [FIXTURE])
             stream: Any = await stack.enter_async_context(stdio_client(params))
         else:
-            from mcpkit.transports.http.client import connect_http_client
+            from mcpkit.transports.http._client.transport import connect_http_client
 
             base = await stack.enter_async_context(serving(seams_server.build().http_app()))
             http = await stack.enter_async_context(connect_http_client(f"{base}/mcp"))

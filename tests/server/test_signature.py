@@ -14,7 +14,7 @@ import jsonschema
 import msgspec
 import pytest
 
-from mcpkit.protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, UsageError
+from mcpkit.protocol._errors import INTERNAL_ERROR, INVALID_PARAMS, UsageError
 from mcpkit.server._signature import (
     ArgumentError,
     InvalidToolOutput,
@@ -422,7 +422,7 @@ def test_omitted_optional_arguments_use_python_defaults() -> None:
 
 
 def test_argument_error_is_invalid_params_subclass() -> None:
-    from mcpkit.protocol.errors import InvalidParams
+    from mcpkit.protocol._errors import InvalidParams
 
     assert issubclass(ArgumentError, InvalidParams)
 

@@ -17,7 +17,7 @@ from typing import Any, Union
 import msgspec
 import pytest
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 from mcpkit.server._schema.jsonschema import msgspec_schema
 from mcpkit.server._schema.reflect import Param, read_signature
 from mcpkit.server._schema.signature import _PLAIN_SCHEMAS, analyze_function
@@ -60,8 +60,9 @@ def test_plain_tool_schema_and_validation_match_the_general_path() -> None:
     with pytest.raises(Exception, match="unknown"):
         fast.validate_arguments({"city": "Oslo", "unknown": 1})
     again = analyze_function(plain)  # each tool owns its schema: no nested object is shared
-    assert again.input_schema["properties"]["tags"]["anyOf"][0] is not (
-        fast.input_schema["properties"]["tags"]["anyOf"][0]
+    assert (
+        again.input_schema["properties"]["tags"]["anyOf"][0]
+        is not (fast.input_schema["properties"]["tags"]["anyOf"][0])
     )
 
 

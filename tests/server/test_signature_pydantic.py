@@ -47,6 +47,7 @@ def error_of(sig: ToolSignature, args: Any) -> ArgumentError:
         sig.validate_arguments(args)
     return info.value
 
+
 class Address(pydantic.BaseModel):
     """Where."""
 

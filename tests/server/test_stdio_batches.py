@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcpkit.protocol.errors import INVALID_REQUEST, MessageDecodeError
-from mcpkit.transports.stdio_client import StdioServerParameters, stdio_client
-from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, Response
+from mcpkit.protocol._errors import INVALID_REQUEST, MessageDecodeError
+from mcpkit.transports._stdio_client import StdioServerParameters, stdio_client
+from mcpkit.types._jsonrpc import ErrorResponse, Notification, Request, Response
 
 FIXTURE = str(Path(__file__).parent / "fixtures" / "dual_era_server.py")
 

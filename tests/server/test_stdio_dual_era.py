@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from mcpkit._runtime.session import RequestContext, Session
-from mcpkit.protocol.errors import MessageDecodeError
-from mcpkit.transports.stdio_client import StdioServerParameters, stdio_client
-from mcpkit.types.jsonrpc import ErrorResponse, Request, Response
+from mcpkit.protocol._errors import MessageDecodeError
+from mcpkit.transports._stdio_client import StdioServerParameters, stdio_client
+from mcpkit.types._jsonrpc import ErrorResponse, Request, Response
 
 FIXTURE = str(Path(__file__).parent / "fixtures" / "dual_era_server.py")
 META = {

@@ -15,7 +15,7 @@ from _server_harness import connect, meta
 from _tasks_helpers import EXT, TIMEOUT, forgive_own_requests
 
 from _schema_check import SchemaCheck
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     INTERNAL_ERROR,
     InternalError,
     InvalidParams,

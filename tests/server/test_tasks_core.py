@@ -15,7 +15,7 @@ from _server_harness import connect
 from _tasks_helpers import EXT, TIMEOUT, forgive_own_requests
 
 from _schema_check import SchemaCheck
-from mcpkit.protocol.errors import InvalidParams, MethodNotFound
+from mcpkit.protocol._errors import InvalidParams, MethodNotFound
 from mcpkit.server import Context, Server
 from mcpkit.server import tasks as tasks_module
 from mcpkit.server.tasks import RELATED_TASK_KEY, TaskManager

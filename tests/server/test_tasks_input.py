@@ -10,7 +10,7 @@ from _server_harness import connect
 from _tasks_helpers import EXT, TIMEOUT, forgive_own_requests
 
 from _schema_check import SchemaCheck
-from mcpkit.protocol.errors import InvalidParams, MissingRequiredClientCapability
+from mcpkit.protocol._errors import InvalidParams, MissingRequiredClientCapability
 from mcpkit.server import Context, Question, Server
 from mcpkit.server import _tasks_runner as runner_module
 from mcpkit.server.tasks import (
@@ -20,7 +20,7 @@ from mcpkit.server.tasks import (
     set_status_message,
     start_task,
 )
-from mcpkit.types.jsonrpc import JSONObject, Request
+from mcpkit.types._jsonrpc import JSONObject, Request
 
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 

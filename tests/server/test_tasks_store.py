@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from _schema_check import check_message
-from mcpkit.protocol.errors import INTERNAL_ERROR, InternalError, UsageError
+from mcpkit.protocol._errors import INTERNAL_ERROR, InternalError, UsageError
 from mcpkit.server._tasks_runner import MAX_CAS_RETRIES, mutate
 from mcpkit.server.tasks import InMemoryTaskStore, TaskLimitReached, TaskRecord
-from mcpkit.types.jsonrpc import Response
+from mcpkit.types._jsonrpc import Response
 
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 

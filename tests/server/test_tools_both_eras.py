@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import pytest
 from _server_harness import connect
 
-from mcpkit.protocol.errors import InvalidParams, InvalidRequest, MethodNotFound, UsageError
+from mcpkit.protocol._errors import InvalidParams, InvalidRequest, MethodNotFound, UsageError
 from mcpkit.server import (
     Context,
     Header,
@@ -97,7 +97,7 @@ async def test_legacy_version_counter_offer() -> None:
 
 
 async def test_unknown_methods_and_modern_versions() -> None:
-    from mcpkit.protocol.errors import UnsupportedProtocolVersion
+    from mcpkit.protocol._errors import UnsupportedProtocolVersion
 
     async with connect(build()) as peer:
         with pytest.raises(MethodNotFound):

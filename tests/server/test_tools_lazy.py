@@ -1,7 +1,7 @@
 """Plain tools are built on first use; everything that can be wrong is still refused at once.
 
 ``RegisteredTool`` defers the definition (schemas, validator) of a tool whose signature is
-plain (``mcpkit.server.tools._is_plain_function``) to the first ``tools/list`` or call, so a
+plain (``mcpkit.server._tools._is_plain_function``) to the first ``tools/list`` or call, so a
 server with 1,000 tools starts without building 1,000 schemas. These tests hold the deferred
 path to the eager one (same definition, same answers) and check that the gate lets through
 only what cannot fail later: every other tool is analysed, and refused, at registration.
@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 from mcpkit.server import Context, Server
-from mcpkit.server import tools as tools_module
+from mcpkit.server import _tools as tools_module
 from mcpkit.server._schema.signature import _PLAIN_SCHEMAS, analyze_function
-from mcpkit.server.tools import RegisteredTool, _is_plain_function
+from mcpkit.server._tools import RegisteredTool, _is_plain_function
 
 
 def _function(source: str, namespace: dict[str, Any] | None = None) -> Any:
@@ -148,7 +148,7 @@ def test_a_stdio_server_with_plain_tools_starts_without_the_schema_engine() -> N
         async def forecast(city: str, days: int = 3, hourly: bool = False) -> str:
             return city
 
-        import mcpkit.server._stdio, mcpkit.transports.stdio_server
+        import mcpkit.server._stdio, mcpkit.transports._stdio_server
         print(sorted(m for m in sys.modules if m.startswith("mcpkit.server._schema.")))
         print(app._tools["forecast"].definition["inputSchema"]["required"])
         print("mcpkit.server._schema.signature" in sys.modules)

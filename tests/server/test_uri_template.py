@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.errors import INVALID_PARAMS, UsageError
-from mcpkit.server.uri_template import (
+from mcpkit.protocol._errors import INVALID_PARAMS, UsageError
+from mcpkit.server._uri_template import (
     MAX_MATCH_URI_LENGTH,
     UnsafePathError,
     UriTemplate,

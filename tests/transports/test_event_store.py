@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 from mcpkit.transports.http import (
     EventStore,
     MemoryEventStore,

@@ -8,7 +8,7 @@ import msgspec
 import pytest
 
 from mcpkit._runtime.stream import MessageStream
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     INVALID_REQUEST,
     PARSE_ERROR,
     ConnectionBroken,
@@ -17,7 +17,7 @@ from mcpkit.protocol.errors import (
     UsageError,
 )
 from mcpkit.transports import MemoryStream, memory_pair
-from mcpkit.types.jsonrpc import (
+from mcpkit.types._jsonrpc import (
     ErrorObject,
     ErrorResponse,
     Message,

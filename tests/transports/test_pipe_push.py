@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.errors import ConnectionBroken, MessageDecodeError
+from mcpkit.protocol._errors import ConnectionBroken, MessageDecodeError
 from mcpkit.transports._lines import LineStream
 from mcpkit.transports._pipes import FileSink, ReadPipe, open_read_fd
-from mcpkit.types.jsonrpc import Message, Request
+from mcpkit.types._jsonrpc import Message, Request
 
 WAIT = 10.0
 """Bound on every wait."""

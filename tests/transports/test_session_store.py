@@ -7,8 +7,8 @@ import tracemalloc
 
 import pytest
 
-from mcpkit.protocol.errors import UsageError
-from mcpkit.protocol.http_routing import is_valid_session_id
+from mcpkit.protocol._errors import UsageError
+from mcpkit.protocol._http_routing import is_valid_session_id
 from mcpkit.transports.http import (
     MemorySessionStore,
     SessionLimitReached,

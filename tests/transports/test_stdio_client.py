@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     INVALID_REQUEST,
     PARSE_ERROR,
     ConnectionBroken,
@@ -26,7 +26,7 @@ from mcpkit.transports import (
     stdio_client,
 )
 from mcpkit.transports._process import child_environment, describe_exit
-from mcpkit.types.jsonrpc import Notification, Request, Response
+from mcpkit.types._jsonrpc import Notification, Request, Response
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WAIT = 20.0
@@ -154,9 +154,7 @@ async def test_shutdown_escalates_to_sigkill_and_leaves_no_orphans(
 ) -> None:
     caplog.set_level(logging.INFO, logger="mcpkit.stdio.stubborn")
     params = fixture("stubborn.py", "--ignore-term", "--ignore-eof", name="stubborn")
-    async with stdio_client(
-        params, stdin_close_timeout=QUICK, terminate_timeout=QUICK
-    ) as stream:
+    async with stdio_client(params, stdin_close_timeout=QUICK, terminate_timeout=QUICK) as stream:
         info = await call(stream, 1, "info")
     assert info["pid"] == stream.pid
     assert stream.returncode == -signal.SIGKILL

@@ -16,8 +16,8 @@ from typing import Final
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import InternalError, InvalidRequest
-from mcpkit.protocol.framing import MAX_LINE_BYTES, peek_envelope
+from mcpkit.protocol._errors import InternalError, InvalidRequest
+from mcpkit.protocol._framing import MAX_LINE_BYTES, peek_envelope
 
 SERVER: Final = Path(__file__).parent / "fixtures" / "big_server.py"
 OVER: Final = MAX_LINE_BYTES + 1024

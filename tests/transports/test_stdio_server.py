@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcpkit.protocol.errors import INVALID_REQUEST, PARSE_ERROR
+from mcpkit.protocol._errors import INVALID_REQUEST, PARSE_ERROR
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SERVER = str(FIXTURES / "server.py")

@@ -18,7 +18,7 @@ from typing import Any, Final
 import pytest
 
 from mcpkit._runtime.wire_log import WIRE_LOG_ENV
-from mcpkit.protocol.codec import decode_json
+from mcpkit.protocol._codec import decode_json
 
 SERVER: Final = Path(__file__).parent / "fixtures" / "big_server.py"
 EXIT_BOUND_S: Final = 20.0

@@ -66,8 +66,11 @@ def test_elicitation_modes(caps: dict[str, object], modes: set[str]) -> None:
 
 
 def test_client_capabilities_all_revisions() -> None:
-    legacy = {"roots": {"listChanged": True}, "sampling": {"context": {}, "tools": {}},
-              "tasks": {"requests": {"sampling": {"createMessage": {}}}}}
+    legacy = {
+        "roots": {"listChanged": True},
+        "sampling": {"context": {}, "tools": {}},
+        "tasks": {"requests": {"sampling": {"createMessage": {}}}},
+    }
     modern = {"roots": {}, "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["a"]}}}
     for caps in (legacy, modern):
         assert t.to_wire(t.decode(t.ClientCapabilities, caps)) == caps

@@ -17,8 +17,8 @@ import pytest
 
 import mcpkit.types as t
 from _schema_check import SPEC_DIR
-from mcpkit.protocol import errors
-from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Response, message_to_dict
+from mcpkit.protocol import _errors as errors
+from mcpkit.types._jsonrpc import ErrorObject, ErrorResponse, Response, message_to_dict
 
 SPEC = SPEC_DIR
 EXAMPLES = SPEC / "2026-07-28" / "examples"

@@ -6,7 +6,7 @@ import msgspec
 import pytest
 
 import mcpkit.types as t
-from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
+from mcpkit.types._versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 
 def test_lookup_by_version_and_era() -> None:
@@ -33,21 +33,40 @@ def test_methods_appear_in_their_first_revision(method: str, first: str) -> None
 
 
 def test_removed_in_2026() -> None:
-    for method in ("initialize", "ping", "logging/setLevel", "resources/subscribe",
-                   "notifications/roots/list_changed", "tasks/result", "tasks/list"):
+    for method in (
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "notifications/roots/list_changed",
+        "tasks/result",
+        "tasks/list",
+    ):
         assert t.method_spec(method, "2026-07-28") is None, method
 
 
 def test_mrtr_and_cacheable_flags() -> None:
     modern = t.methods_for("2026-07-28")
-    assert {m for m, s in modern.items() if s.mrtr} == {"tools/call", "resources/read",
-                                                         "prompts/get"}
+    assert {m for m, s in modern.items() if s.mrtr} == {
+        "tools/call",
+        "resources/read",
+        "prompts/get",
+    }
     assert {m for m, s in modern.items() if s.cacheable} == {
-        "server/discover", "tools/list", "prompts/list", "resources/list",
-        "resources/templates/list", "resources/read"}
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+    }
     assert not any(s.mrtr or s.cacheable for s in t.methods_for("legacy").values())
     assert {m for m, s in modern.items() if s.paginated} == {
-        "tools/list", "prompts/list", "resources/list", "resources/templates/list"}
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    }
 
 
 def test_directions() -> None:
@@ -82,9 +101,15 @@ def test_every_spec_has_models() -> None:
 def test_decode_params_and_errors() -> None:
     spec = t.method_spec("tools/call", "2026-07-28")
     assert spec is not None
-    params = t.decode_params(spec, {"name": "echo", "arguments": {"a": 1},
-                                    "requestState": "s", "inputResponses": {"k": {"action":
-                                                                                  "cancel"}}})
+    params = t.decode_params(
+        spec,
+        {
+            "name": "echo",
+            "arguments": {"a": 1},
+            "requestState": "s",
+            "inputResponses": {"k": {"action": "cancel"}},
+        },
+    )
     assert isinstance(params, t.CallToolRequestParams) and params.request_state == "s"
     with pytest.raises(msgspec.ValidationError, match="name"):
         t.decode_params(spec, None)
@@ -96,22 +121,34 @@ def test_decode_result_honours_result_type() -> None:
     modern = t.method_spec("tools/call", "2026-07-28")
     legacy = t.method_spec("tools/call", "2025-11-25")
     assert modern is not None and legacy is not None
-    assert isinstance(t.decode_result(modern, {"resultType": "complete", "content": []}),
-                      t.CallToolResult)
+    assert isinstance(
+        t.decode_result(modern, {"resultType": "complete", "content": []}), t.CallToolResult
+    )
     assert isinstance(t.decode_result(modern, {"content": []}), t.CallToolResult)
-    assert isinstance(t.decode_result(modern, {"resultType": "input_required"}),
-                      t.InputRequiredResult)
-    task = {"taskId": "t", "status": "working", "createdAt": "c", "lastUpdatedAt": "c",
-            "ttlMs": None}
-    assert isinstance(t.decode_result(modern, task | {"resultType": "task"}),
-                      t.ExtCreateTaskResult)
-    legacy_task = {"task": {"taskId": "t", "status": "working", "createdAt": "c",
-                            "lastUpdatedAt": "c", "ttl": 1000}}
+    assert isinstance(
+        t.decode_result(modern, {"resultType": "input_required"}), t.InputRequiredResult
+    )
+    task = {
+        "taskId": "t",
+        "status": "working",
+        "createdAt": "c",
+        "lastUpdatedAt": "c",
+        "ttlMs": None,
+    }
+    assert isinstance(t.decode_result(modern, task | {"resultType": "task"}), t.ExtCreateTaskResult)
+    legacy_task = {
+        "task": {
+            "taskId": "t",
+            "status": "working",
+            "createdAt": "c",
+            "lastUpdatedAt": "c",
+            "ttl": 1000,
+        }
+    }
     assert isinstance(t.decode_result(legacy, legacy_task), t.CreateTaskResult)
     tasks_get = t.method_spec("tasks/get", "2026-07-28")
     assert tasks_get is not None
-    assert isinstance(t.decode_result(tasks_get, task | {"resultType": "complete"}),
-                      t.WorkingTask)
+    assert isinstance(t.decode_result(tasks_get, task | {"resultType": "complete"}), t.WorkingTask)
 
 
 def test_decode_input_response() -> None:

@@ -21,9 +21,9 @@ from _schema_check import (
     definition_names,
 )
 from mcpkit._runtime.wire_log import WIRE_LOG_ENV
-from mcpkit.protocol.observe import notify_outbound
+from mcpkit.protocol._observe import notify_outbound
 from mcpkit.types import meta
-from mcpkit.types.jsonrpc import (
+from mcpkit.types._jsonrpc import (
     ErrorObject,
     ErrorResponse,
     Notification,
@@ -31,7 +31,7 @@ from mcpkit.types.jsonrpc import (
     Response,
     message_to_dict,
 )
-from mcpkit.types.versions import ALL_VERSIONS
+from mcpkit.types._versions import ALL_VERSIONS
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -84,9 +84,7 @@ def test_input_required_result_is_checked_as_such() -> None:
             "who": t.ElicitRequest(
                 params=t.ElicitRequestFormParams(
                     message="Name?",
-                    requested_schema=t.ElicitRequestedSchema(
-                        properties={"name": t.StringSchema()}
-                    ),
+                    requested_schema=t.ElicitRequestedSchema(properties={"name": t.StringSchema()}),
                 )
             )
         },
@@ -105,13 +103,20 @@ def test_input_required_result_is_checked_as_such() -> None:
 
 def test_tasks_extension_result_uses_the_extension_schema() -> None:
     task = t.ExtCreateTaskResult(
-        task_id="t1", status="working", created_at="2026-01-01T00:00:00Z",
-        last_updated_at="2026-01-01T00:00:00Z", ttl_ms=None,
+        task_id="t1",
+        status="working",
+        created_at="2026-01-01T00:00:00Z",
+        last_updated_at="2026-01-01T00:00:00Z",
+        ttl_ms=None,
     )
     assert check_message(Response(id=1, result=t.to_wire(task)), MODERN, "tools/call") == []
     detailed = t.CompletedTask(
-        task_id="t1", created_at="x", last_updated_at="x", ttl_ms=60_000,
-        result=call_tool_result(), result_type="complete",
+        task_id="t1",
+        created_at="x",
+        last_updated_at="x",
+        ttl_ms=60_000,
+        result=call_tool_result(),
+        result_type="complete",
     )
     assert check_message(Response(id=2, result=t.to_wire(detailed)), MODERN, "tasks/get") == []
 
@@ -252,8 +257,12 @@ def test_every_method_of_the_table_has_definitions_in_its_schema(version: str) -
     names = definition_names(version)
     ext_names = definition_names("ext-tasks")
     for method, spec in t.methods_for(version).items():
-        in_ext = version == MODERN and method in ("tasks/get", "tasks/update", "tasks/cancel",
-                                                  "notifications/tasks")
+        in_ext = version == MODERN and method in (
+            "tasks/get",
+            "tasks/update",
+            "tasks/cancel",
+            "notifications/tasks",
+        )
         available = ext_names if in_ext else names
         assert MESSAGE_DEFINITIONS[method] in available, (version, method)
         if spec.kind != "notification":
@@ -298,8 +307,8 @@ def test_fixture_fails_the_test_at_teardown(tmp_path: Path) -> None:
         textwrap.dedent(
             """
             import pytest
-            from mcpkit.protocol.observe import notify_outbound
-            from mcpkit.types.jsonrpc import Request
+            from mcpkit.protocol._observe import notify_outbound
+            from mcpkit.types._jsonrpc import Request
 
             def test_emits_invalid():
                 notify_outbound(
@@ -333,7 +342,9 @@ def test_fixture_fails_the_test_at_teardown(tmp_path: Path) -> None:
     assert "3 passed, 1 error" in out, out
     assert "ERROR at teardown of test_emits_invalid" in out, out
     assert "2 MCP JSON Schema violation(s)" in out, out
-    assert "revision 2026-07-28, definition CallToolRequest, at $.params: '_meta' is a required" \
-        in out, out
-    assert "revision 2026-07-28, definition CallToolRequest, at $.params: 'name' is a required" \
-        in out, out
+    assert (
+        "revision 2026-07-28, definition CallToolRequest, at $.params: '_meta' is a required" in out
+    ), out
+    assert (
+        "revision 2026-07-28, definition CallToolRequest, at $.params: 'name' is a required" in out
+    ), out

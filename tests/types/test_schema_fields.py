@@ -17,7 +17,15 @@ from _schema_check import SPEC_DIR
 SPEC = SPEC_DIR
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "ext-tasks")
 
-DEFINITION_OF = {"ExtCreateTaskResult": ("ext-tasks", "CreateTaskResult")}
+DEFINITION_OF = {
+    "ExtCreateTaskResult": ("ext-tasks", "CreateTaskResult"),
+    # the JSON-RPC envelopes (mcpkit.types.Request is the whole message, id included)
+    "Request": ("2025-11-25", "JSONRPCRequest"),
+    "Notification": ("2025-11-25", "JSONRPCNotification"),
+    "Response": ("2025-11-25", "JSONRPCResultResponse"),
+    "ErrorResponse": ("2025-11-25", "JSONRPCErrorResponse"),
+    "ErrorObject": ("2025-11-25", "Error"),
+}
 """Models whose schema definition has another name."""
 
 EXTRA_WIRE_NAMES: dict[str, set[str]] = {
@@ -28,22 +36,41 @@ EXTRA_WIRE_NAMES: dict[str, set[str]] = {
     "ElicitRequestFormParams": {"url", "elicitationId"},
     "ElicitRequestURLParams": {"requestedSchema"},
     # Extension task states also serve as the ``tasks/get`` result and notification params.
-    **{name: {"_meta", "resultType"} for name in (
-        "WorkingTask", "InputRequiredTask", "CompletedTask", "FailedTask", "CancelledTask")},
+    **{
+        name: {"_meta", "resultType"}
+        for name in (
+            "WorkingTask",
+            "InputRequiredTask",
+            "CompletedTask",
+            "FailedTask",
+            "CancelledTask",
+        )
+    },
     # The Tasks extension's listen filter (TaskSubscriptionNotifications) shares the filter.
     "SubscriptionFilter": {"taskIds"},
 }
 
 UNMODELLED: dict[str, set[str]] = {
+    # the envelopes write "jsonrpc": "2.0" themselves (message_to_dict, the codec)
+    "Request": {"jsonrpc"},
+    "Notification": {"jsonrpc"},
+    "Response": {"jsonrpc"},
+    "ErrorResponse": {"jsonrpc"},
     # Same names in the Tasks extension, modelled separately (ExtCreateTaskResult, DetailedTask).
     "Task": {"ttlMs", "pollIntervalMs"},
-    "CreateTaskResult": {"taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt",
-                         "ttlMs", "pollIntervalMs", "resultType"},
-    "GetTaskResult": {"ttlMs", "pollIntervalMs", "inputRequests", "result", "error",
-                      "resultType"},
+    "CreateTaskResult": {
+        "taskId",
+        "status",
+        "statusMessage",
+        "createdAt",
+        "lastUpdatedAt",
+        "ttlMs",
+        "pollIntervalMs",
+        "resultType",
+    },
+    "GetTaskResult": {"ttlMs", "pollIntervalMs", "inputRequests", "result", "error", "resultType"},
     "CancelTaskResult": {"resultType"},
-    "TaskStatusNotificationParams": {"ttlMs", "pollIntervalMs", "inputRequests", "result",
-                                     "error"},
+    "TaskStatusNotificationParams": {"ttlMs", "pollIntervalMs", "inputRequests", "result", "error"},
 }
 
 

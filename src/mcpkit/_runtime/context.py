@@ -9,10 +9,10 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from mcpkit.protocol.batch import BatchAnswers
-from mcpkit.protocol.inflight import InboundRequest
-from mcpkit.protocol.meta import progress_token_of
-from mcpkit.types.jsonrpc import JSONObject, Notification, Request, RequestId
+from mcpkit.protocol._batch import BatchAnswers
+from mcpkit.protocol._inflight import InboundRequest
+from mcpkit.protocol._meta import progress_token_of
+from mcpkit.types._jsonrpc import JSONObject, Notification, Request, RequestId
 
 if TYPE_CHECKING:
     from mcpkit._runtime.session import Session

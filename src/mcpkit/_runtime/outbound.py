@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.types._jsonrpc import JSONObject
 
 __all__ = ["Outbound"]
 

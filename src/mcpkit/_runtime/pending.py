@@ -12,8 +12,8 @@ import asyncio
 from typing import Final
 
 from mcpkit._runtime.context import ProgressCallback
-from mcpkit.protocol.errors import RequestTimeout
-from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.protocol._errors import RequestTimeout
+from mcpkit.types._jsonrpc import JSONObject
 
 __all__ = ["DEFAULT_MAX_TOTAL_TIMEOUT", "PendingRequest"]
 
@@ -24,7 +24,7 @@ task). A call without progress, or with ``timeout=None``, is not affected."""
 
 
 class PendingRequest:
-    """The runtime's half of an :class:`~mcpkit.protocol.inflight.OutboundRequest`."""
+    """The runtime's half of an :class:`~mcpkit.protocol._inflight.OutboundRequest`."""
 
     __slots__ = (
         "_max_timeout",

@@ -1,11 +1,11 @@
 """The session engine: JSON-RPC over a :class:`MessageStream`, for either side of a connection.
 
-A :class:`Session` drives one sans-IO :class:`~mcpkit.protocol.connection.Connection` over a
+A :class:`Session` drives one sans-IO :class:`~mcpkit.protocol._connection.Connection` over a
 stream: every message read is fed to the connection, which says what it is (a request to serve,
 a duplicate id to refuse, the answer to one of ours, a cancel, trusted progress, something to
 drop), and every message written passes the connection's one send point. The protocol's books
 and rules (in-flight tables, cancellation, progress, the lifecycle when the connection is a
-:class:`~mcpkit.protocol.connection.ServerConnection`, batches) live there; the session adds what
+:class:`~mcpkit.protocol._connection.ServerConnection`, batches) live there; the session adds what
 needs an event loop: futures, deadlines, tasks, and the concurrency limit. It knows nothing
 about MCP methods: the server and client layers give it a request handler and decide what each
 method means.
@@ -15,9 +15,9 @@ Guarantees:
 * Every task belongs to the session (``async with Session(...)``) and is cancelled and awaited
   when it closes.
 * When the transport dies, every pending request fails at once with
-  :class:`~mcpkit.protocol.errors.ConnectionBroken`; when we close the session, with
-  :class:`~mcpkit.protocol.errors.ConnectionClosed`. With a deadline, even a send stuck on a peer
-  that stopped reading ends in :class:`~mcpkit.protocol.errors.RequestTimeout`.
+  :class:`~mcpkit.protocol._errors.ConnectionBroken`; when we close the session, with
+  :class:`~mcpkit.protocol._errors.ConnectionClosed`. With a deadline, even a send stuck on a peer
+  that stopped reading ends in :class:`~mcpkit.protocol._errors.RequestTimeout`.
 * A handler's failure becomes an error response; it never takes the session down, and users
   never see an ``ExceptionGroup``.
 """
@@ -41,15 +41,15 @@ from mcpkit._runtime.context import (
 from mcpkit._runtime.pending import PendingRequest
 from mcpkit._runtime.stream import MessageStream
 from mcpkit._runtime.tasks import Slots, TaskSet
-from mcpkit.protocol.batch import BatchAnswers
-from mcpkit.protocol.connection import (
+from mcpkit.protocol._batch import BatchAnswers
+from mcpkit.protocol._connection import (
     CancelReceived,
     Connection,
     Ignored,
     ProgressReceived,
     SubscriptionEnded,
 )
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     ConnectionBroken,
     ConnectionClosed,
     InternalError,
@@ -63,9 +63,9 @@ from mcpkit.protocol.errors import (
     TransportError,
     UsageError,
 )
-from mcpkit.protocol.inflight import MAX_IN_FLIGHT, InboundRequest
-from mcpkit.protocol.progress import ProgressUpdate
-from mcpkit.types.jsonrpc import (
+from mcpkit.protocol._inflight import MAX_IN_FLIGHT, InboundRequest
+from mcpkit.protocol._progress import ProgressUpdate
+from mcpkit.types._jsonrpc import (
     ErrorResponse,
     JSONObject,
     Message,
@@ -111,7 +111,7 @@ class Session:
     more wait for a slot, and beyond that a request is refused at once with -32603.
     ``default_timeout`` applies to :meth:`send_request` calls that give none. ``connection`` is
     the protocol state to drive; by default a role-agnostic
-    :class:`~mcpkit.protocol.connection.Connection` sized for those limits. ``on_refused`` is
+    :class:`~mcpkit.protocol._connection.Connection` sized for those limits. ``on_refused`` is
     told of each peer request the connection refuses (the request and the error it is answered
     with), so the layer above can say so in its log: the session itself knows no policy.
     """
@@ -244,9 +244,9 @@ class Session:
         ``timeout`` is the deadline without news; progress notifications reset it when a
         ``progress_callback`` is given, but never beyond ``max_timeout`` in total. On timeout the
         peer gets ``notifications/cancelled`` and we raise
-        :class:`~mcpkit.protocol.errors.RequestTimeout`. If the calling task is cancelled, the
+        :class:`~mcpkit.protocol._errors.RequestTimeout`. If the calling task is cancelled, the
         peer is told too (``initialize`` is never cancelled: the spec forbids it). An error
-        response raises the matching :class:`~mcpkit.protocol.errors.JSONRPCError` subclass with
+        response raises the matching :class:`~mcpkit.protocol._errors.JSONRPCError` subclass with
         ``remote=True``.
 
         ``on_request_id`` is called with the request's id before it is sent: a 2026 client needs

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from mcpkit.protocol.errors import MessageDecodeError
-from mcpkit.types.jsonrpc import Message
+from mcpkit.protocol._errors import MessageDecodeError
+from mcpkit.types._jsonrpc import Message
 
 
 class MessageStream(Protocol):
     """A bidirectional stream of JSON-RPC messages.
 
-    * ``send`` writes one message; it raises :class:`~mcpkit.protocol.errors.ConnectionClosed` if
-      we closed the stream and :class:`~mcpkit.protocol.errors.ConnectionBroken` if the peer went
+    * ``send`` writes one message; it raises :class:`~mcpkit.protocol._errors.ConnectionClosed` if
+      we closed the stream and :class:`~mcpkit.protocol._errors.ConnectionBroken` if the peer went
       away.
     * ``receive`` returns the next message; a :class:`MessageDecodeError` *item* when the peer sent
       something that is not a valid message (the session answers it and carries on); ``None`` at a

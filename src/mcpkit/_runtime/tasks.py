@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, Final
 
 __all__ = ["CLOSE_WAIT_SECONDS", "Slots", "TaskSet"]
@@ -27,19 +28,29 @@ reported and left behind rather than hanging the close)."""
 class TaskSet:
     """Tasks started on behalf of one owner; see the module docstring."""
 
-    __slots__ = ("_loop", "_name", "_tasks", "logger")
+    __slots__ = ("_loop", "_name", "_tasks", "_timers", "logger")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, name: str, logger: logging.Logger) -> None:
         self._loop = loop
         self._name = name
         self._tasks: set[asyncio.Task[Any]] = set()
+        # the loop holds a pending timer; once it fired or was cancelled and dropped, it goes
+        self._timers: weakref.WeakSet[asyncio.TimerHandle] = weakref.WeakSet()
         self.logger = logger
 
-    def spawn(self, coro: Coroutine[Any, Any, None], name: str | None = None) -> asyncio.Task[None]:
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None) -> asyncio.Task[Any]:
         task = self._loop.create_task(coro, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._done)
         return task
+
+    def call_later(
+        self, delay: float, callback: Callable[..., object], *args: Any
+    ) -> asyncio.TimerHandle:
+        """``loop.call_later``, owned: :meth:`aclose` cancels the timer if it has not fired."""
+        handle = self._loop.call_later(delay, callback, *args)
+        self._timers.add(handle)
+        return handle
 
     def start(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         """Like :meth:`spawn`, for a coroutine that calls :meth:`forget` on its own task when
@@ -69,7 +80,10 @@ class TaskSet:
         return len(self._tasks)
 
     async def aclose(self) -> None:
-        """Cancel every task (except the caller's own) and wait for them to finish."""
+        """Cancel every timer and task (except the caller's own) and wait for the tasks to end."""
+        for handle in list(self._timers):
+            handle.cancel()
+        self._timers.clear()
         current = asyncio.current_task()
         tasks = [task for task in self._tasks if task is not current]
         for task in tasks:

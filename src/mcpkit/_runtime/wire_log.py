@@ -7,7 +7,7 @@ inherit the variable, so a whole conversation tree logs. Unset, it costs nothing
 is registered. (The test suite sets it to schema-check what its subprocesses send.)
 
 It lives here, not in the sans-IO core: it reads the environment and writes a file; the core
-only offers the observer hook (:mod:`mcpkit.protocol.observe`) it plugs into.
+only offers the observer hook (:mod:`mcpkit.protocol._observe`) it plugs into.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import os
 from collections.abc import Mapping
 from typing import Final
 
-from mcpkit.protocol.observe import add_outbound_observer
-from mcpkit.types.jsonrpc import Message
+from mcpkit.protocol._observe import add_outbound_observer
+from mcpkit.types._jsonrpc import Message
 
 __all__ = ["WIRE_LOG_ENV", "WireLog", "install_from_env"]
 
@@ -37,7 +37,7 @@ class WireLog:
     def __call__(self, message: Message, protocol_version: str | None, method: str | None) -> None:
         import msgspec
 
-        from mcpkit.types.jsonrpc import message_to_dict
+        from mcpkit.types._jsonrpc import message_to_dict
 
         line = msgspec.json.encode(
             {"version": protocol_version, "method": method, "message": message_to_dict(message)}

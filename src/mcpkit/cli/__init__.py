@@ -11,6 +11,6 @@ __all__ = ["main"]
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``mcpkit`` console script; returns the process exit code."""
-    from mcpkit.cli.app import run_cli
+    from mcpkit.cli._app import run_cli
 
     return run_cli(argv)

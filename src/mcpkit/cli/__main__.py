@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcpkit.cli.app import run_cli
+from mcpkit.cli._app import run_cli
 
 if __name__ == "__main__":
     raise SystemExit(run_cli())

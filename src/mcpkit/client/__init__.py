@@ -4,7 +4,7 @@
 * :class:`Host` — many servers at once, aggregated, supervised, filtered (see ``host``).
 * :class:`SyncClient` — a blocking facade for scripts and notebooks (``invoke``).
 
-**Transports plug in through connectors** (:mod:`mcpkit.client.connectors`): a
+**Transports plug in through connectors** (:mod:`mcpkit.client._connectors`): a
 :class:`StreamConnector` opens one :class:`~mcpkit._runtime.stream.MessageStream` (stdio,
 in-memory, any byte stream); an :class:`HttpConnector` opens an :class:`ExchangeTransport` —
 the Streamable HTTP client — whose ``exchange()`` carries one stateless 2026 request per POST
@@ -15,8 +15,8 @@ a ``Client`` target directly.
 """
 
 from mcpkit._runtime.pending import DEFAULT_MAX_TOTAL_TIMEOUT
-from mcpkit.client.client import DEFAULT_REQUEST_TIMEOUT, Client
-from mcpkit.client.connectors import (
+from mcpkit.client._client import DEFAULT_REQUEST_TIMEOUT, Client
+from mcpkit.client._connectors import (
     CommandConnector,
     ExchangeTransport,
     HttpConnector,
@@ -26,13 +26,13 @@ from mcpkit.client.connectors import (
     UrlConnector,
     resolve_target,
 )
-from mcpkit.client.discovery import (
+from mcpkit.client._discovery import (
     ServerCardError,
     ServerCardMismatch,
     fetch_server_card,
     verify_server_card,
 )
-from mcpkit.client.errors import (
+from mcpkit.client._errors import (
     ClientError,
     IncompatibleServer,
     InputRequiredLoopExceeded,
@@ -43,14 +43,14 @@ from mcpkit.client.errors import (
     UnknownTool,
     UnsupportedInEra,
 )
+from mcpkit.client._mrtr import InputRequired
+from mcpkit.client._negotiate import Negotiated
+from mcpkit.client._questions import QuestionContext, form_defaults
+from mcpkit.client._renewal import SessionRenewed, SessionRenewedHandler
+from mcpkit.client._subscriptions import Subscription
+from mcpkit.client._sync import SyncClient, SyncHost
+from mcpkit.client._tasks import TaskCancelled, TaskInfo, TasksUnsupported, ToolTask
 from mcpkit.client.host import Host, HostPrompt, HostResource, HostTool, ToolCollision, ToolFilter
-from mcpkit.client.mrtr import InputRequired
-from mcpkit.client.negotiate import Negotiated
-from mcpkit.client.questions import QuestionContext, form_defaults
-from mcpkit.client.renewal import SessionRenewed, SessionRenewedHandler
-from mcpkit.client.subscriptions import Subscription
-from mcpkit.client.sync import SyncClient, SyncHost
-from mcpkit.client.tasks import TaskCancelled, TaskInfo, TasksUnsupported, ToolTask
 
 __all__ = [
     "DEFAULT_MAX_TOTAL_TIMEOUT",

@@ -6,10 +6,10 @@ Two implementations hide the difference between a long-lived stream and stateles
   legacy HTTP). Every notification arrives through one handler; those tagged with a 2026
   ``subscriptionId`` are routed to the request that owns that id (a ``subscriptions/listen``),
   everything else goes to the client's default handler.
-* :class:`ExchangeChannel` runs over an :class:`~mcpkit.client.connectors.ExchangeTransport`:
+* :class:`ExchangeChannel` runs over an :class:`~mcpkit.client._connectors.ExchangeTransport`:
   each request is its own exchange and its notifications arrive with it.
 
-Both keep their protocol state in a :class:`~mcpkit.protocol.connection.ClientConnection`
+Both keep their protocol state in a :class:`~mcpkit.protocol._connection.ClientConnection`
 (``channel.connection``; the session's own for a :class:`SessionChannel`): the negotiation's
 verdict, the handshake lifecycle, fresh ids, progress tokens, and the gating of each request by
 the server's capabilities. The client above never knows which channel it has.
@@ -25,10 +25,10 @@ from typing import Any, Final, Literal, Protocol
 
 from mcpkit._runtime.pending import DEFAULT_MAX_TOTAL_TIMEOUT
 from mcpkit._runtime.session import ProgressCallback, Session
-from mcpkit.client.connectors import ExchangeTransport
-from mcpkit.protocol.cancellation import cancelled_request_id
-from mcpkit.protocol.connection import ClientConnection, Ignored, ProgressReceived
-from mcpkit.protocol.errors import (
+from mcpkit.client._connectors import ExchangeTransport
+from mcpkit.protocol._cancellation import cancelled_request_id
+from mcpkit.protocol._connection import ClientConnection, Ignored, ProgressReceived
+from mcpkit.protocol._errors import (
     ConnectionBroken,
     ConnectionClosed,
     JSONRPCError,
@@ -36,7 +36,7 @@ from mcpkit.protocol.errors import (
     UsageError,
 )
 from mcpkit.types import meta as keys
-from mcpkit.types.jsonrpc import JSONObject, Notification, RequestId, Response
+from mcpkit.types._jsonrpc import JSONObject, Notification, RequestId, Response
 
 __all__ = [
     "DEFAULT",

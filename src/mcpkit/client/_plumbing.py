@@ -2,7 +2,7 @@
 paginated listing.
 
 :class:`~mcpkit.client.Client` implements the hooks (``_request``, ``negotiated`` …); the mixins
-(:mod:`mcpkit.client.tools`, :mod:`mcpkit.client.features`) only call them. Lists are fetched page
+(:mod:`mcpkit.client._tools`, :mod:`mcpkit.client._features`) only call them. Lists are fetched page
 by page until the server stops giving a ``nextCursor`` (an empty-string cursor is a real cursor in
 2026), with a bound on pages and a guard against a server that repeats a cursor; pages the server
 marked cacheable (2026 ``ttlMs``) come from the client's cache while fresh.
@@ -15,17 +15,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit._runtime.session import ProgressCallback
+from mcpkit.client._cache import ResultCache
 from mcpkit.client._channel import DEFAULT, TimeoutArg
-from mcpkit.client.cache import ResultCache
-from mcpkit.client.errors import ServerMisbehaved, UnsupportedInEra
-from mcpkit.client.questions import Questions
-from mcpkit.client.schemas import SchemaCache, ValidationMode
-from mcpkit.protocol.errors import InvalidParams, JSONRPCError
-from mcpkit.types.jsonrpc import JSONObject, Notification
-from mcpkit.types.versions import Era
+from mcpkit.client._errors import ServerMisbehaved, UnsupportedInEra
+from mcpkit.client._questions import Questions
+from mcpkit.client._schemas import SchemaCache, ValidationMode
+from mcpkit.protocol._errors import InvalidParams, JSONRPCError
+from mcpkit.types._jsonrpc import JSONObject, Notification
+from mcpkit.types._versions import Era
 
 if TYPE_CHECKING:
-    from mcpkit.client.negotiate import Negotiated
+    from mcpkit.client._negotiate import Negotiated
 
 __all__ = ["MAX_PAGES", "ClientPlumbing"]
 

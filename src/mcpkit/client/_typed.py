@@ -1,7 +1,7 @@
 """Typed views of what the server sent, decoded once at the edge of the client.
 
 A result that does not fit its model is the server's fault, reported as
-:class:`~mcpkit.client.errors.ServerMisbehaved` naming the method and the offending path — never
+:class:`~mcpkit.client._errors.ServerMisbehaved` naming the method and the offending path — never
 a bare ``msgspec.ValidationError`` escaping from deep inside the client.
 """
 
@@ -12,10 +12,10 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from mcpkit.client.errors import ServerMisbehaved
-from mcpkit.types.elicitation import ElicitRequestParams
-from mcpkit.types.jsonrpc import JSONObject, Notification
-from mcpkit.types.notifications import (
+from mcpkit.client._errors import ServerMisbehaved
+from mcpkit.types._elicitation import ElicitRequestParams
+from mcpkit.types._jsonrpc import JSONObject, Notification
+from mcpkit.types._notifications import (
     ElicitationCompleteNotification,
     LoggingMessageNotification,
     PromptListChangedNotification,
@@ -23,9 +23,9 @@ from mcpkit.types.notifications import (
     ResourceUpdatedNotification,
     ToolListChangedNotification,
 )
-from mcpkit.types.sampling import CreateMessageRequestParams
-from mcpkit.types.subscriptions import SubscriptionsAcknowledgedNotification
-from mcpkit.types.tools import CallToolResult
+from mcpkit.types._sampling import CreateMessageRequestParams
+from mcpkit.types._subscriptions import SubscriptionsAcknowledgedNotification
+from mcpkit.types._tools import CallToolResult
 
 __all__ = [
     "ChangeNotification",
@@ -92,6 +92,6 @@ def decode_question(method: str, params: JSONObject) -> Any:
     try:
         return msgspec.convert(params, model)
     except msgspec.ValidationError as exc:
-        from mcpkit.protocol.errors import InvalidParams
+        from mcpkit.protocol._errors import InvalidParams
 
         raise InvalidParams(f"Invalid params for {method}: {exc}") from None

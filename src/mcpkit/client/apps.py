@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 
-from mcpkit.protocol.apps import (
+from mcpkit.protocol._apps import (
     apps_client_options,
     callable_by_app,
     content_security_policy,
@@ -30,12 +30,12 @@ from mcpkit.protocol.apps import (
     tool_resource_uri,
     visible_to_model,
 )
-from mcpkit.protocol.errors import UsageError
-from mcpkit.types.apps import APP_MIME_TYPE
-from mcpkit.types.tools import Tool
+from mcpkit.protocol._errors import UsageError
+from mcpkit.types._apps import APP_MIME_TYPE
+from mcpkit.types._tools import Tool
 
 if TYPE_CHECKING:
-    from mcpkit.client.client import Client
+    from mcpkit.client._client import Client
 
 __all__ = [
     "APPS_CLIENT_OPTIONS",

@@ -40,9 +40,9 @@ from typing import Any, Final
 
 import msgspec
 
-from mcpkit.protocol.errors import InternalError
-from mcpkit.server.context import Context, ElicitAnswer, Question
-from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.protocol import InternalError
+from mcpkit.server import Context, ElicitAnswer, Question
+from mcpkit.types import JSONObject
 from mcpkit.types.meta import RELATED_TASK
 
 __all__ = [

@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from mcpkit.client.errors import ServerUnavailable
-from mcpkit.protocol.capabilities import has_capability
-from mcpkit.protocol.errors import MCPError
-from mcpkit.server.uri_template import UriTemplate
-from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.client import ServerUnavailable
+from mcpkit.protocol import MCPError, has_capability
+from mcpkit.server._uri_template import UriTemplate
+from mcpkit.types import JSONObject
 
 if TYPE_CHECKING:
     from mcpkit.client.host import Host

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from mcpkit.server._request import RequestInfo
 from mcpkit.server.tasks import TaskManager
-from mcpkit.types.versions import Era
+from mcpkit.types import Era
 
 __all__ = ["MAX_ROUTED_TASKS", "MAX_ROUTE_SECONDS", "GatewayTasks", "TaskRoute", "TaskRoutes"]
 

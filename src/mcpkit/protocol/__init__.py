@@ -7,7 +7,7 @@ every rule is tested with plain synchronous tests and reused by every transport 
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from mcpkit.protocol.apps import (
+    from mcpkit.protocol._apps import (
         APP_TO_HOST_METHODS,
         CSP_FIELDS,
         DEFAULT_VISIBILITY,
@@ -26,20 +26,20 @@ if TYPE_CHECKING:
         tool_visibility,
         visible_to_model,
     )
-    from mcpkit.protocol.batch import (
+    from mcpkit.protocol._batch import (
         BATCH_REVISIONS,
         BatchAnswers,
         accepts_batches,
         check_batch,
     )
-    from mcpkit.protocol.cancellation import (
+    from mcpkit.protocol._cancellation import (
         cancel_outbound,
         cancel_params,
         cancelled_request_id,
         receive_cancel,
         subscription_ended,
     )
-    from mcpkit.protocol.capabilities import (
+    from mcpkit.protocol._capabilities import (
         CLIENT_CAPABILITY_FOR_METHOD,
         LISTEN_FILTER_CAPABILITY,
         SERVER_CAPABILITY_FOR_METHOD,
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
         require_server_capability,
         server_supports,
     )
-    from mcpkit.protocol.codec import (
+    from mcpkit.protocol._codec import (
         decode_json,
         decode_message,
         encode_batch,
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
         encode_message,
         message_from_obj,
     )
-    from mcpkit.protocol.connection import (
+    from mcpkit.protocol._connection import (
         CancelReceived,
         ClientConnection,
         Connection,
@@ -76,12 +76,12 @@ if TYPE_CHECKING:
         StatelessServerConnection,
         SubscriptionEnded,
     )
-    from mcpkit.protocol.elicitation_schema import (
+    from mcpkit.protocol._elicitation_schema import (
         STRING_FORMATS,
         check_form_schema,
         elicitation_params_problem,
     )
-    from mcpkit.protocol.errors import (
+    from mcpkit.protocol._errors import (
         HEADER_MISMATCH,
         INTERNAL_ERROR,
         INVALID_PARAMS,
@@ -120,7 +120,7 @@ if TYPE_CHECKING:
         URLElicitationRequired,
         UsageError,
     )
-    from mcpkit.protocol.framing import (
+    from mcpkit.protocol._framing import (
         HEAD_BYTES,
         MAX_LINE_BYTES,
         FrameTooLarge,
@@ -128,7 +128,7 @@ if TYPE_CHECKING:
         frame,
         peek_envelope,
     )
-    from mcpkit.protocol.http_headers import (
+    from mcpkit.protocol._http_headers import (
         BASE64_PREFIX,
         BASE64_SUFFIX,
         MAX_SAFE_INTEGER,
@@ -152,7 +152,7 @@ if TYPE_CHECKING:
         tool_header_problem,
         validate_request_headers,
     )
-    from mcpkit.protocol.http_routing import (
+    from mcpkit.protocol._http_routing import (
         LAST_EVENT_ID_HEADER,
         MAX_SESSION_ID_LENGTH,
         MCP_SESSION_ID_HEADER,
@@ -168,7 +168,7 @@ if TYPE_CHECKING:
         session_version_error,
         status_for_error,
     )
-    from mcpkit.protocol.http_security import (
+    from mcpkit.protocol._http_security import (
         ALLOWED_HOSTS_ENV,
         ALLOWED_ORIGINS_ENV,
         DEFAULT_ALLOWED_HOSTS,
@@ -176,7 +176,7 @@ if TYPE_CHECKING:
         ORIGIN_REJECTED_STATUS,
         HostPolicy,
     )
-    from mcpkit.protocol.inflight import (
+    from mcpkit.protocol._inflight import (
         MAX_IN_FLIGHT,
         MAX_INBOUND_IN_FLIGHT,
         InboundRequest,
@@ -184,13 +184,13 @@ if TYPE_CHECKING:
         OutboundRequest,
         OutboundRequests,
     )
-    from mcpkit.protocol.lifecycle import (
+    from mcpkit.protocol._lifecycle import (
         ClientLifecycle,
         ClientState,
         ServerLifecycle,
         ServerState,
     )
-    from mcpkit.protocol.meta import (
+    from mcpkit.protocol._meta import (
         CLIENT_CAPABILITIES_KEY,
         CLIENT_INFO_KEY,
         LOG_LEVEL_KEY,
@@ -206,23 +206,23 @@ if TYPE_CHECKING:
         request_era,
         request_meta,
     )
-    from mcpkit.protocol.observe import (
+    from mcpkit.protocol._observe import (
         OutboundObserver,
         add_outbound_observer,
         notify_outbound,
         remove_outbound_observer,
     )
-    from mcpkit.protocol.principal import principal_of
-    from mcpkit.protocol.progress import (
+    from mcpkit.protocol._principal import principal_of
+    from mcpkit.protocol._progress import (
         MAX_PROGRESS_TOKENS,
         ProgressSender,
         ProgressTracker,
         ProgressUpdate,
     )
-    from mcpkit.protocol.sampling_rules import (
+    from mcpkit.protocol._sampling_rules import (
         sampling_messages_problem,
     )
-    from mcpkit.protocol.schema_dialects import (
+    from mcpkit.protocol._schema_dialects import (
         DEFAULT_DIALECT,
         JSON_TYPE_WORDS,
         CompiledSchema,
@@ -232,7 +232,7 @@ if TYPE_CHECKING:
         external_refs,
         json_path,
     )
-    from mcpkit.protocol.server_card import (
+    from mcpkit.protocol._server_card import (
         AI_CATALOG_PATH,
         CAPABILITIES_META_KEY,
         CARD_SUFFIX,
@@ -246,21 +246,21 @@ if TYPE_CHECKING:
         card_problems,
         catalog_entry,
     )
-    from mcpkit.protocol.shape import (
+    from mcpkit.protocol._shape import (
         convert_content,
         prepare_outbound,
         request_unsupported,
         shape_for,
         shape_result,
     )
-    from mcpkit.protocol.sse import (
+    from mcpkit.protocol._sse import (
         MAX_SSE_EVENT_BYTES,
         SSEDecoder,
         SSEEvent,
         encode_comment,
         encode_event,
     )
-    from mcpkit.protocol.versions import (
+    from mcpkit.protocol._versions import (
         accept_legacy_offer,
         check_modern_version,
         choose_client_version,
@@ -781,7 +781,7 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'mcpkit.protocol' has no attribute {name!r}")
     import importlib
 
-    module = importlib.import_module(f"mcpkit.protocol.{module_name}")
+    module = importlib.import_module(f"mcpkit.protocol._{module_name}")
     # Bind every name of the module at once: importing a submodule binds it here by its own name,
     # so a name that is also a submodule's must not be left for a later lookup to find the module.
     namespace = globals()

@@ -13,15 +13,15 @@ are served at once. The whole public surface is listed in ``docs/api.md``.
 from __future__ import annotations
 
 from mcpkit.server import content
+from mcpkit.server._auth_hooks import ScopeRequired
+from mcpkit.server._context import Context, ElicitAnswer, Question
+from mcpkit.server._memo import MAX_MEMO_BYTES, MemoTooLarge
+from mcpkit.server._prompts import Message, RegisteredPrompt
+from mcpkit.server._resources import RegisteredResource, ResourceData
+from mcpkit.server._safe_files import read_under
 from mcpkit.server._server import Server
-from mcpkit.server.auth_hooks import ScopeRequired
-from mcpkit.server.context import Context, ElicitAnswer, Question
-from mcpkit.server.memo import MAX_MEMO_BYTES, MemoTooLarge
+from mcpkit.server._tools import Header, RegisteredTool, ToolError, ToolResult
 from mcpkit.server.middleware import CallNext, Middleware, RequestView
-from mcpkit.server.prompts import Message, RegisteredPrompt
-from mcpkit.server.resources import RegisteredResource, ResourceData
-from mcpkit.server.safe_files import read_under
-from mcpkit.server.tools import Header, RegisteredTool, ToolError, ToolResult
 
 __all__ = [
     "MAX_MEMO_BYTES",

@@ -13,10 +13,10 @@ import contextlib
 import weakref
 from collections.abc import Awaitable, Callable
 
-from mcpkit.protocol.lifecycle import ServerState
+from mcpkit.protocol._lifecycle import ServerState
 from mcpkit.server._listen import ListenHub
 from mcpkit.server._request import LegacyConnection
-from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.types._jsonrpc import JSONObject
 
 __all__ = ["Announcer", "LegacyFanout"]
 

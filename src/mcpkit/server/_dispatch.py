@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     RESOURCE_NOT_FOUND,
     URL_ELICITATION_REQUIRED,
     InvalidParams,
@@ -24,18 +24,18 @@ from mcpkit.protocol.errors import (
     JSONRPCError,
     MethodNotFound,
 )
-from mcpkit.protocol.meta import is_modern_request, parse_request_meta
-from mcpkit.protocol.versions import check_modern_version
+from mcpkit.protocol._meta import is_modern_request, parse_request_meta
+from mcpkit.protocol._versions import check_modern_version
+from mcpkit.server._context import Context, ContextServices, InputRequired, Question
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
-from mcpkit.server.context import Context, ContextServices, InputRequired, Question
 from mcpkit.server.middleware import Middleware
 from mcpkit.types import meta as keys
-from mcpkit.types.jsonrpc import JSONObject, Request
-from mcpkit.types.methods import methods_for
-from mcpkit.types.versions import LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION, LEGACY_VERSIONS
+from mcpkit.types._jsonrpc import JSONObject, Request
+from mcpkit.types._methods import methods_for
+from mcpkit.types._versions import LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION, LEGACY_VERSIONS
 
 if TYPE_CHECKING:
-    from mcpkit.server.request_state import RequestStateSealer
+    from mcpkit.server._request_state import RequestStateSealer
 
     class DispatchSettings(Protocol):  # a Protocol class costs every server's start: mypy only
         """What the dispatcher reads of its server, per request."""
@@ -84,7 +84,7 @@ MRTR_METHODS: Final = frozenset(
 def state_binding(info: RequestInfo) -> bytes:
     """What a ``requestState`` may be replayed onto: the method, its target and arguments, and
     the authenticated caller (a state sealed for one user is refused for another)."""
-    from mcpkit.server.request_state import (  # only MRTR rounds get here
+    from mcpkit.server._request_state import (  # only MRTR rounds get here
         principal_binding,
         request_binding,
     )
@@ -322,7 +322,7 @@ def _bind(
 
 def resource_not_found(info: RequestInfo, uri: str) -> JSONRPCError:
     """-32002 in legacy sessions, -32602 with ``data.uri`` in 2026-07-28."""
-    from mcpkit.protocol.errors import ResourceNotFound
+    from mcpkit.protocol._errors import ResourceNotFound
 
     message = f"Resource not found: {uri}"
     if info.era == "modern":

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from mcpkit.protocol.errors import InvalidParams, MethodNotFound
+from mcpkit.protocol._errors import InvalidParams, MethodNotFound
+from mcpkit.server._context import Context
 from mcpkit.server._dispatch import Handler, resource_not_found
 from mcpkit.server._params import decode_params
 from mcpkit.server._registries import (
@@ -24,20 +25,19 @@ from mcpkit.server._registries import (
     ToolRegistry,
 )
 from mcpkit.server._request import RequestInfo
-from mcpkit.server.context import Context
-from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.types._jsonrpc import JSONObject
 
 if TYPE_CHECKING:  # the models are resolved from the method table on first use (_params)
     from mcpkit.server.tasks import TaskManager
-    from mcpkit.types.common import PaginatedRequestParams
-    from mcpkit.types.completion import CompleteRequestParams
-    from mcpkit.types.prompts import GetPromptRequestParams
-    from mcpkit.types.resources import (
+    from mcpkit.types._common import PaginatedRequestParams
+    from mcpkit.types._completion import CompleteRequestParams
+    from mcpkit.types._prompts import GetPromptRequestParams
+    from mcpkit.types._resources import (
         ReadResourceRequestParams,
         SubscribeRequestParams,
         UnsubscribeRequestParams,
     )
-    from mcpkit.types.tools import CallToolRequestParams
+    from mcpkit.types._tools import CallToolRequestParams
 
 __all__ = [
     "CompletionHandlers",
@@ -73,7 +73,7 @@ def _page(
 
 def _declared_apps(info: RequestInfo) -> bool:
     """MCP Apps: a tool only an app may call is unknown to a client that declared no apps."""
-    from mcpkit.protocol.apps import client_supports_apps
+    from mcpkit.protocol._apps import client_supports_apps
 
     return client_supports_apps(info.client_capabilities)
 
@@ -99,7 +99,7 @@ class ToolHandlers:
             and info.era == "legacy"
             and info.protocol_version == CORE_TASKS_REVISION
         )
-        from mcpkit.protocol.apps import client_supports_apps  # a server start never pays it
+        from mcpkit.protocol._apps import client_supports_apps  # a server start never pays it
 
         items = self.tools.definitions(
             task_support=task_support, apps=client_supports_apps(info.client_capabilities)
@@ -127,7 +127,7 @@ class ToolHandlers:
         if tool is None or (tool.app_only and not _declared_apps(info)):
             raise InvalidParams(f"Unknown tool: {name}")
         if tool.required_scopes:
-            from mcpkit.server.auth_hooks import check_tool_scopes
+            from mcpkit.server._auth_hooks import check_tool_scopes
 
             check_tool_scopes(info.auth, tool.required_scopes)
         tasks = self._tasks
@@ -232,7 +232,7 @@ class CompletionHandlers:
 
     async def complete(self, info: RequestInfo, ctx: Context) -> JSONObject:
         params: CompleteRequestParams = decode_params("completion/complete", info.request.params)
-        from mcpkit.types.completion import PromptReference  # loaded by the decode above
+        from mcpkit.types._completion import PromptReference  # loaded by the decode above
 
         ref = params.ref
         if isinstance(ref, PromptReference):

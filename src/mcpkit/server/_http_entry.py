@@ -12,11 +12,11 @@ import sys
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
-    from mcpkit.transports.http.asgi import McpHttpApp
+    from mcpkit.transports.http._server.asgi import McpHttpApp
 
 __all__ = ["HTTP_EXTRA_MISSING", "asgi_app", "endpoint_url", "run_http"]
 
@@ -45,7 +45,7 @@ def asgi_app(server: Server, *, _run: bool = False, **options: Any) -> McpHttpAp
     ``event_store`` may be a path (a SQLite file, durable across restarts) or an event store.
     An unknown option is refused naming the known ones (with ``run``'s own, from ``run``).
     """
-    from mcpkit.transports.http.asgi import HttpOptions, McpHttpApp
+    from mcpkit.transports.http._server.asgi import HttpOptions, McpHttpApp
 
     known = {f.name for f in fields(HttpOptions)}
     unknown = sorted(set(options) - known)
@@ -56,7 +56,7 @@ def asgi_app(server: Server, *, _run: bool = False, **options: Any) -> McpHttpAp
         )
     store = options.get("event_store")
     if isinstance(store, str | os.PathLike):
-        from mcpkit.transports.http.event_store_sqlite import SQLiteEventStore
+        from mcpkit.transports.http._server.event_store_sqlite import SQLiteEventStore
 
         sqlite = SQLiteEventStore(store)
         options["event_store"] = sqlite
@@ -82,20 +82,20 @@ def run_http(
     ``forwarded_allow_ips`` are the reverse proxies in front of it (behind a proxy, list its
     addresses: otherwise every client counts as the proxy's one peer) and
     ``max_connections_per_peer`` what one client may hold open; see
-    :func:`mcpkit.transports.http.serve.uvicorn_config` and ``docs/deploy.md``.
+    :func:`mcpkit.transports.http._server.serve.uvicorn_config` and ``docs/deploy.md``.
 
     Binding to a specific name or address other than loopback adds it to ``allowed_hosts``
     (that is the name clients will use); binding to all interfaces does not, because the names
     the server is reached by are unknown: list them in ``allowed_hosts`` (or
     ``MCPKIT_ALLOWED_HOSTS``).
     """
-    from mcpkit.protocol.http_security import DEFAULT_ALLOWED_HOSTS
+    from mcpkit.protocol._http_security import DEFAULT_ALLOWED_HOSTS
 
     try:
         import uvicorn  # noqa: F401  (checked here: the one line below beats a traceback)
     except ImportError:
         raise UsageError(HTTP_EXTRA_MISSING) from None
-    from mcpkit.transports.http.serve import serve
+    from mcpkit.transports.http._server.serve import serve
 
     if host not in _LOOPBACK and host not in _ANY and "host_policy" not in options:
         allowed = tuple(options.get("allowed_hosts", DEFAULT_ALLOWED_HOSTS))

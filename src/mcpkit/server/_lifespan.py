@@ -1,6 +1,6 @@
 """The user's lifespan: entered once per process however many transports serve the server.
 
-``state`` is what the lifespan yielded; a :class:`~mcpkit.server.context.Context` reads it
+``state`` is what the lifespan yielded; a :class:`~mcpkit.server._context.Context` reads it
 through this object (``ctx.lifespan``), not through the server.
 """
 

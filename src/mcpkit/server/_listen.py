@@ -13,11 +13,11 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
-from mcpkit.protocol.capabilities import agree_listen_filter
-from mcpkit.protocol.errors import InvalidParams
+from mcpkit.protocol._capabilities import agree_listen_filter
+from mcpkit.protocol._errors import InvalidParams
 from mcpkit.server._request import Outbound, RequestInfo
 from mcpkit.types import meta as keys
-from mcpkit.types.jsonrpc import JSONObject, RequestId
+from mcpkit.types._jsonrpc import JSONObject, RequestId
 
 SUBSCRIPTION_ID: Final = keys.SUBSCRIPTION_ID
 MAX_RESOURCE_SUBSCRIPTIONS: Final = 1000

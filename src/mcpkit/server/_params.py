@@ -14,9 +14,9 @@ from typing import Any, Final
 
 import msgspec
 
-from mcpkit.protocol.errors import InvalidParams
-from mcpkit.types.jsonrpc import JSONObject
-from mcpkit.types.methods import LEGACY_METHODS, MODERN_METHODS
+from mcpkit.protocol._errors import InvalidParams
+from mcpkit.types._jsonrpc import JSONObject
+from mcpkit.types._methods import LEGACY_METHODS, MODERN_METHODS
 
 __all__ = ["decode_params", "invalid_params_message"]
 

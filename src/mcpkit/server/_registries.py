@@ -4,7 +4,7 @@ A registry owns its items, tells its owner when they change (the ``list_changed`
 are the :class:`~mcpkit.server.Server`'s business, so the hook is a plain callable), and keeps
 the listing it last built: ``*/list`` answers from that cache until the next change, and each
 change bumps the registry's ``version`` so cursors issued for the old list are refused
-(:mod:`mcpkit.server.pagination`).
+(:mod:`mcpkit.server._pagination`).
 
 Registries know nothing of eras, requests or transports: the method handlers
 (:mod:`mcpkit.server._handlers`) read them.
@@ -16,15 +16,15 @@ import inspect
 from collections.abc import Callable, Iterator, KeysView, ValuesView
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from mcpkit.protocol.errors import UsageError
-from mcpkit.server.pagination import paginate
-from mcpkit.server.prompts import RegisteredPrompt
-from mcpkit.server.resources import RegisteredResource
-from mcpkit.server.tools import RegisteredTool
-from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.protocol._errors import UsageError
+from mcpkit.server._pagination import paginate
+from mcpkit.server._prompts import RegisteredPrompt
+from mcpkit.server._resources import RegisteredResource
+from mcpkit.server._tools import RegisteredTool
+from mcpkit.types._jsonrpc import JSONObject
 
 if TYPE_CHECKING:
-    from mcpkit.server.context import Context
+    from mcpkit.server._context import Context
 
 __all__ = [
     "CompletionRegistry",
@@ -209,7 +209,7 @@ class ResourceNotFoundError(LookupError):
 
 class ResourceRegistry(Registry[RegisteredResource]):
     """Resources and resource templates, by URI (template) string; also the resource reader
-    a :class:`~mcpkit.server.context.Context` reads its server's own resources through."""
+    a :class:`~mcpkit.server._context.Context` reads its server's own resources through."""
 
     __slots__ = ()
 

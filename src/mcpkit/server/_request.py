@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcpkit._runtime.outbound import Outbound
-from mcpkit.protocol.lifecycle import ServerLifecycle, ServerState
-from mcpkit.protocol.meta import progress_token_of
-from mcpkit.types.jsonrpc import JSONObject, Request, RequestId
+from mcpkit.protocol._lifecycle import ServerLifecycle, ServerState
+from mcpkit.protocol._meta import progress_token_of
+from mcpkit.types._jsonrpc import JSONObject, Request, RequestId
 
 __all__ = ["Era", "InputRequired", "LegacyConnection", "Outbound", "RequestInfo"]
 
@@ -38,8 +38,8 @@ class LegacyConnection:
     """State of one handshake-era conversation (a stdio process, an HTTP session, a stateless
     HTTP POST).
 
-    The handshake rules live in the sans-IO :class:`~mcpkit.protocol.lifecycle.ServerLifecycle`
-    of the conversation's :class:`~mcpkit.protocol.connection.ServerConnection`, which the
+    The handshake rules live in the sans-IO :class:`~mcpkit.protocol._lifecycle.ServerLifecycle`
+    of the conversation's :class:`~mcpkit.protocol._connection.ServerConnection`, which the
     transport feeds every message: this shares that ``lifecycle`` (reading the negotiated
     revision and the client's declarations from it, never feeding it) and adds what the server
     keeps per session. Kept small (slots, no tasks): an idle HTTP session must cost a few KiB at

@@ -15,9 +15,10 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, overload
 
-from mcpkit.protocol.errors import UsageError
-from mcpkit.protocol.lifecycle import ServerLifecycle
+from mcpkit.protocol._errors import UsageError
+from mcpkit.protocol._lifecycle import ServerLifecycle
 from mcpkit.server._announce import Announcer, LegacyFanout
+from mcpkit.server._context import ContextServices
 from mcpkit.server._dispatch import (
     LEGACY_METHODS,
     MODERN_METHODS,
@@ -32,6 +33,7 @@ from mcpkit.server._handlers import (
 )
 from mcpkit.server._lifespan import Lifespan
 from mcpkit.server._listen import ListenHub
+from mcpkit.server._prompts import RegisteredPrompt
 from mcpkit.server._registries import (
     CompletionRegistry,
     PromptRegistry,
@@ -39,26 +41,24 @@ from mcpkit.server._registries import (
     ToolRegistry,
 )
 from mcpkit.server._request import LegacyConnection, Outbound
+from mcpkit.server._resources import RegisteredResource, file_resource_reader
 from mcpkit.server._session_handlers import SessionHandlers
-from mcpkit.server.context import ContextServices
+from mcpkit.server._tools import RegisteredTool
 from mcpkit.server.middleware import Middleware, RequestHook
-from mcpkit.server.prompts import RegisteredPrompt
-from mcpkit.server.resources import RegisteredResource, file_resource_reader
-from mcpkit.server.tools import RegisteredTool
-from mcpkit.types.jsonrpc import JSONObject, Request
-from mcpkit.types.versions import ALL_VERSIONS, LEGACY_VERSIONS
+from mcpkit.types._jsonrpc import JSONObject, Request
+from mcpkit.types._versions import ALL_VERSIONS, LEGACY_VERSIONS
 
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Unpack
 
+    from mcpkit.server._request_state import RequestStateSealer
     from mcpkit.server._stdio import InMemoryClientStream
+    from mcpkit.server._tools import TaskStart, TaskSupport
     from mcpkit.server.apps import UiOptions, UiResource
-    from mcpkit.server.request_state import RequestStateSealer
     from mcpkit.server.tasks import TaskManager, TaskStore
-    from mcpkit.server.tools import TaskStart, TaskSupport
-    from mcpkit.transports.http.asgi import McpHttpApp
-    from mcpkit.types.apps import AppVisibility
+    from mcpkit.transports.http._server.asgi import McpHttpApp
+    from mcpkit.types._apps import AppVisibility
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -371,7 +371,7 @@ class Server:
         ``domain``, ``bridge=True`` (inline mcpkit's app bridge); see :mod:`mcpkit.server.apps`.
         """
         from mcpkit.server.apps import UiResource
-        from mcpkit.types.apps import APPS_EXTENSION_ID
+        from mcpkit.types._apps import APPS_EXTENSION_ID
 
         self.extensions.setdefault(APPS_EXTENSION_ID, {})  # said in 2026-07-28 capabilities
         if source is not None:
@@ -493,7 +493,7 @@ class Server:
     ) -> LegacyConnection:
         """State for one legacy conversation (a stdio process, an HTTP session, a stateless
         HTTP POST), sharing the ``lifecycle`` of the
-        :class:`~mcpkit.protocol.connection.ServerConnection` the transport runs it on."""
+        :class:`~mcpkit.protocol._connection.ServerConnection` the transport runs it on."""
         conn = LegacyConnection(lifecycle, session_id)
         self._announcer.track(conn)
         return conn
@@ -506,7 +506,7 @@ class Server:
         connection: LegacyConnection | None = None,
         auth: Any = None,
     ) -> JSONObject:
-        """Serve one request; raises :class:`~mcpkit.protocol.errors.JSONRPCError` to answer
+        """Serve one request; raises :class:`~mcpkit.protocol._errors.JSONRPCError` to answer
         with an error. Transports call this."""
         hook = self.request_hook
         if hook is None:
@@ -666,7 +666,7 @@ def _make_task_manager(tasks: bool | TaskStore | TaskManager | None) -> TaskMana
 
 
 def _make_sealer(keys: list[bytes] | None) -> RequestStateSealer:
-    from mcpkit.server.request_state import RequestStateSealer
+    from mcpkit.server._request_state import RequestStateSealer
 
     return RequestStateSealer(keys)
 

@@ -11,17 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from mcpkit.server._context import Context
 from mcpkit.server._dispatch import Handler
 from mcpkit.server._listen import ListenHub
 from mcpkit.server._params import decode_params
 from mcpkit.server._request import RequestInfo
-from mcpkit.server.context import Context
-from mcpkit.types.jsonrpc import JSONObject, Response
-from mcpkit.types.versions import at_least
+from mcpkit.types._jsonrpc import JSONObject, Response
+from mcpkit.types._versions import at_least
 
 if TYPE_CHECKING:
     from mcpkit.server.tasks import TaskManager
-    from mcpkit.types.lifecycle import SetLevelRequestParams
+    from mcpkit.types._lifecycle import SetLevelRequestParams
 
 __all__ = ["SessionHandlers"]
 

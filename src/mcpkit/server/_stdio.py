@@ -18,9 +18,9 @@ from mcpkit._runtime.session import (
     Session,
 )
 from mcpkit._runtime.stream import MessageStream
-from mcpkit.protocol.connection import ServerConnection
-from mcpkit.protocol.errors import MessageDecodeError
-from mcpkit.types.jsonrpc import JSONObject, Message, Notification
+from mcpkit.protocol._connection import ServerConnection
+from mcpkit.protocol._errors import MessageDecodeError
+from mcpkit.types._jsonrpc import JSONObject, Message, Notification
 
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
@@ -111,7 +111,7 @@ async def _input_ended_or(session: Session, stop: asyncio.Event | None) -> None:
 
 async def run_stdio(server: Server) -> None:
     """Serve on this process's stdin/stdout until stdin closes or the parent dies."""
-    from mcpkit.transports.stdio_server import stdio_server
+    from mcpkit.transports._stdio_server import stdio_server
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -163,7 +163,7 @@ def connect_in_memory(server: Server) -> InMemoryClientStream:
     The server task ends when the client end is closed (its peer sees end of stream), and
     closing the client end waits for that.
     """
-    from mcpkit.transports.memory import memory_pair
+    from mcpkit.transports._memory import memory_pair
 
     client_end, server_end = memory_pair()
     task = asyncio.get_running_loop().create_task(

@@ -31,15 +31,15 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from mcpkit.protocol.errors import InternalError, JSONRPCError
+from mcpkit.protocol._errors import InternalError, JSONRPCError
+from mcpkit.server._context import Context, ContextServices, InputRequired
 from mcpkit.server._request import RequestInfo
 from mcpkit.server._tasks_store import TaskRecord, TaskStatus, TaskStore
-from mcpkit.server.context import Context, ContextServices, InputRequired
 from mcpkit.types import meta as keys
-from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.types._jsonrpc import JSONObject
 
 if TYPE_CHECKING:
-    from mcpkit.server.tools import RegisteredTool
+    from mcpkit.server._tools import RegisteredTool
 
 logger = logging.getLogger("mcpkit.server.tasks")
 
@@ -424,7 +424,7 @@ def state_unavailable(exc: BaseException) -> bool:
     """Whether ``exc`` says the shared state (a task store on Redis) is down for now.
 
     Imported here, on a failure only: a server that never serves HTTP never loads it."""
-    from mcpkit.transports.http.session_store import StateUnavailable
+    from mcpkit.transports.http._server.session_store import StateUnavailable
 
     return isinstance(exc, StateUnavailable)
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Final, Literal, cast
 
-from mcpkit.protocol.errors import InternalError, UsageError
-from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.protocol._errors import InternalError, UsageError
+from mcpkit.types._jsonrpc import JSONObject
 
 __all__ = [
     "MAX_STORED_TASKS",

@@ -23,10 +23,10 @@ from typing import Any, Final, TypedDict
 
 import msgspec
 
-from mcpkit.protocol.errors import UsageError
-from mcpkit.server.resources import RegisteredResource, ResourceData
-from mcpkit.types.apps import APP_MIME_TYPE, UI_META_KEY, UI_SCHEME, AppVisibility
-from mcpkit.types.jsonrpc import JSONObject
+from mcpkit.protocol._errors import UsageError
+from mcpkit.server._resources import RegisteredResource, ResourceData
+from mcpkit.types._apps import APP_MIME_TYPE, UI_META_KEY, UI_SCHEME, AppVisibility
+from mcpkit.types._jsonrpc import JSONObject
 
 __all__ = [
     "PERMISSIONS",

@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 
 if TYPE_CHECKING:  # imported where used: pathlib and datetime cost a stdio server's startup
     from datetime import datetime

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Protocol
 
-from mcpkit.types.jsonrpc import JSONObject, Request, RequestId
+from mcpkit.types._jsonrpc import JSONObject, Request, RequestId
 
 __all__ = ["CallNext", "Middleware", "RequestHook", "RequestView"]
 

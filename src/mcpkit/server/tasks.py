@@ -51,8 +51,8 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from mcpkit.protocol.capabilities import has_capability
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._capabilities import has_capability
+from mcpkit.protocol._errors import (
     InternalError,
     InvalidParams,
     JSONRPCError,
@@ -60,6 +60,7 @@ from mcpkit.protocol.errors import (
     MissingRequiredClientCapability,
     UsageError,
 )
+from mcpkit.server._context import Context, ContextServices, InputRequired
 from mcpkit.server._params import decode_params
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server._tasks_runner import (
@@ -79,16 +80,15 @@ from mcpkit.server._tasks_store import (
     TaskStatus,
     TaskStore,
 )
-from mcpkit.server.context import Context, ContextServices, InputRequired
-from mcpkit.server.tools import TaskStart, TaskSupport
-from mcpkit.types.jsonrpc import JSONObject
-from mcpkit.types.tasks_ext import TASKS_EXTENSION_ID as _TASKS_EXTENSION_ID
+from mcpkit.server._tools import TaskStart, TaskSupport
+from mcpkit.types._jsonrpc import JSONObject
+from mcpkit.types._tasks_ext import TASKS_EXTENSION_ID as _TASKS_EXTENSION_ID
 
 if TYPE_CHECKING:
-    from mcpkit.server.tools import RegisteredTool
-    from mcpkit.types.common import PaginatedRequestParams
-    from mcpkit.types.tasks import TaskIdParams
-    from mcpkit.types.tasks_ext import UpdateTaskRequestParams
+    from mcpkit.server._tools import RegisteredTool
+    from mcpkit.types._common import PaginatedRequestParams
+    from mcpkit.types._tasks import TaskIdParams
+    from mcpkit.types._tasks_ext import UpdateTaskRequestParams
 
 logger = logging.getLogger("mcpkit.server.tasks")
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mcpkit.transports.memory import MemoryStream, memory_pair
-    from mcpkit.transports.stdio import (
+    from mcpkit.transports._memory import MemoryStream, memory_pair
+    from mcpkit.transports._stdio import (
         DEFAULT_ALLOWED_ENV,
         ServerStartError,
         StdioClientStream,
@@ -38,11 +38,7 @@ __all__ = [
 _SOURCES: dict[str, str] = {
     "MemoryStream": "memory",
     "memory_pair": "memory",
-    **{
-        name: "stdio"
-        for name in __all__
-        if name not in ("MemoryStream", "memory_pair")
-    },
+    **{name: "stdio" for name in __all__ if name not in ("MemoryStream", "memory_pair")},
 }
 
 
@@ -57,7 +53,7 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'mcpkit.transports' has no attribute {name!r}")
     import importlib
 
-    module = importlib.import_module(f"mcpkit.transports.{module_name}")
+    module = importlib.import_module(f"mcpkit.transports._{module_name}")
     # Bind every name of that module at once: importing it also imported submodules such as
     # ``stdio_client``, which Python binds here as modules, shadowing the functions of the same
     # name that ``from mcpkit.transports import stdio_client`` must return.

@@ -2,7 +2,7 @@
 
 The byte streams are abstract (:class:`ByteSource` / :class:`ByteSink`) so one implementation
 serves asyncio's pipe streams, a child process's pipes and the plain-file fallback alike. Framing is
-:class:`~mcpkit.protocol.framing.LineFramer` (bounded); each line is decoded once, in the task that
+:class:`~mcpkit.protocol._framing.LineFramer` (bounded); each line is decoded once, in the task that
 calls :meth:`LineStream.receive`, so there is no queue or extra task on the hot path.
 """
 
@@ -14,16 +14,16 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Final, Protocol
 
-from mcpkit.protocol.codec import decode_message, encode_batch, encode_message
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._codec import decode_message, encode_batch, encode_message
+from mcpkit.protocol._errors import (
     ConnectionBroken,
     ConnectionClosed,
     InternalError,
     InvalidRequest,
     MessageDecodeError,
 )
-from mcpkit.protocol.framing import FrameTooLarge, LineFramer, peek_envelope
-from mcpkit.types.jsonrpc import Message
+from mcpkit.protocol._framing import FrameTooLarge, LineFramer, peek_envelope
+from mcpkit.types._jsonrpc import Message
 
 READ_CHUNK_BYTES: Final = 256 * 1024
 """How much one read asks for; also the pipe reader's buffer limit before it pauses the pipe."""

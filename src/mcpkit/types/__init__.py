@@ -3,7 +3,7 @@
 Everything here is data without behaviour (the protocol layer decides what to do with it).
 Start with :func:`decode` / :func:`to_wire` to convert between parsed JSON and models, and
 :func:`method_spec` to learn what a method is in a given revision. The reserved ``_meta`` keys are
-in :mod:`mcpkit.types.meta`; the JSON-RPC envelopes in :mod:`mcpkit.types.jsonrpc`.
+in :mod:`mcpkit.types.meta`; the JSON-RPC envelopes in :mod:`mcpkit.types._jsonrpc`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mcpkit.types import meta as meta
-    from mcpkit.types.apps import (
+    from mcpkit.types._apps import (
         APP_MIME_TYPE,
         APPS_EXTENSION_ID,
         APPS_PROTOCOL_VERSION,
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
         AppVisibility,
         DisplayMode,
     )
-    from mcpkit.types.base import (
+    from mcpkit.types._base import (
         RESULT_TYPE_COMPLETE,
         RESULT_TYPE_INPUT_REQUIRED,
         RESULT_TYPE_TASK,
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
         decode,
         to_wire,
     )
-    from mcpkit.types.capabilities import (
+    from mcpkit.types._capabilities import (
         ELICITATION_FORM,
         ELICITATION_URL,
         ClientCapabilities,
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
         elicitation_modes,
         has_capability,
     )
-    from mcpkit.types.common import (
+    from mcpkit.types._common import (
         Annotations,
         EmptyResult,
         Icon,
@@ -71,7 +71,7 @@ if TYPE_CHECKING:
         PaginatedRequestParams,
         RequestParams,
     )
-    from mcpkit.types.completion import (
+    from mcpkit.types._completion import (
         MAX_COMPLETION_VALUES,
         CompleteRequest,
         CompleteRequestParams,
@@ -83,7 +83,7 @@ if TYPE_CHECKING:
         ResourceReference,
         ResourceTemplateReference,
     )
-    from mcpkit.types.content import (
+    from mcpkit.types._content import (
         AudioContent,
         ContentBlock,
         EmbeddedResource,
@@ -94,7 +94,7 @@ if TYPE_CHECKING:
         ToolResultContent,
         ToolUseContent,
     )
-    from mcpkit.types.elicitation import (
+    from mcpkit.types._elicitation import (
         BooleanSchema,
         ElicitAction,
         ElicitRequest,
@@ -116,13 +116,23 @@ if TYPE_CHECKING:
         UntitledSingleSelectEnumSchema,
         primitive_schema,
     )
-    from mcpkit.types.error_data import (
+    from mcpkit.types._error_data import (
         MissingRequiredClientCapabilityData,
         ResourceNotFoundData,
         UnsupportedProtocolVersionData,
         URLElicitationRequiredData,
     )
-    from mcpkit.types.lifecycle import (
+    from mcpkit.types._jsonrpc import (
+        JSONRPC_VERSION,
+        ErrorObject,
+        ErrorResponse,
+        Message,
+        Notification,
+        Request,
+        Response,
+        message_to_dict,
+    )
+    from mcpkit.types._lifecycle import (
         DiscoverRequest,
         DiscoverResult,
         InitializedNotification,
@@ -133,13 +143,13 @@ if TYPE_CHECKING:
         SetLevelRequest,
         SetLevelRequestParams,
     )
-    from mcpkit.types.messages import (
+    from mcpkit.types._messages import (
         ClientNotification,
         ClientRequest,
         ServerNotification,
         ServerRequest,
     )
-    from mcpkit.types.methods import (
+    from mcpkit.types._methods import (
         LEGACY_METHODS,
         MODERN_METHODS,
         Gate,
@@ -153,13 +163,13 @@ if TYPE_CHECKING:
         methods_for,
         result_model,
     )
-    from mcpkit.types.mrtr import (
+    from mcpkit.types._mrtr import (
         InputRequest,
         InputRequests,
         InputRequiredResult,
         InputResponseRequestParams,
     )
-    from mcpkit.types.notifications import (
+    from mcpkit.types._notifications import (
         CancelledNotification,
         CancelledNotificationParams,
         ElicitationCompleteNotification,
@@ -175,7 +185,7 @@ if TYPE_CHECKING:
         RootsListChangedNotification,
         ToolListChangedNotification,
     )
-    from mcpkit.types.prompts import (
+    from mcpkit.types._prompts import (
         GetPromptRequest,
         GetPromptRequestParams,
         GetPromptResult,
@@ -185,7 +195,7 @@ if TYPE_CHECKING:
         PromptArgument,
         PromptMessage,
     )
-    from mcpkit.types.resources import (
+    from mcpkit.types._resources import (
         BlobResourceContents,
         ListResourcesRequest,
         ListResourcesResult,
@@ -203,12 +213,12 @@ if TYPE_CHECKING:
         UnsubscribeRequest,
         UnsubscribeRequestParams,
     )
-    from mcpkit.types.roots import (
+    from mcpkit.types._roots import (
         ListRootsRequest,
         ListRootsResult,
         Root,
     )
-    from mcpkit.types.sampling import (
+    from mcpkit.types._sampling import (
         CreateMessageRequest,
         CreateMessageRequestParams,
         CreateMessageResult,
@@ -218,7 +228,7 @@ if TYPE_CHECKING:
         SamplingMessage,
         ToolChoice,
     )
-    from mcpkit.types.subscriptions import (
+    from mcpkit.types._subscriptions import (
         SubscriptionFilter,
         SubscriptionsAcknowledgedNotification,
         SubscriptionsAcknowledgedNotificationParams,
@@ -226,7 +236,7 @@ if TYPE_CHECKING:
         SubscriptionsListenRequestParams,
         SubscriptionsListenResult,
     )
-    from mcpkit.types.tasks import (
+    from mcpkit.types._tasks import (
         CancelTaskRequest,
         CancelTaskResult,
         CreateTaskResult,
@@ -245,7 +255,7 @@ if TYPE_CHECKING:
         TaskSupport,
         ToolExecution,
     )
-    from mcpkit.types.tasks_ext import (
+    from mcpkit.types._tasks_ext import (
         TASKS_EXTENSION_ID,
         CancelledTask,
         CompletedTask,
@@ -258,7 +268,7 @@ if TYPE_CHECKING:
         UpdateTaskRequestParams,
         WorkingTask,
     )
-    from mcpkit.types.tools import (
+    from mcpkit.types._tools import (
         CallToolRequest,
         CallToolRequestParams,
         CallToolResult,
@@ -267,7 +277,7 @@ if TYPE_CHECKING:
         Tool,
         ToolAnnotations,
     )
-    from mcpkit.types.versions import (
+    from mcpkit.types._versions import (
         ALL_VERSIONS,
         DEFAULT_HTTP_LEGACY_VERSION,
         LATEST_LEGACY_VERSION,
@@ -515,6 +525,14 @@ __all__ = [
     "primitive_schema",
     "result_model",
     "to_wire",
+    "JSONRPC_VERSION",
+    "ErrorObject",
+    "ErrorResponse",
+    "Message",
+    "Notification",
+    "Request",
+    "Response",
+    "message_to_dict",
 ]
 
 _SUBMODULES: frozenset[str] = frozenset({"meta"})
@@ -531,7 +549,15 @@ _SOURCES: dict[str, str] = {
     "Cursor": "base",
     "InputRequestModel": "base",
     "InputResponses": "base",
-    "JSONObject": "base",
+    "JSONRPC_VERSION": "jsonrpc",
+    "ErrorObject": "jsonrpc",
+    "ErrorResponse": "jsonrpc",
+    "Message": "jsonrpc",
+    "Notification": "jsonrpc",
+    "Request": "jsonrpc",
+    "Response": "jsonrpc",
+    "message_to_dict": "jsonrpc",
+    "JSONObject": "jsonrpc",
     "JSONRPCVersion": "base",
     "LoggingLevel": "base",
     "MessageModel": "base",
@@ -541,7 +567,7 @@ _SOURCES: dict[str, str] = {
     "RESULT_TYPE_COMPLETE": "base",
     "RESULT_TYPE_INPUT_REQUIRED": "base",
     "RESULT_TYPE_TASK": "base",
-    "RequestId": "base",
+    "RequestId": "jsonrpc",
     "RequestModel": "base",
     "Role": "base",
     "UNSET": "base",
@@ -762,7 +788,8 @@ def __getattr__(name: str) -> object:
     module_name = _SOURCES.get(name) or (name if name in _SUBMODULES else None)
     if module_name is None:
         raise AttributeError(f"module 'mcpkit.types' has no attribute {name!r}")
-    module = importlib.import_module(f"mcpkit.types.{module_name}")
+    private = module_name not in _SUBMODULES
+    module = importlib.import_module(f"mcpkit.types.{'_' if private else ''}{module_name}")
     value = module if module_name == name else getattr(module, name)
     globals()[name] = value
     return value

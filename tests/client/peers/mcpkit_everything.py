@@ -9,7 +9,7 @@ import asyncio
 from typing import Any
 
 from mcpkit.server import Context, Server
-from mcpkit.server.prompts import Message
+from mcpkit.server._prompts import Message
 
 PAGE_SIZE = 2
 TOOLS_TTL_MS = 60_000

@@ -12,11 +12,11 @@ from _asgi_harness import ACCEPT_BOTH, LegacyPeer, bound, initialize_body, runni
 from _redis_env import REDIS_URL
 
 from mcpkit.contrib.redis import RedisState
-from mcpkit.protocol.codec import decode_json
-from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
-from mcpkit.protocol.sse import SSEDecoder
+from mcpkit.protocol._codec import decode_json
+from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.protocol._sse import SSEDecoder
 from mcpkit.server import Server
-from mcpkit.transports.http._legacy_sessions import LOCAL_COPY_IDLE_SECONDS
+from mcpkit.transports.http._server.legacy_sessions import LOCAL_COPY_IDLE_SECONDS
 
 
 def _server() -> Server:

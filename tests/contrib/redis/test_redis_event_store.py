@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from mcpkit.contrib.redis import RedisEventStore
-from mcpkit.protocol.errors import UsageError
-from mcpkit.transports.http.event_store import (
+from mcpkit.protocol._errors import UsageError
+from mcpkit.transports.http._server.event_store import (
     EventStore,
     ReplayGap,
     UnknownEventId,

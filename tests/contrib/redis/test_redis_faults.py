@@ -31,7 +31,7 @@ from _asgi_harness import (
 from _redis_env import PrivateRedis, new_prefix
 
 from mcpkit.contrib.redis import RedisState, RedisUnavailable
-from mcpkit.contrib.redis import state as redis_state
+from mcpkit.contrib.redis import _state as redis_state
 from mcpkit.server import Context, Server
 from mcpkit.server.tasks import set_status_message
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mcpkit.contrib.redis import SharedKeyRing
-from mcpkit.server.request_state import InvalidRequestState, RequestStateSealer
+from mcpkit.server._request_state import InvalidRequestState, RequestStateSealer
 
 
 async def test_workers_share_one_ring(client: Any, prefix: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mcpkit.contrib.redis import PeerLimitReached, RedisSessionStore
-from mcpkit.transports.http.session_store import SessionLimitReached, SessionStore
+from mcpkit.transports.http._server.session_store import SessionLimitReached, SessionStore
 
 
 async def test_a_session_made_by_one_worker_is_served_by_another(client: Any, prefix: str) -> None:

@@ -42,8 +42,8 @@ from _redis_env import REDIS_URL
 from _workers import Worker, workers
 
 from mcpkit.client import Client
-from mcpkit.protocol.codec import decode_json
-from mcpkit.protocol.sse import SSEDecoder, SSEEvent
+from mcpkit.protocol._codec import decode_json
+from mcpkit.protocol._sse import SSEDecoder, SSEEvent
 from mcpkit.transports.http import HttpClientConnector
 
 TASKS_EXT: Final = "io.modelcontextprotocol/tasks"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mcpkit.contrib.redis import HEARTBEAT_SECONDS, RedisState, Workers
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 
 
 def test_a_short_lease_beats_at_least_three_times_per_lease() -> None:

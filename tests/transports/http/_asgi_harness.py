@@ -26,9 +26,9 @@ from typing import Any, Final
 import httpx
 import uvicorn
 
-from mcpkit.protocol.codec import decode_json
-from mcpkit.protocol.http_headers import request_headers
-from mcpkit.protocol.sse import SSEDecoder, SSEEvent
+from mcpkit.protocol._codec import decode_json
+from mcpkit.protocol._http_headers import request_headers
+from mcpkit.protocol._sse import SSEDecoder, SSEEvent
 
 __all__ = [
     "ACCEPT_BOTH",

@@ -17,7 +17,7 @@ import httpx
 from _asgi_harness import ACCEPT_BOTH, LEGACY_VERSION, bound, call_body, initialize_body
 from _asgi_process import server_process
 
-from mcpkit.transports.http._parked import MAX_PARKED_PER_PEER, MAX_PARKED_PER_SESSION
+from mcpkit.transports.http._server.parked import MAX_PARKED_PER_PEER, MAX_PARKED_PER_SESSION
 
 SESSIONS: Final = 6
 ABANDONED_PER_SESSION: Final = 10
@@ -116,7 +116,7 @@ class _Handle:
 
 
 def test_each_bound_cancels_the_oldest_parked_request_it_covers() -> None:
-    from mcpkit.transports.http._parked import ParkedRequests
+    from mcpkit.transports.http._server.parked import ParkedRequests
 
     table = ParkedRequests(max_per_session=2, max_per_peer=3, max_total=4)
     a1, a2, a3 = _Handle(), _Handle(), _Handle()

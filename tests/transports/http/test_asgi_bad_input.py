@@ -21,9 +21,9 @@ from _asgi_harness import (
 )
 from _asgi_servers import Probe, build_server
 
-from mcpkit.protocol.http_security import HostPolicy
+from mcpkit.protocol._http_security import HostPolicy
 from mcpkit.transports.http import McpHttpApp
-from mcpkit.transports.http import _endpoint as endpoint_module
+from mcpkit.transports.http._server import endpoint as endpoint_module
 
 LEGACY_HEADERS = {**ACCEPT_BOTH, "mcp-protocol-version": "2025-11-25"}
 

@@ -13,7 +13,7 @@ import pytest
 from _asgi_harness import bound, running
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import RequestTimeout
+from mcpkit.protocol._errors import RequestTimeout
 from mcpkit.server import Context, Server
 
 CAP = 1.0

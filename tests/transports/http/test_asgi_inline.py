@@ -1,5 +1,6 @@
 """Requests without a legacy session run their handler inline, in the HTTP request's own task
-(``transports/http/_exchange.py``): a quick answer needs no handler task, a slow one gets a writer
+(``transports/http/_server/exchange.py``): a quick answer needs no handler task, a slow one gets a
+writer
 task that watches the connection. These check the slow side keeps its guarantees: closing a 2026
 request's connection still cancels its handler (JSON mode and SSE mode, before any byte was
 sent), and a handler that outlives the watch window is still answered. Real uvicorn on loopback."""

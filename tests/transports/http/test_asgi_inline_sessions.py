@@ -1,5 +1,6 @@
 """A legacy session's request runs its handler in the HTTP request's own task too
-(``transports/http/_exchange.py``), and a stream whose every event is known before its first byte
+(``transports/http/_server/exchange.py``), and a stream whose every event is known before its first
+byte
 is written as one body. These check what that must keep: the session still cancels the request
 through the handle it holds, a complete SSE answer is one ``Content-Length`` body with the same
 events (numbered and stored when the stream is resumable), and an ASGI server that cancels the
@@ -17,9 +18,9 @@ import httpx
 from _asgi_harness import LegacyPeer, bound, call_body, collect_sse, running, sse_messages
 from _asgi_servers import Probe, build_server
 
-from mcpkit.protocol.sse import SSEDecoder
+from mcpkit.protocol._sse import SSEDecoder
 from mcpkit.transports.http import McpHttpApp
-from mcpkit.transports.http.event_store import MemoryEventStore
+from mcpkit.transports.http._server.event_store import MemoryEventStore
 
 
 def _app(probe: Probe | None = None, **options: Any) -> McpHttpApp:

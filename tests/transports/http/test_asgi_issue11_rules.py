@@ -21,8 +21,8 @@ from _asgi_harness import (
 )
 from _asgi_servers import build_server
 
-from mcpkit.protocol.codec import decode_json
-from mcpkit.protocol.errors import ResourceNotFound
+from mcpkit.protocol._codec import decode_json
+from mcpkit.protocol._errors import ResourceNotFound
 from mcpkit.server import Server
 
 

@@ -19,8 +19,8 @@ from _asgi_harness import (
 )
 from _asgi_servers import Probe, build_server
 
-from mcpkit.protocol.codec import decode_json
-from mcpkit.protocol.sse import SSEDecoder
+from mcpkit.protocol._codec import decode_json
+from mcpkit.protocol._sse import SSEDecoder
 from mcpkit.transports.http import McpHttpApp
 
 ELICIT = {"elicitation": {}}

@@ -1,7 +1,7 @@
 """A legacy Streamable HTTP session runs on the same protocol engine as stdio and memory.
 
 Every message the client POSTs to a session is fed to the session's
-:class:`~mcpkit.protocol.connection.ServerConnection`, and every message the server writes to the
+:class:`~mcpkit.protocol._connection.ServerConnection`, and every message the server writes to the
 client leaves through its one send point: so an error the endpoint answers inside a session is
 seen by the outbound observers with the session's revision (exactly once), a reused in-flight id
 is the engine's -32600, and a server→client request the server stops waiting for is cancelled on
@@ -18,12 +18,12 @@ from typing import Any
 import httpx
 from _asgi_harness import LEGACY_VERSION, LegacyPeer, bound, call_body, running
 
-from mcpkit.protocol.codec import decode_json
-from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
-from mcpkit.protocol.sse import SSEDecoder
+from mcpkit.protocol._codec import decode_json
+from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.protocol._sse import SSEDecoder
 from mcpkit.server import Context, Server
 from mcpkit.transports.http import McpHttpApp
-from mcpkit.types.jsonrpc import ErrorResponse, Message
+from mcpkit.types._jsonrpc import ErrorResponse, Message
 
 FORM = {"type": "object", "properties": {"name": {"type": "string"}}}
 ELICIT_CAPS = {"elicitation": {"form": {}}}

@@ -11,11 +11,11 @@ from _asgi_harness import LegacyPeer, modern_body, modern_headers, running
 from _asgi_servers import build_server
 
 from _schema_check import SchemaCheck
-from mcpkit.protocol.errors import InvalidParams
-from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.protocol._errors import InvalidParams
+from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
 from mcpkit.server import Server
 from mcpkit.transports.http import McpHttpApp
-from mcpkit.types.jsonrpc import ErrorResponse
+from mcpkit.types._jsonrpc import ErrorResponse
 
 
 def _app(**options: Any) -> McpHttpApp:

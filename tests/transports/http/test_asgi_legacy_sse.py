@@ -9,8 +9,8 @@ import httpx
 from _asgi_harness import ACCEPT_BOTH, bound, initialize_body, running
 from _asgi_servers import build_server
 
-from mcpkit.protocol.codec import decode_json
-from mcpkit.protocol.sse import SSEDecoder, SSEEvent
+from mcpkit.protocol._codec import decode_json
+from mcpkit.protocol._sse import SSEDecoder, SSEEvent
 from mcpkit.transports.http import McpHttpApp
 
 

@@ -17,8 +17,8 @@ import httpx
 import pytest
 from _asgi_harness import modern_body, modern_headers
 
-from mcpkit.protocol.codec import decode_json
-from mcpkit.protocol.sse import SSEDecoder
+from mcpkit.protocol._codec import decode_json
+from mcpkit.protocol._sse import SSEDecoder
 
 WAIT_S = 10.0
 SERVER = """

@@ -10,11 +10,11 @@ from _asgi_harness import bound, running
 from _asgi_servers import build_server
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import MissingServerCapability
-from mcpkit.protocol.observe import add_outbound_observer, remove_outbound_observer
+from mcpkit.protocol._errors import MissingServerCapability
+from mcpkit.protocol._observe import add_outbound_observer, remove_outbound_observer
 from mcpkit.server import Server
-from mcpkit.types.jsonrpc import JSONObject, Request
-from mcpkit.types.versions import LEGACY_VERSIONS
+from mcpkit.types._jsonrpc import JSONObject, Request
+from mcpkit.types._versions import LEGACY_VERSIONS
 
 
 async def _name(params: Any, context: Any) -> dict[str, Any]:

@@ -19,9 +19,9 @@ from _asgi_harness import (
 )
 from _asgi_servers import Probe, build_server
 
-from mcpkit.protocol.sse import SSEDecoder
+from mcpkit.protocol._sse import SSEDecoder
 from mcpkit.transports.http import McpHttpApp
-from mcpkit.types.versions import MODERN_VERSIONS
+from mcpkit.types._versions import MODERN_VERSIONS
 
 
 def _app(probe: Probe | None = None, **options: Any) -> McpHttpApp:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 from mcpkit.server import Server
-from mcpkit.transports.http.asgi import HttpOptions
+from mcpkit.transports.http._server.asgi import HttpOptions
 
 
 def test_legacy_sse_with_stateless_is_refused_at_construction() -> None:

@@ -16,7 +16,7 @@ import pytest
 from _asgi_harness import bound, running
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import InvalidRequest, RemoteProtocolError
+from mcpkit.protocol._errors import InvalidRequest, RemoteProtocolError
 from mcpkit.server import Context, Server
 
 LIMIT = 64 * 1024
@@ -79,7 +79,7 @@ async def test_an_answer_over_the_servers_limit_fails_the_waiting_handler_at_onc
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_a_response_over_the_clients_limit_fails_the_call_at_once(mode: str) -> None:
-    from mcpkit.protocol.framing import MAX_LINE_BYTES
+    from mcpkit.protocol._framing import MAX_LINE_BYTES
 
     app = _server().http_app()
     async with running(app) as url, Client(f"{url}/mcp", mode=mode, timeout=60) as client:  # type: ignore[arg-type]

@@ -23,8 +23,8 @@ import httpx
 from _asgi_harness import LegacyPeer, bound, collect_sse, sse_messages
 
 from mcpkit.client import Client
-from mcpkit.protocol.codec import decode_json
-from mcpkit.protocol.sse import SSEDecoder
+from mcpkit.protocol._codec import decode_json
+from mcpkit.protocol._sse import SSEDecoder
 from mcpkit.transports.http import SQLiteEventStore
 
 SERVER: Final = Path(__file__).with_name("_asgi_servers.py")

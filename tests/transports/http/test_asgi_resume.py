@@ -13,7 +13,7 @@ import pytest
 from _asgi_harness import LegacyPeer, bound, collect_sse, running, sse_messages
 from _asgi_servers import Probe, build_server
 
-from mcpkit.protocol.sse import SSEEvent
+from mcpkit.protocol._sse import SSEEvent
 from mcpkit.transports.http import EventStore, McpHttpApp, MemoryEventStore, SQLiteEventStore
 
 StoreFactory = Callable[[Path], contextlib.AbstractAsyncContextManager[EventStore]]
@@ -163,7 +163,7 @@ async def test_get_stream_is_primed_and_resumable(tmp_path: Path) -> None:
         resume = peer.headers(accept="text/event-stream", **{"last-event-id": last})
         async with http.stream("GET", "/mcp", headers=resume) as stream:
             decoder_events: list[dict[str, Any]] = []
-            from mcpkit.protocol.sse import SSEDecoder
+            from mcpkit.protocol._sse import SSEDecoder
 
             decoder = SSEDecoder()
             async for data in stream.aiter_bytes():

@@ -15,8 +15,8 @@ from _asgi_harness import ACCEPT_BOTH, LegacyPeer, bound, call_body, initialize_
 
 from mcpkit.server import Context, Server
 from mcpkit.transports.http import McpHttpApp
-from mcpkit.transports.http._peers import peer_key
-from mcpkit.transports.http.event_store import MemoryEventStore
+from mcpkit.transports.http._server.event_store import MemoryEventStore
+from mcpkit.transports.http._server.peers import peer_key
 
 ELICIT = {"elicitation": {}}
 
@@ -220,7 +220,7 @@ async def test_a_few_peers_at_their_cap_do_not_keep_the_others_out() -> None:
 async def test_a_session_belongs_to_the_caller_that_created_it() -> None:
     """Issue 28: with authentication in front, another principal could use or DELETE a legacy
     session whose id it learned. It is now answered as if the session did not exist."""
-    from mcpkit.gateway.identity import StaticBearer
+    from mcpkit.gateway._identity import StaticBearer
 
     tokens = {"alice-token-0123456789abcdef": "alice", "bob-token-0123456789abcdef": "bob"}
     app = _app()

@@ -1,5 +1,6 @@
 """Legacy requests to a stateless app (``stateless=True``: no ``Mcp-Session-Id``) run on the
-protocol engine like every other transport's (``transports/http/_stateless.py``): ``initialize``
+protocol engine like every other transport's (``transports/http/_server/stateless.py``):
+``initialize``
 on a connection whose lifecycle negotiates, anything else on the app's
 ``StatelessServerConnection`` for the request's revision, which admits it and is the send point
 of what answers it. What each conversation keeps (its log level) stays with its POST, ids of
@@ -24,11 +25,11 @@ from _asgi_harness import (
 )
 from _asgi_servers import Probe, build_server
 
-from mcpkit.protocol.connection import ServerConnection
-from mcpkit.protocol.errors import INVALID_PARAMS
+from mcpkit.protocol._connection import ServerConnection
+from mcpkit.protocol._errors import INVALID_PARAMS
 from mcpkit.server import Context
 from mcpkit.transports.http import McpHttpApp
-from mcpkit.types.jsonrpc import ErrorResponse, Message, Response
+from mcpkit.types._jsonrpc import ErrorResponse, Message, Response
 
 
 def _app(probe: Probe | None = None, **options: Any) -> McpHttpApp:

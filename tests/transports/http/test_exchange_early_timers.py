@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from mcpkit.transports.http._exchange import StreamOptions, _pending, _Watch
-from mcpkit.transports.http._pipe import EventPipe
+from mcpkit.transports.http._server.exchange import StreamOptions, _pending, _Watch
+from mcpkit.transports.http._server.pipe import EventPipe
 
 EARLY_S = 0.01
 """How early timers fire (more than uvloop's millisecond, less than the waits below)."""

@@ -15,8 +15,8 @@ import socket
 
 import pytest
 
-from mcpkit.protocol.errors import UsageError
-from mcpkit.transports.http.serve import LISTEN_FD_ENV, _inherited_listener, _listen
+from mcpkit.protocol._errors import UsageError
+from mcpkit.transports.http._server.serve import LISTEN_FD_ENV, _inherited_listener, _listen
 
 
 async def _nodelay_of_accepted(listener: socket.socket) -> int:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from mcpkit.transports.http._body import BodyError, read_body
-from mcpkit.transports.http._step import Pending, finish, step
+from mcpkit._runtime.step import Pending, finish, step
+from mcpkit.transports.http._server.body import BodyError, read_body
 
 Message = MutableMapping[str, Any]
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import AuthorizationError
+from mcpkit.protocol._errors import AuthorizationError
 
 from ._harness import read_body, respond, running
 

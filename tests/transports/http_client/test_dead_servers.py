@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import ConnectionBroken
+from mcpkit.protocol._errors import ConnectionBroken
 from mcpkit.transports.http import HttpClientConnector, HttpClientOptions, SessionExpired
 
 from ._harness import WAIT, PeerProcess, kit_argv, peer, sdk_argv

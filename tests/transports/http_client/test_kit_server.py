@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.types.notifications import ToolListChangedNotification
-from mcpkit.types.subscriptions import SubscriptionsAcknowledgedNotification
-from mcpkit.types.tools import CallToolResult
-from mcpkit.types.versions import LEGACY_VERSIONS
+from mcpkit.types._notifications import ToolListChangedNotification
+from mcpkit.types._subscriptions import SubscriptionsAcknowledgedNotification
+from mcpkit.types._tools import CallToolResult
+from mcpkit.types._versions import LEGACY_VERSIONS
 
 from ._harness import WAIT, running
 from .peers.kit_http_server import build

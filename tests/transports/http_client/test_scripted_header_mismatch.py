@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.client.errors import IncompatibleServer
-from mcpkit.protocol.errors import HeaderMismatch
+from mcpkit.client._errors import IncompatibleServer
+from mcpkit.protocol._errors import HeaderMismatch
 
 from ._harness import running
 from ._scripted import Scripted, error, status

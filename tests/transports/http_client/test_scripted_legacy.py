@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     MissingServerCapability,
     RemoteProtocolError,
     UnsupportedProtocolVersion,
 )
 from mcpkit.transports.http import HttpClientConnector, HttpClientOptions
-from mcpkit.types.notifications import ToolListChangedNotification
+from mcpkit.types._notifications import ToolListChangedNotification
 
 from ._harness import WAIT, Receive, Send, end_body, respond, running, start_sse
 from ._scripted import (

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     ConnectionBroken,
     ConnectionClosed,
     HeaderMismatch,
@@ -23,9 +23,9 @@ from mcpkit.protocol.errors import (
     RemoteProtocolError,
     RequestTimeout,
 )
-from mcpkit.protocol.http_headers import validate_request_headers
+from mcpkit.protocol._http_headers import validate_request_headers
 from mcpkit.transports.http import HttpClientConnector, HttpClientOptions, connect_http_client
-from mcpkit.types.jsonrpc import ErrorResponse, Notification, Request, Response
+from mcpkit.types._jsonrpc import ErrorResponse, Notification, Request, Response
 
 from ._harness import WAIT, Receive, Send, end_body, respond, running, sse_event, start_sse
 from ._scripted import (

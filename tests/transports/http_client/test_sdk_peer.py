@@ -19,10 +19,10 @@ import pytest
 
 from mcpkit.client import Client, QuestionContext
 from mcpkit.transports.http import HttpClientConnector, HttpClientOptions, SessionExpired
-from mcpkit.transports.http.client import SESSION_EXPIRED_NOTIFICATION
-from mcpkit.types.jsonrpc import Notification
-from mcpkit.types.notifications import ToolListChangedNotification
-from mcpkit.types.tools import CallToolResult
+from mcpkit.transports.http._client.transport import SESSION_EXPIRED_NOTIFICATION
+from mcpkit.types._jsonrpc import Notification
+from mcpkit.types._notifications import ToolListChangedNotification
+from mcpkit.types._tools import CallToolResult
 
 from ._harness import WAIT, peer, sdk_argv
 

@@ -24,14 +24,14 @@ import httpx
 import pytest
 
 from mcpkit.client import Client, Host, SessionRenewed, SyncClient, TasksUnsupported
-from mcpkit.protocol.errors import (
+from mcpkit.protocol._errors import (
     MissingServerCapability,
     RemoteProtocolError,
     SessionReplaced,
 )
 from mcpkit.server import Context, Server
-from mcpkit.types.completion import PromptReference
-from mcpkit.types.subscriptions import SubscriptionsAcknowledgedNotification
+from mcpkit.types._completion import PromptReference
+from mcpkit.types._subscriptions import SubscriptionsAcknowledgedNotification
 
 from ._harness import WAIT, Receive, Scope, Send, respond, running
 from ._scripted import Scripted, Seen, accepted, answer, result, status

@@ -9,12 +9,12 @@ import httpx
 import pytest
 
 from mcpkit.client import Client
-from mcpkit.protocol.errors import ConnectionBroken, ConnectionClosed, UsageError
+from mcpkit.protocol._errors import ConnectionBroken, ConnectionClosed, UsageError
 from mcpkit.transports.http import HttpClientConnector, HttpClientOptions, connect_http_client
-from mcpkit.transports.http._client_inbox import Inbox
-from mcpkit.transports.http._client_scope import WorkScope
-from mcpkit.transports.http._client_wire import is_modern_rejection, snippet
-from mcpkit.types.jsonrpc import ErrorObject, ErrorResponse, Notification
+from mcpkit.transports.http._client.inbox import Inbox
+from mcpkit.transports.http._client.scope import WorkScope
+from mcpkit.transports.http._client.wire import is_modern_rejection, snippet
+from mcpkit.types._jsonrpc import ErrorObject, ErrorResponse, Notification
 
 from ._harness import WAIT, kit_argv, peer
 

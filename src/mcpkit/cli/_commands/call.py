@@ -1,6 +1,6 @@
 """``mcpkit call TARGET TOOL [key=value | key:=JSON ...] [--json '{...}']``: call one tool.
 
-Arguments are typed by the tool's ``inputSchema`` (see :mod:`mcpkit.cli.arguments`) and checked
+Arguments are typed by the tool's ``inputSchema`` (see :mod:`mcpkit.cli._arguments`) and checked
 against it before anything is sent, so a typo is a usage error naming the field, not a round
 trip. Progress the tool reports is drawn on stderr; questions it asks (elicitation, sampling) are
 answered at the terminal, or sampling by --sampling-command. --task runs the call as a task
@@ -18,7 +18,7 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    from mcpkit.cli.connect import add_client_options
+    from mcpkit.cli._connect import add_client_options
 
     parser = subparsers.add_parser("call", help="call a tool", description=__doc__)
     add_client_options(parser)
@@ -39,9 +39,9 @@ def register(subparsers: Any) -> None:
 
 async def tool_arguments(client: Any, tool: str, args: argparse.Namespace) -> dict[str, Any]:
     """The arguments for ``tool``: parsed, typed by its schema, and checked against it."""
-    from mcpkit.cli.arguments import parse_assignments, parse_json_object
-    from mcpkit.cli.errors import CliError
-    from mcpkit.cli.render import to_jsonable
+    from mcpkit.cli._arguments import parse_assignments, parse_json_object
+    from mcpkit.cli._errors import CliError
+    from mcpkit.cli._render import to_jsonable
 
     tools = {t.name: to_jsonable(t) for t in await client.list_tools()}
     definition = tools.get(tool)
@@ -58,8 +58,8 @@ async def tool_arguments(client: Any, tool: str, args: argparse.Namespace) -> di
 
 
 def print_result(result: Any, args: argparse.Namespace) -> int:
-    from mcpkit.cli.errors import EXIT_TOOL_ERROR
-    from mcpkit.cli.render import dump_json, render_content, to_jsonable
+    from mcpkit.cli._errors import EXIT_TOOL_ERROR
+    from mcpkit.cli._render import dump_json, render_content, to_jsonable
 
     data = to_jsonable(result)
     if args.output_json:
@@ -79,8 +79,8 @@ def print_result(result: Any, args: argparse.Namespace) -> int:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from mcpkit.cli.connect import open_client, question_handlers
-    from mcpkit.cli.progress import ProgressBar
+    from mcpkit.cli._connect import open_client, question_handlers
+    from mcpkit.cli._progress import ProgressBar
 
     bar = ProgressBar()
     elicitation, sampling = question_handlers(args, before_asking=bar.close)
@@ -103,7 +103,7 @@ async def _run_as_task(client: Any, args: argparse.Namespace, arguments: dict[st
     import asyncio
     import contextlib
 
-    from mcpkit.cli.errors import CliError
+    from mcpkit.cli._errors import CliError
     from mcpkit.client import TaskCancelled, TasksUnsupported
 
     try:

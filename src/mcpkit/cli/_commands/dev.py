@@ -65,8 +65,8 @@ def run_web_inspector(args: argparse.Namespace) -> int:
     """Serve the web inspector, connected to ``args.target`` if given."""
     import os
 
-    from mcpkit.cli.connect import parse_env
-    from mcpkit.cli.errors import CliError
+    from mcpkit.cli._connect import parse_env
+    from mcpkit.cli._errors import CliError
     from mcpkit.cli.inspector import ConnectSpec, run_inspector
 
     headers: dict[str, str] = {}
@@ -101,10 +101,10 @@ def inspector_command(args: argparse.Namespace) -> list[str]:
     """
     import os
 
-    from mcpkit.cli.connect import parse_env
-    from mcpkit.cli.errors import CliError
-    from mcpkit.cli.install import entry_for
-    from mcpkit.cli.targets import resolve
+    from mcpkit.cli._connect import parse_env
+    from mcpkit.cli._errors import CliError
+    from mcpkit.cli._install import entry_for
+    from mcpkit.cli._targets import resolve
 
     env = parse_env(args.env)
     target = resolve(args.target)
@@ -145,8 +145,8 @@ def _node_major() -> int | None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from mcpkit.cli.errors import CliError
-    from mcpkit.cli.render import write
+    from mcpkit.cli._errors import CliError
+    from mcpkit.cli._render import write
 
     if not args.official:
         if args.print_only:

@@ -31,8 +31,8 @@ def register(subparsers: Any) -> None:
 def execute(args: argparse.Namespace) -> int:
     import errno
 
-    from mcpkit.cli.errors import EXIT_CONNECTION, CliError
-    from mcpkit.protocol.errors import UsageError
+    from mcpkit.cli._errors import EXIT_CONNECTION, CliError
+    from mcpkit.protocol import UsageError
 
     if not args.http and (args.host != DEFAULT_HOST or args.port != DEFAULT_PORT):
         raise CliError("--host and --port apply to --http", hint="add --http")

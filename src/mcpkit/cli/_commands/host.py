@@ -28,7 +28,7 @@ CONNECT_TIMEOUT: Final = 30.0
 
 
 def register(subparsers: Any) -> None:
-    from mcpkit.cli.connect import DEFAULT_TIMEOUT
+    from mcpkit.cli._connect import DEFAULT_TIMEOUT
 
     parser = subparsers.add_parser(
         "host", help="connect every server of an mcpServers file", description=__doc__
@@ -53,7 +53,7 @@ def register(subparsers: Any) -> None:
 
 def _ask_input(declaration: Any) -> str:
     """Answer a ``${input:id}`` at the terminal (the VS Code ``promptString`` input)."""
-    from mcpkit.cli.errors import CliError
+    from mcpkit.cli._errors import CliError
 
     ident = declaration.get("id", "?")
     description = declaration.get("description") or ident
@@ -70,10 +70,10 @@ def _ask_input(declaration: Any) -> str:
 
 
 def load_entries(args: argparse.Namespace) -> list[Any]:
-    from mcpkit.cli.connect import parse_env
-    from mcpkit.cli.errors import CliError
-    from mcpkit.client.host.config import load_servers
-    from mcpkit.protocol.errors import UsageError
+    from mcpkit.cli._connect import parse_env
+    from mcpkit.cli._errors import CliError
+    from mcpkit.client.host._config import load_servers
+    from mcpkit.protocol import UsageError
 
     path = Path(args.config)
     if not path.is_file():
@@ -103,7 +103,7 @@ def load_entries(args: argparse.Namespace) -> list[Any]:
     if args.verbose > 0:  # -v reaches every stdio server too (see ``mcpkit run``)
         from dataclasses import replace
 
-        from mcpkit.cli.app import VERBOSE_ENV
+        from mcpkit.cli._app import VERBOSE_ENV
 
         entries = [
             replace(e, target={**e.target, "env": {**(e.target.get("env") or {}),
@@ -120,7 +120,7 @@ def load_entries(args: argparse.Namespace) -> list[Any]:
 
 
 def print_status(status: dict[str, dict[str, Any]]) -> None:
-    from mcpkit.cli.render import render_table
+    from mcpkit.cli._render import render_table
 
     rows = []
     for name, row in status.items():
@@ -134,12 +134,12 @@ def print_status(status: dict[str, dict[str, Any]]) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
+    from mcpkit.cli._arguments import parse_assignments, parse_json_object
     from mcpkit.cli._commands.call import print_result
-    from mcpkit.cli.arguments import parse_assignments, parse_json_object
-    from mcpkit.cli.elicit import TerminalElicitation, declining_handler
-    from mcpkit.cli.errors import EXIT_CONNECTION, CliError
-    from mcpkit.cli.progress import ProgressBar
-    from mcpkit.cli.render import dump_json, render_table, to_jsonable, write
+    from mcpkit.cli._elicit import TerminalElicitation, declining_handler
+    from mcpkit.cli._errors import EXIT_CONNECTION, CliError
+    from mcpkit.cli._progress import ProgressBar
+    from mcpkit.cli._render import dump_json, render_table, to_jsonable, write
     from mcpkit.client import Host
 
     entries = load_entries(args)
@@ -225,7 +225,7 @@ async def _main(args: argparse.Namespace) -> int:
 def execute(args: argparse.Namespace) -> int:
     import asyncio
 
-    from mcpkit.cli.errors import explain
+    from mcpkit.cli._errors import explain
 
     try:
         return asyncio.run(_main(args))

@@ -20,7 +20,7 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    from mcpkit.cli.connect import add_client_options
+    from mcpkit.cli._connect import add_client_options
 
     parser = subparsers.add_parser(
         "inspect", help="show what was negotiated and every schema", description=__doc__
@@ -45,7 +45,7 @@ def _json(value: Any) -> str:
 
 async def collect(client: Any) -> dict[str, Any]:
     from mcpkit.cli._commands.list_ import KINDS, gather
-    from mcpkit.cli.render import to_jsonable
+    from mcpkit.cli._render import to_jsonable
 
     negotiated = client.negotiated
     report: dict[str, Any] = {
@@ -68,7 +68,7 @@ async def collect(client: Any) -> dict[str, Any]:
 
 
 def print_report(report: dict[str, Any], label: str) -> None:
-    from mcpkit.cli.render import write
+    from mcpkit.cli._render import write
 
     info = report["serverInfo"]
     title = f" ({info['title']})" if info.get("title") else ""
@@ -103,9 +103,9 @@ def _indent(text: str) -> str:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from mcpkit.cli.connect import open_client
-    from mcpkit.cli.render import dump_json, write
-    from mcpkit.cli.wire import WireLog
+    from mcpkit.cli._connect import open_client
+    from mcpkit.cli._render import dump_json, write
+    from mcpkit.cli._wire import WireLog
 
     wire = WireLog() if args.wire else None
     card = await _fetch_card(args.target) if args.card else None
@@ -130,7 +130,7 @@ async def _main(args: argparse.Namespace) -> int:
     if card is not None:
         import sys
 
-        from mcpkit.cli.errors import EXIT_PROTOCOL
+        from mcpkit.cli._errors import EXIT_PROTOCOL
 
         if problems:
             write("the Server Card disagrees with the server:", sys.stderr)
@@ -142,7 +142,7 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 async def _fetch_card(target: str) -> dict[str, Any]:
-    from mcpkit.cli.errors import EXIT_CONNECTION, CliError
+    from mcpkit.cli._errors import EXIT_CONNECTION, CliError
 
     if not target.startswith(("http://", "https://")):
         raise CliError("--card needs a URL target (a Server Card is published over HTTP)")

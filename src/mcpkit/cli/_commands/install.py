@@ -1,7 +1,7 @@
 """``mcpkit install HOST TARGET``: add a server to an MCP host's configuration.
 
 HOST is ``claude-desktop``, ``claude-code``, ``cursor``, ``vscode`` or ``mcp-json``; the entry
-is written in that host's own format and file (see :mod:`mcpkit.cli.install`), or printed with
+is written in that host's own format and file (see :mod:`mcpkit.cli._install`), or printed with
 ``--print``. Restart the host (or reload its MCP servers) afterwards.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    from mcpkit.cli.install import HOSTS
+    from mcpkit.cli._install import HOSTS
 
     parser = subparsers.add_parser(
         "install", help="add a server to Claude, Cursor, VS Code …", description=__doc__
@@ -32,10 +32,10 @@ def register(subparsers: Any) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from mcpkit.cli.connect import parse_env
-    from mcpkit.cli.install import config_path, entry_for, install_entry, render_entry
-    from mcpkit.cli.render import write
-    from mcpkit.cli.targets import resolve
+    from mcpkit.cli._connect import parse_env
+    from mcpkit.cli._install import config_path, entry_for, install_entry, render_entry
+    from mcpkit.cli._render import write
+    from mcpkit.cli._targets import resolve
 
     env = parse_env(args.env)
     target = resolve(args.target)

@@ -15,7 +15,7 @@ KINDS: Final = ("tools", "resources", "templates", "prompts")
 
 
 def register(subparsers: Any) -> None:
-    from mcpkit.cli.connect import add_client_options
+    from mcpkit.cli._connect import add_client_options
 
     parser = subparsers.add_parser(
         "list", help="list tools, resources and prompts", description=__doc__
@@ -54,7 +54,7 @@ async def gather(client: Any, kinds: tuple[str, ...]) -> dict[str, list[Any]]:
 
 
 def print_tables(found: dict[str, list[Any]]) -> None:
-    from mcpkit.cli.render import render_table, to_jsonable, write
+    from mcpkit.cli._render import render_table, to_jsonable, write
 
     for index, (kind, items) in enumerate(found.items()):
         if index and (items or found[list(found)[index - 1]]):
@@ -93,8 +93,8 @@ def print_tables(found: dict[str, list[Any]]) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from mcpkit.cli.connect import open_client
-    from mcpkit.cli.render import dump_json
+    from mcpkit.cli._connect import open_client
+    from mcpkit.cli._render import dump_json
 
     kinds: tuple[str, ...] = KINDS
     if args.kind == "resources":

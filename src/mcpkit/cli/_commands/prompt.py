@@ -12,7 +12,7 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    from mcpkit.cli.connect import add_client_options
+    from mcpkit.cli._connect import add_client_options
 
     parser = subparsers.add_parser("prompt", help="render a prompt", description=__doc__)
     add_client_options(parser)
@@ -22,10 +22,10 @@ def register(subparsers: Any) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from mcpkit.cli.arguments import parse_string_assignments
-    from mcpkit.cli.connect import open_client
-    from mcpkit.cli.errors import CliError
-    from mcpkit.cli.render import describe_block, dump_json, to_jsonable, write
+    from mcpkit.cli._arguments import parse_string_assignments
+    from mcpkit.cli._connect import open_client
+    from mcpkit.cli._errors import CliError
+    from mcpkit.cli._render import describe_block, dump_json, to_jsonable, write
 
     arguments = parse_string_assignments(args.arguments)
     async with open_client(args) as client:

@@ -15,7 +15,7 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    from mcpkit.cli.connect import add_client_options
+    from mcpkit.cli._connect import add_client_options
 
     parser = subparsers.add_parser("read", help="read a resource", description=__doc__)
     add_client_options(parser)
@@ -27,10 +27,10 @@ def register(subparsers: Any) -> None:
 async def _main(args: argparse.Namespace) -> int:
     import asyncio
 
-    from mcpkit.cli.connect import open_client
-    from mcpkit.cli.errors import CliError
-    from mcpkit.cli.render import dump_json, to_jsonable, write
-    from mcpkit.protocol.errors import ResourceNotFound
+    from mcpkit.cli._connect import open_client
+    from mcpkit.cli._errors import CliError
+    from mcpkit.cli._render import dump_json, to_jsonable, write
+    from mcpkit.protocol import ResourceNotFound
 
     async with open_client(args) as client:
         try:

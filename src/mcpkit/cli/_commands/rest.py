@@ -2,7 +2,7 @@
 
 One endpoint per tool (``POST /tools/NAME``, JSON body = arguments), the server's prompts and
 resources readable, errors as HTTP statuses with RFC 9457 problem details, and the generated
-OpenAPI 3.1 document at ``/openapi.json`` (see :mod:`mcpkit.contrib.openapi.facade`). The
+OpenAPI 3.1 document at ``/openapi.json`` (see :mod:`mcpkit.contrib.openapi._facade`). The
 target is anything the other commands take: a command, a URL, ``config.json:name``, a file.
 ``--port 0`` picks a free port; the address is printed on stderr once the API is serving. A
 server that cannot be reached or started is reported on stderr and exits with code 3.
@@ -23,7 +23,7 @@ DEFAULT_PORT: Final = 8000
 
 
 def register(subparsers: Any) -> None:
-    from mcpkit.cli.connect import DEFAULT_TIMEOUT
+    from mcpkit.cli._connect import DEFAULT_TIMEOUT
 
     parser = subparsers.add_parser(
         "rest", help="serve an MCP server as a REST API (OpenAPI 3.1)", description=__doc__
@@ -62,13 +62,13 @@ def execute(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from mcpkit.cli.connect import parse_env
-    from mcpkit.cli.elicit import declining_handler
-    from mcpkit.cli.targets import resolve
-    from mcpkit.client.connectors import resolve_target
-    from mcpkit.contrib.openapi.facade import rest_app
-    from mcpkit.protocol.http_security import DEFAULT_ALLOWED_HOSTS, HostPolicy
-    from mcpkit.transports.http.serve import uvicorn_config
+    from mcpkit.cli._connect import parse_env
+    from mcpkit.cli._elicit import declining_handler
+    from mcpkit.cli._targets import resolve
+    from mcpkit.client._connectors import resolve_target
+    from mcpkit.contrib.openapi import rest_app
+    from mcpkit.protocol import DEFAULT_ALLOWED_HOSTS, HostPolicy
+    from mcpkit.transports.http._server.serve import uvicorn_config
 
     target = resolve(args.target, env=parse_env(args.env))
     hosts = [*DEFAULT_ALLOWED_HOSTS, *args.allow_host]

@@ -1,11 +1,11 @@
 """``mcpkit run TARGET``: serve a Server from a file or module.
 
 ``TARGET`` is ``file.py``, ``file.py:object``, ``package.module`` or ``package.module:object``
-(see :mod:`mcpkit.cli.loader`). stdio by default; ``--http`` serves Streamable HTTP on
+(see :mod:`mcpkit.cli._loader`). stdio by default; ``--http`` serves Streamable HTTP on
 ``--host``/``--port`` (localhost by default); ``--workers N`` serves it from N processes sharing
-the port (see :mod:`mcpkit.cli.workers`), and ``--redis URL`` shares their state on Redis
+the port (see :mod:`mcpkit.cli._workers`), and ``--redis URL`` shares their state on Redis
 (``RedisState``), so any of them serves any request. ``--reload`` restarts the server whenever its
-source file changes (see :mod:`mcpkit.cli.reload`) — best with ``--http``, since a restarted
+source file changes (see :mod:`mcpkit.cli._reload`) — best with ``--http``, since a restarted
 stdio server starts a new session.
 """
 
@@ -61,7 +61,7 @@ def register(subparsers: Any) -> None:
         help="connections (behind a trusted proxy: open requests) one client may hold "
         "(default 100; 0: no cap)",
     )
-    from mcpkit.cli.workers import worker_count
+    from mcpkit.cli._workers import worker_count
 
     parser.add_argument(
         "--workers",
@@ -116,7 +116,7 @@ NO_SHARED_SESSIONS: Final = (
 
 
 def execute(args: argparse.Namespace) -> int:
-    from mcpkit.cli.errors import CliError
+    from mcpkit.cli._errors import CliError
 
     if not args.http and (args.host != DEFAULT_HOST or args.port != DEFAULT_PORT):
         raise CliError("--host and --port apply to --http", hint="add --http")
@@ -138,7 +138,7 @@ def execute(args: argparse.Namespace) -> int:
             raise CliError(
                 "--workers and --reload do not combine", hint="use --reload with one worker"
             )
-        from mcpkit.cli.workers import supervise_workers
+        from mcpkit.cli._workers import supervise_workers
 
         if not args.redis and not args.stateless:
             # Each worker would keep its own sessions, and a session's GET stream and POSTs
@@ -151,16 +151,16 @@ def execute(args: argparse.Namespace) -> int:
                 args.target, args.workers, args.host, args.port, extra=_shared_state_argv(args)
             )
     if args.reload:
-        from mcpkit.cli.loader import source_file
-        from mcpkit.cli.reload import supervise
+        from mcpkit.cli._loader import source_file
+        from mcpkit.cli._reload import supervise
 
         watched = source_file(args.target)
         if watched is None:
             raise CliError(f"cannot find the source file of {args.target} to watch")
         return supervise(server_argv(args), [watched])
 
-    from mcpkit.cli.loader import load_server
-    from mcpkit.cli.reload import watch_reload_parent
+    from mcpkit.cli._loader import load_server
+    from mcpkit.cli._reload import watch_reload_parent
 
     watch_reload_parent()  # a reloader's child: end with it, even if it is killed
     if args.http:
@@ -179,8 +179,8 @@ def execute(args: argparse.Namespace) -> int:
 
 def serve_http(server: Any, args: argparse.Namespace) -> None:
     """``server.run("http")``; a missing extra or a port in use is one line, not a traceback."""
-    from mcpkit.cli.errors import CliError
-    from mcpkit.protocol.errors import UsageError
+    from mcpkit.cli._errors import CliError
+    from mcpkit.protocol import UsageError
 
     options = _serve_options(args)
     try:
@@ -201,7 +201,7 @@ def _bind_errors(args: argparse.Namespace) -> Iterator[None]:
     """A port in use (or another bind failure) as one :class:`CliError` line."""
     import errno
 
-    from mcpkit.cli.errors import EXIT_CONNECTION, CliError
+    from mcpkit.cli._errors import EXIT_CONNECTION, CliError
 
     try:
         yield

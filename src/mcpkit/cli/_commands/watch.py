@@ -32,7 +32,7 @@ _FOLLOWED: Final = frozenset(
 
 
 def register(subparsers: Any) -> None:
-    from mcpkit.cli.connect import add_client_options
+    from mcpkit.cli._connect import add_client_options
 
     parser = subparsers.add_parser(
         "watch", help="print the server's notifications until Ctrl-C", description=__doc__
@@ -77,7 +77,7 @@ class _Printer:
 
 
 def _wire(note: Any) -> tuple[str, dict[str, Any]]:
-    from mcpkit.cli.render import to_jsonable
+    from mcpkit.cli._render import to_jsonable
 
     data = to_jsonable(note)
     method = str(getattr(note, "method", None) or data.get("method", ""))
@@ -105,8 +105,8 @@ async def _resource_uris(client: Any, wanted: list[str]) -> list[str]:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from mcpkit.cli.connect import open_client
-    from mcpkit.client.tasks import TASKS_EXTENSION
+    from mcpkit.cli._connect import open_client
+    from mcpkit.client._tasks import TASKS_EXTENSION
 
     show = _Printer(args.as_json)
 

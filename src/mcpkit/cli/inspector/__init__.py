@@ -6,7 +6,7 @@ client; the page (``static/``) is plain HTML, CSS and JavaScript shipped in the 
 Node.js, no CDN, no build step. See docs/inspector.md.
 """
 
-from mcpkit.cli.inspector.serve import inspector_url, run_inspector, serve_inspector
-from mcpkit.cli.inspector.session import ConnectSpec
+from mcpkit.cli.inspector._serve import inspector_url, run_inspector, serve_inspector
+from mcpkit.cli.inspector._session import ConnectSpec
 
 __all__ = ["ConnectSpec", "inspector_url", "run_inspector", "serve_inspector"]

@@ -1,11 +1,11 @@
 """The multi-server host: configuration files, supervised connections, one aggregated catalogue.
 
-See :mod:`mcpkit.client.host.host` for naming and filtering, and
-:mod:`mcpkit.client.host.supervisor` for restarts.
+See :mod:`mcpkit.client.host._host` for naming and filtering, and
+:mod:`mcpkit.client.host._supervisor` for restarts.
 """
 
-from mcpkit.client.host.config import InputProvider, ServerEntry, load_servers, parse_servers
-from mcpkit.client.host.host import (
+from mcpkit.client.host._config import InputProvider, ServerEntry, load_servers, parse_servers
+from mcpkit.client.host._host import (
     DEFAULT_CONNECT_TIMEOUT,
     Host,
     HostPrompt,
@@ -14,7 +14,7 @@ from mcpkit.client.host.host import (
     ToolCollision,
     ToolFilter,
 )
-from mcpkit.client.host.supervisor import ServerState, ServerSupervisor
+from mcpkit.client.host._supervisor import ServerState, ServerSupervisor
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",

@@ -15,16 +15,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mcpkit.contrib.auth._http import UrlPolicy, check_url
-    from mcpkit.contrib.auth.browser import BrowserAuthorizer
-    from mcpkit.contrib.auth.challenge import (
+    from mcpkit.contrib.auth._browser import BrowserAuthorizer
+    from mcpkit.contrib.auth._challenge import (
         BearerChallenge,
         format_bearer_challenge,
         parse_bearer_challenge,
     )
-    from mcpkit.contrib.auth.client import OAuthClient
-    from mcpkit.contrib.auth.enterprise import IdJagProvider
-    from mcpkit.contrib.auth.errors import (
+    from mcpkit.contrib.auth._client import OAuthClient
+    from mcpkit.contrib.auth._enterprise import IdJagProvider
+    from mcpkit.contrib.auth._errors import (
         AuthError,
         AuthorizationResponseError,
         DiscoveryError,
@@ -35,20 +34,21 @@ if TYPE_CHECKING:
         RegistrationError,
         TokenRequestError,
     )
-    from mcpkit.contrib.auth.grants import AssertionContext, AssertionProvider
-    from mcpkit.contrib.auth.handlers import (
+    from mcpkit.contrib.auth._grants import AssertionContext, AssertionProvider
+    from mcpkit.contrib.auth._handlers import (
         AuthorizationResponse,
         CallbackHandler,
         HeadlessAuthorizer,
         RedirectHandler,
     )
-    from mcpkit.contrib.auth.metadata import AuthorizationServerMetadata, ProtectedResourceMetadata
-    from mcpkit.contrib.auth.middleware import AUTH_SCOPE_KEY, RequireBearer, access_token_of
-    from mcpkit.contrib.auth.models import ClientInfo, IssuerRecord, TokenSet
-    from mcpkit.contrib.auth.registration import ClientProfile, PreRegistration
-    from mcpkit.contrib.auth.resource import ProtectedResource, check_scopes
-    from mcpkit.contrib.auth.storage import FileTokenStorage, MemoryTokenStorage, TokenStorage
-    from mcpkit.contrib.auth.verifier import (
+    from mcpkit.contrib.auth._http import UrlPolicy, check_url
+    from mcpkit.contrib.auth._metadata import AuthorizationServerMetadata, ProtectedResourceMetadata
+    from mcpkit.contrib.auth._middleware import AUTH_SCOPE_KEY, RequireBearer, access_token_of
+    from mcpkit.contrib.auth._models import ClientInfo, IssuerRecord, TokenSet
+    from mcpkit.contrib.auth._registration import ClientProfile, PreRegistration
+    from mcpkit.contrib.auth._resource import ProtectedResource, check_scopes
+    from mcpkit.contrib.auth._storage import FileTokenStorage, MemoryTokenStorage, TokenStorage
+    from mcpkit.contrib.auth._verifier import (
         AccessToken,
         IntrospectionVerifier,
         JWTVerifier,
@@ -103,46 +103,46 @@ __all__ = [
 _WHERE: dict[str, str] = {
     "UrlPolicy": "_http",
     "check_url": "_http",
-    "BrowserAuthorizer": "browser",
-    "BearerChallenge": "challenge",
-    "format_bearer_challenge": "challenge",
-    "parse_bearer_challenge": "challenge",
-    "OAuthClient": "client",
-    "AuthError": "errors",
-    "AuthorizationResponseError": "errors",
-    "DiscoveryError": "errors",
-    "InsecureURLError": "errors",
-    "InsufficientScope": "errors",
-    "InvalidToken": "errors",
-    "OAuthFlowError": "errors",
-    "RegistrationError": "errors",
-    "TokenRequestError": "errors",
-    "AssertionContext": "grants",
-    "AssertionProvider": "grants",
-    "IdJagProvider": "enterprise",
-    "AuthorizationResponse": "handlers",
-    "CallbackHandler": "handlers",
-    "HeadlessAuthorizer": "handlers",
-    "RedirectHandler": "handlers",
-    "AuthorizationServerMetadata": "metadata",
-    "ProtectedResourceMetadata": "metadata",
-    "AUTH_SCOPE_KEY": "middleware",
-    "RequireBearer": "middleware",
-    "access_token_of": "middleware",
-    "ClientInfo": "models",
-    "IssuerRecord": "models",
-    "TokenSet": "models",
-    "ClientProfile": "registration",
-    "PreRegistration": "registration",
-    "ProtectedResource": "resource",
-    "check_scopes": "resource",
-    "FileTokenStorage": "storage",
-    "MemoryTokenStorage": "storage",
-    "TokenStorage": "storage",
-    "AccessToken": "verifier",
-    "IntrospectionVerifier": "verifier",
-    "JWTVerifier": "verifier",
-    "TokenVerifier": "verifier",
+    "BrowserAuthorizer": "_browser",
+    "BearerChallenge": "_challenge",
+    "format_bearer_challenge": "_challenge",
+    "parse_bearer_challenge": "_challenge",
+    "OAuthClient": "_client",
+    "AuthError": "_errors",
+    "AuthorizationResponseError": "_errors",
+    "DiscoveryError": "_errors",
+    "InsecureURLError": "_errors",
+    "InsufficientScope": "_errors",
+    "InvalidToken": "_errors",
+    "OAuthFlowError": "_errors",
+    "RegistrationError": "_errors",
+    "TokenRequestError": "_errors",
+    "AssertionContext": "_grants",
+    "AssertionProvider": "_grants",
+    "IdJagProvider": "_enterprise",
+    "AuthorizationResponse": "_handlers",
+    "CallbackHandler": "_handlers",
+    "HeadlessAuthorizer": "_handlers",
+    "RedirectHandler": "_handlers",
+    "AuthorizationServerMetadata": "_metadata",
+    "ProtectedResourceMetadata": "_metadata",
+    "AUTH_SCOPE_KEY": "_middleware",
+    "RequireBearer": "_middleware",
+    "access_token_of": "_middleware",
+    "ClientInfo": "_models",
+    "IssuerRecord": "_models",
+    "TokenSet": "_models",
+    "ClientProfile": "_registration",
+    "PreRegistration": "_registration",
+    "ProtectedResource": "_resource",
+    "check_scopes": "_resource",
+    "FileTokenStorage": "_storage",
+    "MemoryTokenStorage": "_storage",
+    "TokenStorage": "_storage",
+    "AccessToken": "_verifier",
+    "IntrospectionVerifier": "_verifier",
+    "JWTVerifier": "_verifier",
+    "TokenVerifier": "_verifier",
 }
 
 

@@ -32,8 +32,8 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from mcpkit.contrib.auth._errors import InsecureURLError, OAuthFlowError
 from mcpkit.contrib.auth._urls import is_loopback_host, origin_of
-from mcpkit.contrib.auth.errors import InsecureURLError, OAuthFlowError
 
 __all__ = [
     "ALLOW_LOOPBACK_ENV",

@@ -9,7 +9,7 @@ import ipaddress
 from typing import Final
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
-from mcpkit.contrib.auth.errors import DiscoveryError, InsecureURLError
+from mcpkit.contrib.auth._errors import DiscoveryError, InsecureURLError
 
 __all__ = [
     "PRM_WELL_KNOWN",

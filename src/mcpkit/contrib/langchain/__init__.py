@@ -23,13 +23,18 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "pip install 'mcpkit[langchain]'"
     ) from exc
 
-from mcpkit.contrib.langchain.bridge import GraphBridge, answer_from_resume, question_payload
-from mcpkit.contrib.langchain.convert import prompt_messages, resource_items, tool_output
-from mcpkit.contrib.langchain.documents import load_prompt, load_resources, prompt_template
-from mcpkit.contrib.langchain.errors import era_neutral
-from mcpkit.contrib.langchain.nodes import PendingState, ToolCallFailed, structured_value, tool_node
-from mcpkit.contrib.langchain.sampling import ChatModelSampler, sampling_options
-from mcpkit.contrib.langchain.tools import MCPTool, load_tools, load_tools_sync
+from mcpkit.contrib.langchain._bridge import GraphBridge, answer_from_resume, question_payload
+from mcpkit.contrib.langchain._convert import prompt_messages, resource_items, tool_output
+from mcpkit.contrib.langchain._documents import load_prompt, load_resources, prompt_template
+from mcpkit.contrib.langchain._errors import era_neutral
+from mcpkit.contrib.langchain._nodes import (
+    PendingState,
+    ToolCallFailed,
+    structured_value,
+    tool_node,
+)
+from mcpkit.contrib.langchain._sampling import ChatModelSampler, sampling_options
+from mcpkit.contrib.langchain._tools import MCPTool, load_tools, load_tools_sync
 
 __all__ = [
     "ChatModelSampler",

@@ -16,8 +16,8 @@ import re
 from typing import Any, Final
 
 from mcpkit.contrib.openapi._coerce import schema_types
-from mcpkit.contrib.openapi.operations import OperationResponse
-from mcpkit.contrib.openapi.schemas import attach_defs
+from mcpkit.contrib.openapi._operations import OperationResponse
+from mcpkit.contrib.openapi._schemas import attach_defs
 
 __all__ = ["shaped_problem"]
 

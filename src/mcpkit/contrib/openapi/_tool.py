@@ -15,9 +15,9 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mcpkit.protocol.schema_dialects import json_path
-from mcpkit.server.names import validate_tool_name
-from mcpkit.server.tools import RegisteredTool
+from mcpkit.protocol import json_path
+from mcpkit.server import RegisteredTool
+from mcpkit.server._names import validate_tool_name
 
 __all__ = ["LazyValidator", "make_tool"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Final
 
 from mcpkit.contrib.openapi._asgi import Scope
-from mcpkit.protocol.http_security import HostPolicy
+from mcpkit.protocol import HostPolicy
 
 __all__ = ["Refusal", "is_json_media", "refusal"]
 

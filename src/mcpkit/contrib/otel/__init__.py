@@ -25,10 +25,10 @@ from typing import Any
 from opentelemetry import metrics, trace
 from opentelemetry.propagators.textmap import TextMapPropagator
 
-from mcpkit.client.client import Client
+from mcpkit.client import Client
 from mcpkit.client.host import Host
 from mcpkit.contrib.otel._telemetry import Telemetry
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol import UsageError
 from mcpkit.server import Server
 
 __all__ = ["Telemetry", "instrument", "uninstrument"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from mcpkit.protocol.errors import JSONRPCError, RequestTimeout
+from mcpkit.protocol import JSONRPCError, RequestTimeout
 
 __all__ = [
     "ERA",

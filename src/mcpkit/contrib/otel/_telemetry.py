@@ -23,12 +23,11 @@ from opentelemetry.metrics import CallbackOptions, Observation
 from opentelemetry.propagators.textmap import TextMapPropagator
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
-from mcpkit._version import __version__
+from mcpkit import __version__
 from mcpkit.contrib.otel import _attributes as attr
 from mcpkit.contrib.otel._propagation import extract_from_meta, inject_into_params
-from mcpkit.protocol.errors import JSONRPCError
-from mcpkit.protocol.meta import declared_version, is_modern_request
-from mcpkit.types.jsonrpc import JSONObject, Request
+from mcpkit.protocol import JSONRPCError, declared_version, is_modern_request
+from mcpkit.types import JSONObject, Request
 
 __all__ = ["DURATION_BUCKETS", "INSTRUMENTATION_NAME", "Telemetry"]
 

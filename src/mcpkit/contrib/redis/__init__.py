@@ -12,17 +12,17 @@ The ``redis`` package is imported when a client is made (:class:`RedisState` or
 from __future__ import annotations
 
 from mcpkit.contrib.redis._conn import RedisOptions, RedisUnavailable
-from mcpkit.contrib.redis.events import RedisEventStore
-from mcpkit.contrib.redis.keys import SharedKeyRing
-from mcpkit.contrib.redis.sessions import PeerLimitReached, RedisSessionStore
-from mcpkit.contrib.redis.state import (
+from mcpkit.contrib.redis._events import RedisEventStore
+from mcpkit.contrib.redis._keys import SharedKeyRing
+from mcpkit.contrib.redis._sessions import PeerLimitReached, RedisSessionStore
+from mcpkit.contrib.redis._state import (
     HEARTBEAT_SECONDS,
     WORKER_LEASE_SECONDS,
     Bus,
     RedisState,
     Workers,
 )
-from mcpkit.contrib.redis.tasks import WORKER_GONE_MESSAGE, RedisTaskStore
+from mcpkit.contrib.redis._tasks import WORKER_GONE_MESSAGE, RedisTaskStore
 
 __all__ = [
     "HEARTBEAT_SECONDS",

@@ -3,7 +3,7 @@
 One ``redis.asyncio`` client (one connection pool) per :class:`~mcpkit.contrib.redis.RedisState`.
 It is configured so that nothing waits on a dead Redis for long: a connect timeout, a socket
 timeout, and a *bounded* number of retries with exponential backoff. When those are spent the
-stores raise :class:`RedisUnavailable`, a :class:`~mcpkit.transports.http.session_store.
+stores raise :class:`RedisUnavailable`, a :class:`~mcpkit.transports.http._server.session_store.
 StateUnavailable`: the HTTP app answers it with 503 and a reason, and the next request tries
 again (the pool reconnects by itself once Redis is back; no restart needed).
 """
@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from mcpkit.protocol.errors import UsageError
-from mcpkit.transports.http.session_store import StateUnavailable
+from mcpkit.protocol import UsageError
+from mcpkit.transports.http import StateUnavailable
 
 if TYPE_CHECKING:
     import redis.asyncio

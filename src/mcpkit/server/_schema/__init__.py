@@ -4,7 +4,7 @@ Public entry point: :func:`analyze_function` → :class:`ToolSignature`. See
 :mod:`mcpkit.server._schema.signature` for the decisions (numbers, defaults, output wrapping).
 
 Names load on first use (PEP 562): a server whose tools all have plain signatures builds their
-definitions at the first ``tools/list`` or call (see :mod:`mcpkit.server.tools`), so its start
+definitions at the first ``tools/list`` or call (see :mod:`mcpkit.server._tools`), so its start
 imports none of these modules; importing :mod:`mcpkit.server._schema.errors` alone (for
 :class:`ArgumentError`) does not load the rest either.
 """

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
-from mcpkit.protocol.errors import InternalError, InvalidParams
+from mcpkit.protocol._errors import InternalError, InvalidParams
 
 __all__ = ["ArgumentError", "InvalidToolOutput", "MAX_REPORTED_ERRORS"]
 

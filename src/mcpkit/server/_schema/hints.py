@@ -23,7 +23,7 @@ from typing import Annotated, Any, Final, Literal, Union, get_args, get_origin
 import msgspec
 import msgspec.inspect
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 
 __all__ = [
     "ParamMeta",

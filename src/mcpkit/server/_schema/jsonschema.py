@@ -15,7 +15,7 @@ from typing import Any, Final
 import msgspec
 import msgspec.json
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 
 __all__ = [
     "DEFS_PREFIX",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 from mcpkit.server._schema.errors import ArgumentError
 from mcpkit.server._schema.jsonschema import DEFS_PREFIX, JSONSchema
 

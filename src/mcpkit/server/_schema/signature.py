@@ -38,7 +38,7 @@ import msgspec
 import msgspec.json
 import msgspec.structs
 
-from mcpkit.protocol.errors import UsageError
+from mcpkit.protocol._errors import UsageError
 from mcpkit.server._schema.docstrings import parse_docstring
 from mcpkit.server._schema.errors import ArgumentError, InvalidToolOutput
 from mcpkit.server._schema.hints import (

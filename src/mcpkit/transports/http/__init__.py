@@ -11,8 +11,8 @@
   client side, both eras and the 2024-11-05 HTTP+SSE fallback (``mcpkit.client`` uses it for URLs).
 
 The wire rules themselves (headers, routing, Host/Origin checks) are sans-IO, in
-:mod:`mcpkit.protocol.http_headers`, :mod:`mcpkit.protocol.http_routing` and
-:mod:`mcpkit.protocol.http_security`.
+:mod:`mcpkit.protocol._http_headers`, :mod:`mcpkit.protocol._http_routing` and
+:mod:`mcpkit.protocol._http_security`.
 """
 
 from __future__ import annotations
@@ -21,16 +21,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mcpkit.transports.http._servable import HttpServable
-    from mcpkit.transports.http.asgi import HttpOptions, McpHttpApp
-    from mcpkit.transports.http.client import (
+    from mcpkit.transports.http._client.transport import (
         HttpClientConnector,
         HttpClientOptions,
         HttpClientTransport,
         SessionExpired,
         connect_http_client,
     )
-    from mcpkit.transports.http.event_store import (
+    from mcpkit.transports.http._server.asgi import HttpOptions, McpHttpApp
+    from mcpkit.transports.http._server.event_store import (
         MAX_BYTES_PER_STREAM,
         MAX_EVENTS_PER_STREAM,
         MAX_STREAMS,
@@ -42,16 +41,22 @@ if TYPE_CHECKING:
         ReplayGap,
         UnknownEventId,
     )
-    from mcpkit.transports.http.event_store_sqlite import BUSY_TIMEOUT_SECONDS, SQLiteEventStore
-    from mcpkit.transports.http.serve import serve, serve_async
-    from mcpkit.transports.http.session_store import (
+    from mcpkit.transports.http._server.event_store_sqlite import (
+        BUSY_TIMEOUT_SECONDS,
+        SQLiteEventStore,
+    )
+    from mcpkit.transports.http._server.servable import HttpServable
+    from mcpkit.transports.http._server.serve import serve, serve_async
+    from mcpkit.transports.http._server.session_store import (
         MAX_SESSIONS,
         SESSION_IDLE_TIMEOUT_SECONDS,
         MemorySessionStore,
         SessionLimitReached,
         SessionRecord,
         SessionStore,
+        StateUnavailable,
     )
+    from mcpkit.transports.http._server.shared_state import SharedState
 
 __all__ = [
     "BUSY_TIMEOUT_SECONDS",
@@ -87,36 +92,36 @@ __all__ = [
 ]
 
 _WHERE: dict[str, str] = {
-    "BUSY_TIMEOUT_SECONDS": "mcpkit.transports.http.event_store_sqlite",
-    "MAX_BYTES_PER_STREAM": "mcpkit.transports.http.event_store",
-    "MAX_EVENTS_PER_STREAM": "mcpkit.transports.http.event_store",
-    "MAX_SESSIONS": "mcpkit.transports.http.session_store",
-    "MAX_STREAMS": "mcpkit.transports.http.event_store",
-    "MAX_TOTAL_BYTES": "mcpkit.transports.http.event_store",
-    "SESSION_IDLE_TIMEOUT_SECONDS": "mcpkit.transports.http.session_store",
-    "STREAM_TTL_SECONDS": "mcpkit.transports.http.event_store",
-    "EventStore": "mcpkit.transports.http.event_store",
-    "HttpClientConnector": "mcpkit.transports.http.client",
-    "HttpClientOptions": "mcpkit.transports.http.client",
-    "HttpClientTransport": "mcpkit.transports.http.client",
-    "HttpOptions": "mcpkit.transports.http.asgi",
-    "HttpServable": "mcpkit.transports.http._servable",
-    "McpHttpApp": "mcpkit.transports.http.asgi",
-    "MemoryEventStore": "mcpkit.transports.http.event_store",
-    "MemorySessionStore": "mcpkit.transports.http.session_store",
-    "Replay": "mcpkit.transports.http.event_store",
-    "ReplayGap": "mcpkit.transports.http.event_store",
-    "SQLiteEventStore": "mcpkit.transports.http.event_store_sqlite",
-    "SessionRecord": "mcpkit.transports.http.session_store",
-    "SessionExpired": "mcpkit.transports.http.client",
-    "SessionLimitReached": "mcpkit.transports.http.session_store",
-    "SessionStore": "mcpkit.transports.http.session_store",
-    "SharedState": "mcpkit.transports.http.shared_state",
-    "StateUnavailable": "mcpkit.transports.http.session_store",
-    "UnknownEventId": "mcpkit.transports.http.event_store",
-    "connect_http_client": "mcpkit.transports.http.client",
-    "serve": "mcpkit.transports.http.serve",
-    "serve_async": "mcpkit.transports.http.serve",
+    "BUSY_TIMEOUT_SECONDS": "mcpkit.transports.http._server.event_store_sqlite",
+    "MAX_BYTES_PER_STREAM": "mcpkit.transports.http._server.event_store",
+    "MAX_EVENTS_PER_STREAM": "mcpkit.transports.http._server.event_store",
+    "MAX_SESSIONS": "mcpkit.transports.http._server.session_store",
+    "MAX_STREAMS": "mcpkit.transports.http._server.event_store",
+    "MAX_TOTAL_BYTES": "mcpkit.transports.http._server.event_store",
+    "SESSION_IDLE_TIMEOUT_SECONDS": "mcpkit.transports.http._server.session_store",
+    "STREAM_TTL_SECONDS": "mcpkit.transports.http._server.event_store",
+    "EventStore": "mcpkit.transports.http._server.event_store",
+    "HttpClientConnector": "mcpkit.transports.http._client.transport",
+    "HttpClientOptions": "mcpkit.transports.http._client.transport",
+    "HttpClientTransport": "mcpkit.transports.http._client.transport",
+    "HttpOptions": "mcpkit.transports.http._server.asgi",
+    "HttpServable": "mcpkit.transports.http._server.servable",
+    "McpHttpApp": "mcpkit.transports.http._server.asgi",
+    "MemoryEventStore": "mcpkit.transports.http._server.event_store",
+    "MemorySessionStore": "mcpkit.transports.http._server.session_store",
+    "Replay": "mcpkit.transports.http._server.event_store",
+    "ReplayGap": "mcpkit.transports.http._server.event_store",
+    "SQLiteEventStore": "mcpkit.transports.http._server.event_store_sqlite",
+    "SessionRecord": "mcpkit.transports.http._server.session_store",
+    "SessionExpired": "mcpkit.transports.http._client.transport",
+    "SessionLimitReached": "mcpkit.transports.http._server.session_store",
+    "SessionStore": "mcpkit.transports.http._server.session_store",
+    "SharedState": "mcpkit.transports.http._server.shared_state",
+    "StateUnavailable": "mcpkit.transports.http._server.session_store",
+    "UnknownEventId": "mcpkit.transports.http._server.event_store",
+    "connect_http_client": "mcpkit.transports.http._client.transport",
+    "serve": "mcpkit.transports.http._server.serve",
+    "serve_async": "mcpkit.transports.http._server.serve",
 }
 
 

@@ -21,7 +21,7 @@ import uvicorn
 
 from mcpkit.server import Context, Header, Server
 from mcpkit.transports.http import SQLiteEventStore
-from mcpkit.types.versions import LEGACY_VERSIONS
+from mcpkit.types._versions import LEGACY_VERSIONS
 
 
 class AnnouncingStore(SQLiteEventStore):

@@ -1,0 +1,411 @@
+"""An :class:`~mcpkit.transports.http._server.event_store.EventStore` on Redis Streams (many
+workers).
+
+Each SSE stream of a legacy session is one Redis stream. Every worker appends to it and reads it,
+so a client that lost its connection resumes on *any* worker with ``Last-Event-ID`` and gets every
+event after that offset, once, in order — also when the worker that produced them was killed.
+
+**Offsets.** An event id is ``<stream key>.<offset>`` (the format every mcpkit store uses). The
+offset is the Redis entry id ``<ms>-<n>`` written as one number, ``ms * 10000 + n``: ordered, unique
+per stream, and time-based, which is what retention by age needs. The ids are assigned by a Lua
+script (never by the clock of a worker), so appends from different workers interleave correctly.
+
+**Retention** (both bounds hold; resuming from before the kept window raises
+:class:`~mcpkit.transports.http._server.event_store.ReplayGap`, never a silent skip):
+
+* by count: at most ``max_events_per_stream`` entries per stream (exact ``MAXLEN`` trimming);
+* by age: entries older than ``max_age`` seconds are trimmed on the next append (``MINID``);
+* a stream (entries and metadata) not appended to or resumed for ``ttl`` seconds expires.
+
+**Keys** (``prefix`` defaults to ``mcpkit:``): ``{prefix}ev:{key}`` the stream,
+``{prefix}evm:{key}`` its metadata hash (session, stream id, closed, owner worker, last id, trim
+point), ``{prefix}evs:{session}`` the session's stream ids → keys.
+
+**Live tail.** :meth:`RedisEventStore.tail` follows a stream with ``XREAD BLOCK`` until it is
+closed, so the worker holding a client's ``GET`` delivers what other workers append.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from mcpkit.contrib.redis._conn import guarded, text
+from mcpkit.protocol import UsageError
+from mcpkit.transports.http._server.event_store import (
+    MAX_EVENTS_PER_STREAM,
+    STREAM_TTL_SECONDS,
+    Replay,
+    WriterGone,
+    format_event_id,
+    new_stream_key,
+    parse_event_id,
+    replay_gap,
+    unknown_event,
+)
+
+if TYPE_CHECKING:
+    import redis.asyncio
+
+__all__ = ["FANOUT_BATCH", "OFFSET_SCALE", "TAIL_BLOCK_SECONDS", "RedisEventStore"]
+
+OFFSET_SCALE: Final = 10_000
+"""Entries one stream may get in one millisecond (the Lua script moves on to the next ms)."""
+TAIL_BLOCK_SECONDS: Final = 1.0
+"""One ``XREAD BLOCK`` of :meth:`RedisEventStore.tail` waits this long before looking again
+whether the stream was closed or its writer died."""
+TAIL_BATCH: Final = 256
+FANOUT_BATCH: Final = 500
+"""Appends sent in one pipeline by :meth:`RedisEventStore.append_many`."""
+
+# KEYS: index   ARGV: stream_id, new key, session, owner, ttl_ms, meta prefix, stream prefix
+_RESOLVE: Final = """
+local key = redis.call('HGET', KEYS[1], ARGV[1])
+if not key then
+  key = ARGV[2]
+  redis.call('HSET', KEYS[1], ARGV[1], key)
+  redis.call('HSET', ARGV[6] .. key, 'session', ARGV[3], 'stream', ARGV[1], 'owner', ARGV[4],
+             'lms', 0, 'ln', 0, 'cms', -1, 'cn', 0)
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', ARGV[6] .. key, ARGV[5])
+redis.call('PEXPIRE', ARGV[7] .. key, ARGV[5])
+local m = redis.call('HMGET', ARGV[6] .. key, 'lms', 'ln', 'closed')
+return {key, m[1], m[2], m[3] or '0'}
+"""
+
+# The start of every script that writes events: the stream resolved (as _RESOLVE, without its
+# return), a closed one refused, the server's clock, and the next entry id after (lms, ln): a
+# later millisecond starts at 0, the same one counts on (10,000 ids at most, then the next ms).
+_WRITABLE: Final = (
+    _RESOLVE.replace("return {key, m[1], m[2], m[3] or '0'}", "")
+    + """
+local stream = ARGV[7] .. key
+local meta = ARGV[6] .. key
+if m[3] == '1' then return {'closed', key} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lms = tonumber(m[1]); local ln = tonumber(m[2])
+local function next_id(last_ms, last_n)
+  if now > last_ms then return now, 0 end
+  if last_n + 1 >= 10000 then return last_ms + 1, 0 end
+  return last_ms, last_n + 1
+end
+"""
+)
+
+# KEYS: index   ARGV: (as _RESOLVE), data, maxlen, max_age_ms. One round trip per append: find
+# (or make) the stream, refuse a closed one, add the event with the next id, trim, renew TTLs.
+_APPEND: Final = (
+    _WRITABLE
+    + """
+local ms, n = next_id(lms, ln)
+redis.call('XADD', stream, ms .. '-' .. n, 'd', ARGV[8])
+local cut = nil
+local extra = redis.call('XLEN', stream) - tonumber(ARGV[9])
+if extra > 0 then
+  local old = redis.call('XRANGE', stream, '-', '+', 'COUNT', extra)
+  cut = old[#old][1]
+  redis.call('XTRIM', stream, 'MAXLEN', ARGV[9])
+end
+local floor = now - tonumber(ARGV[10])
+if floor > 0 then
+  local older = redis.call('XREVRANGE', stream, '(' .. floor .. '-0', '-', 'COUNT', 1)
+  if #older > 0 then
+    if cut == nil or older[1][1] > cut then cut = older[1][1] end
+    redis.call('XTRIM', stream, 'MINID', floor .. '-0')
+  end
+end
+if cut ~= nil then
+  local dash = string.find(cut, '-', 1, true)
+  redis.call('HSET', meta, 'cms', string.sub(cut, 1, dash - 1), 'cn', string.sub(cut, dash + 1))
+end
+redis.call('HSET', meta, 'lms', ms, 'ln', n)
+redis.call('PEXPIRE', stream, ARGV[5])
+return {'ok', key, ms, n}
+"""
+)
+
+
+# KEYS: index   ARGV: (as _RESOLVE), maxlen, max_age_ms, message... A whole stream whose every
+# event is known at once (a request answered at once, as SSE): prime, append each message, close
+# — one round trip instead of one per step. Returns {'ok', key, prime ms, prime n, (ms, n)...}.
+_COMPLETE: Final = (
+    _WRITABLE
+    + """
+local out = {'ok', key, lms, ln}
+for i = 10, #ARGV do
+  local ms, n = next_id(lms, ln)
+  redis.call('XADD', stream, ms .. '-' .. n, 'd', ARGV[i])
+  lms = ms; ln = n
+  out[#out + 1] = ms; out[#out + 1] = n
+end
+local extra = redis.call('XLEN', stream) - tonumber(ARGV[8])
+if extra > 0 then
+  local old = redis.call('XRANGE', stream, '-', '+', 'COUNT', extra)
+  local cut = old[#old][1]
+  redis.call('XTRIM', stream, 'MAXLEN', ARGV[8])
+  local dash = string.find(cut, '-', 1, true)
+  redis.call('HSET', meta, 'cms', string.sub(cut, 1, dash - 1), 'cn', string.sub(cut, dash + 1))
+end
+redis.call('HSET', meta, 'lms', lms, 'ln', ln, 'closed', '1')
+redis.call('PEXPIRE', stream, ARGV[5])
+return out
+"""
+)
+
+# KEYS: index   ARGV: stream_id, meta prefix. Close in one round trip.
+_CLOSE: Final = """
+local key = redis.call('HGET', KEYS[1], ARGV[1])
+if key then redis.call('HSET', ARGV[2] .. key, 'closed', '1') end
+return key
+"""
+
+
+def _offset(ms: Any, n: Any) -> int:
+    return int(ms) * OFFSET_SCALE + int(n)
+
+
+def _entry_id(offset: int) -> str:
+    return f"{offset // OFFSET_SCALE}-{offset % OFFSET_SCALE}"
+
+
+def _entry_offset(entry_id: Any) -> int:
+    ms, _, n = text(entry_id).partition("-")
+    return _offset(ms, n)
+
+
+class RedisEventStore:
+    """See the module docstring. Share one client with the other stores of a
+    :class:`~mcpkit.contrib.redis.RedisState` (it builds this store for you)."""
+
+    def __init__(
+        self,
+        client: redis.asyncio.Redis,
+        *,
+        prefix: str = "mcpkit:",
+        max_events_per_stream: int = MAX_EVENTS_PER_STREAM,
+        max_age: float = STREAM_TTL_SECONDS,
+        ttl: float = STREAM_TTL_SECONDS,
+        worker_id: str = "",
+        worker_alive: Callable[[str], Awaitable[bool]] | None = None,
+    ) -> None:
+        if max_events_per_stream < 1 or max_age <= 0 or ttl <= 0:
+            raise UsageError("event store bounds must be positive")
+        self._redis: Any = client  # redis-py's reply types are unions of every RESP shape
+        self._prefix = prefix
+        self._max_events = max_events_per_stream
+        self._max_age_ms = int(max_age * 1000)
+        self._ttl_ms = max(1, int(ttl * 1000))
+        self.worker_id = worker_id
+        self._worker_alive = worker_alive
+        self._resolve = client.register_script(_RESOLVE)
+        self._append_script = client.register_script(_APPEND)
+        self._complete_script = client.register_script(_COMPLETE)
+        self._close_script = client.register_script(_CLOSE)
+
+    # -- keys ----------------------------------------------------------------------------------
+
+    def _stream_key(self, key: str) -> str:
+        return f"{self._prefix}ev:{key}"
+
+    def _meta_key(self, key: str) -> str:
+        return f"{self._prefix}evm:{key}"
+
+    def _index_key(self, session_id: str) -> str:
+        return f"{self._prefix}evs:{session_id}"
+
+    async def _key_of(self, session_id: str, stream_id: str) -> tuple[str, int, bool]:
+        """The stream's key (made on first use), its last offset, and whether it is closed."""
+        async with guarded():
+            key, lms, ln, closed = await self._resolve(
+                keys=[self._index_key(session_id)],
+                args=self._resolve_args(session_id, stream_id),
+            )
+        return text(key), _offset(lms, ln), text(closed) == "1"
+
+    def _resolve_args(self, session_id: str, stream_id: str) -> list[Any]:
+        return [
+            stream_id,
+            new_stream_key(),
+            session_id,
+            self.worker_id,
+            self._ttl_ms,
+            self._meta_key(""),
+            self._stream_key(""),
+        ]
+
+    # -- EventStore ----------------------------------------------------------------------------
+
+    async def prime(self, session_id: str, stream_id: str) -> str:
+        key, last, _ = await self._key_of(session_id, stream_id)
+        return format_event_id(key, last)
+
+    async def append(self, session_id: str, stream_id: str, message: bytes) -> str:
+        async with guarded():
+            reply = await self._append_script(
+                keys=[self._index_key(session_id)],
+                args=[
+                    *self._resolve_args(session_id, stream_id),
+                    message,
+                    self._max_events,
+                    self._max_age_ms,
+                ],
+            )
+        if text(reply[0]) == "closed":
+            raise UsageError(f"stream {stream_id!r} of this session is closed; use a new stream id")
+        return format_event_id(text(reply[1]), _offset(reply[2], reply[3]))
+
+    async def append_many(self, session_ids: list[str], stream_id: str, message: bytes) -> int:
+        """Append ``message`` to stream ``stream_id`` of each session, pipelined (fan-out of one
+        notification to many sessions costs a round trip per :data:`FANOUT_BATCH`, not per
+        session). Closed streams are skipped; returns how many streams took the message."""
+        taken = 0
+        for start in range(0, len(session_ids), FANOUT_BATCH):
+            async with guarded():
+                pipe = self._redis.pipeline(transaction=False)
+                for session_id in session_ids[start : start + FANOUT_BATCH]:
+                    await self._append_script(
+                        keys=[self._index_key(session_id)],
+                        args=[
+                            *self._resolve_args(session_id, stream_id),
+                            message,
+                            self._max_events,
+                            self._max_age_ms,
+                        ],
+                        client=pipe,
+                    )
+                replies = await pipe.execute(raise_on_error=False)
+            taken += sum(
+                1 for r in replies if isinstance(r, list | tuple) and r and text(r[0]) == "ok"
+            )
+        return taken
+
+    async def replay_after(self, session_id: str, last_event_id: str) -> Replay:
+        key, offset = parse_event_id(last_event_id)
+        meta, entries = await self._read_after(key, offset, session_id)
+        self._check(meta, session_id, offset, last_event_id)
+        events = [(format_event_id(key, _entry_offset(eid)), _data(f)) for eid, f in entries]
+        return Replay(text(meta[0]), events, text(meta[2] or b"0") == "1")
+
+    async def close_stream(self, session_id: str, stream_id: str) -> None:
+        async with guarded():
+            await self._close_script(
+                keys=[self._index_key(session_id)], args=[stream_id, self._meta_key("")]
+            )
+
+    async def write_complete(
+        self, session_id: str, stream_id: str, messages: list[bytes]
+    ) -> tuple[str, list[str]]:
+        """``prime``, ``append`` of each message and ``close_stream`` in one round trip: the
+        priming id and each message's event id. For a stream whose every event is known at
+        once (the common SSE answer); the HTTP transport uses it when a store has it."""
+        async with guarded():
+            reply = await self._complete_script(
+                keys=[self._index_key(session_id)],
+                args=[
+                    *self._resolve_args(session_id, stream_id),
+                    self._max_events,
+                    self._max_age_ms,
+                    *messages,
+                ],
+            )
+        if text(reply[0]) == "closed":
+            raise UsageError(f"stream {stream_id!r} of this session is closed; use a new stream id")
+        key = text(reply[1])
+        ids = [
+            format_event_id(key, _offset(reply[i], reply[i + 1])) for i in range(4, len(reply), 2)
+        ]
+        return format_event_id(key, _offset(reply[2], reply[3])), ids
+
+    async def delete_session(self, session_id: str) -> None:
+        async with guarded():
+            keys = await self._redis.hvals(self._index_key(session_id))
+            names = [self._index_key(session_id)]
+            for key in keys:
+                names += [self._stream_key(text(key)), self._meta_key(text(key))]
+            await self._redis.delete(*names)
+
+    # -- live tail -----------------------------------------------------------------------------
+
+    async def tail(
+        self, session_id: str, after_event_id: str, *, block: float = TAIL_BLOCK_SECONDS
+    ) -> AsyncIterator[list[tuple[str, bytes]]]:
+        """Batches of events appended after ``after_event_id``, as they come (any worker's).
+
+        Ends when the stream is closed and fully read or when it expired; raises
+        :class:`~mcpkit.transports.http._server.event_store.WriterGone` once the worker that writes
+        it
+        (its owner) is no longer alive: a resumed request whose handler died with its worker
+        ends (the caller answers it with an error) instead of waiting forever. An empty batch is
+        yielded after each quiet ``block`` seconds so the caller can send keep-alives and notice
+        a disconnect.
+        """
+        key, offset = parse_event_id(after_event_id)
+        meta_key = self._meta_key(key)
+        async with guarded():
+            meta = await self._redis.hmget(meta_key, "session", "owner", "lms")
+        if meta[0] is None or text(meta[0]) != session_id:
+            raise unknown_event(after_event_id)
+        owner = text(meta[1] or b"")
+        cursor = _entry_id(offset)
+        stream = self._stream_key(key)
+        while True:
+            async with guarded():
+                reply = await self._redis.xread(
+                    {stream: cursor}, count=TAIL_BATCH, block=max(1, int(block * 1000))
+                )
+            batch: list[tuple[str, bytes]] = []
+            for _name, entries in reply or ():
+                for entry_id, fields in entries:
+                    cursor = text(entry_id)
+                    batch.append((format_event_id(key, _entry_offset(entry_id)), _data(fields)))
+            if batch:
+                yield batch
+                continue
+            async with guarded():
+                closed, last = await self._redis.hmget(meta_key, "closed", "lms")
+            if last is None or text(closed or b"0") == "1":
+                # closed (or expired): one last read catches an append racing the close
+                async with guarded():
+                    rest = await self._redis.xrange(stream, f"({cursor}", "+")
+                final = [(format_event_id(key, _entry_offset(e)), _data(f)) for e, f in rest]
+                if final:
+                    yield final
+                return
+            alive = self._worker_alive
+            if owner and owner != self.worker_id and alive is not None and not await alive(owner):
+                raise WriterGone(f"the worker writing this stream ({owner}) stopped")
+            yield []
+
+    # -- internals -----------------------------------------------------------------------------
+
+    async def _read_after(
+        self, key: str, offset: int, session_id: str
+    ) -> tuple[list[Any], list[Any]]:
+        """The stream's metadata and entries after ``offset`` (one atomic round trip, which
+        also renews the TTLs: a resumed stream counts as used)."""
+        async with guarded():
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.hmget(self._meta_key(key), "stream", "session", "closed", "lms", "ln", "cms", "cn")
+            pipe.xrange(self._stream_key(key), f"({_entry_id(offset)}", "+")
+            pipe.pexpire(self._stream_key(key), self._ttl_ms)
+            pipe.pexpire(self._meta_key(key), self._ttl_ms)
+            pipe.pexpire(self._index_key(session_id), self._ttl_ms)
+            meta, entries, *_ = await pipe.execute()
+        return [meta[0], meta[1], meta[2], meta[3], meta[4], meta[5], meta[6]], entries or []
+
+    @staticmethod
+    def _check(meta: list[Any], session_id: str, offset: int, event_id: str) -> None:
+        stream_id, owner, _closed, lms, ln, cms, cn = meta
+        if stream_id is None or text(owner) != session_id:
+            raise unknown_event(event_id)
+        if offset > _offset(lms, ln):
+            raise unknown_event(event_id)
+        if int(cms) >= 0 and offset < _offset(cms, cn):
+            raise replay_gap(event_id)
+
+
+def _data(fields: Any) -> bytes:
+    value = fields.get(b"d") if isinstance(fields, dict) else None
+    return value if isinstance(value, bytes) else b""

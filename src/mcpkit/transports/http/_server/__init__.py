@@ -1,0 +1,1 @@
+"""The server side of Streamable HTTP: the ASGI app, its engines, guards and state."""
