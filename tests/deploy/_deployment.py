@@ -229,13 +229,20 @@ class Deployment:
             assert time.monotonic() < deadline, f"no such request logged: {self.routes()}"
             time.sleep(POLL_SECONDS)
 
-    def routes(self, count: int = 0, timeout: float = START_TIMEOUT) -> list[Route]:
-        """Every MCP request the proxy has logged (health probes left out), once at least
-        ``count`` are (bounded wait)."""
+    def routes(
+        self, count: int = 0, timeout: float = START_TIMEOUT, mcp_method: str | None = None
+    ) -> list[Route]:
+        """The MCP requests the proxy logged since the last call (health probes left out), once
+        at least ``count`` are (of ``mcp_method`` only, if given; bounded wait).
+
+        Lines read while waiting are kept: the log is drained as it grows, so a first read that
+        finds fewer than ``count`` must not lose what it found.
+        """
         deadline = time.monotonic() + timeout
+        found: list[Route] = []
         while True:
             ports = [w.port for w in self.workers]
-            found = [
+            found += [
                 Route(
                     int(m.group(1)) if m.group(1) else ports.index(int(m.group(2))),
                     m.group(3),
@@ -246,9 +253,10 @@ class Deployment:
                 for m in map(_ROUTE.match, self.proxy_log.drain())
                 if m is not None and m.group(4) != "/healthz"
             ]
-            if len(found) >= count:
+            counted = [r for r in found if mcp_method is None or r.mcp_method == mcp_method]
+            if len(counted) >= count:
                 return found
-            assert time.monotonic() < deadline, f"{len(found)} requests logged, not {count}"
+            assert time.monotonic() < deadline, f"{len(counted)} requests logged, not {count}"
             time.sleep(POLL_SECONDS)
 
 

@@ -46,7 +46,9 @@ async def test_requests_are_spread_over_every_worker(shared_keys: Deployment) ->
         served = [int((await client.call_tool("whoami", {})).content[0].text) for _ in range(9)]
     assert set(served) == shared_keys.pids  # round robin, no stickiness: all three served
     assert all(served[i] != served[i + 1] for i in range(len(served) - 1))
-    calls = [r for r in shared_keys.routes(9) if r.mcp_method == "tools/call"]
+    calls = [
+        r for r in shared_keys.routes(9, mcp_method="tools/call") if r.mcp_method == "tools/call"
+    ]
     assert len(calls) == 9  # the proxy's own log agrees: the pids are the workers it chose
     assert [shared_keys.workers[r.worker].pid for r in calls] == served
 
