@@ -112,9 +112,9 @@ class ParkedCall(Generic[T]):
         self._questions.put_nowait(Asked(question, self._asked, future))
         return await future
 
-    async def _run(self, body: Awaitable[T]) -> None:
+    async def _run(self, body: Callable[[ParkedCall[T]], Awaitable[T]]) -> None:
         try:
-            self._result = await body
+            self._result = await body(self)
         except asyncio.CancelledError as exc:
             self._error = exc
             raise
@@ -204,7 +204,7 @@ class ParkingLot(Generic[K]):
         """Run ``body(call)`` in the background as a new call (the current context variables
         are the call's, as for any task started here)."""
         call: ParkedCall[T] = ParkedCall()
-        call.task = self._tasks().spawn(call._run(body(call)), name=f"parked call {call.id}")
+        call.task = self._tasks().spawn(call._run(body), name=f"parked call {call.id}")
         return call
 
     def park(self, key: K, call: ParkedCall[Any]) -> None:
