@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 
+from mcpkit._runtime.concurrency import race
 from mcpkit._runtime.tasks import TaskSet
 from mcpkit.client import ServerUnavailable
 from mcpkit.client.host import Host, ServerEntry, load_servers, parse_servers
@@ -595,9 +596,8 @@ class Gateway:
             self._missed_at = now
             self._dirty = True
         if self._stale():
-            task = self._refresh_soon()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(task), self.list_timeout)
+            # waited for, bounded, never cancelled (race leaves a future it is given running)
+            await race(self._refresh_soon(), timeout=self.list_timeout)
         return await self.catalog()
 
     async def _visible(self, info: RequestView, kind: Kind) -> list[JSONObject]:
