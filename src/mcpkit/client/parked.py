@@ -193,11 +193,14 @@ class ParkingLot(Generic[K]):
         self._on_expire = on_expire if on_expire is not None else ParkedCall.cancel
         self._name = name
         self._owner: TaskSet | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._parked: dict[K, ParkedCall[Any]] = {}
 
     def _tasks(self) -> TaskSet:
-        if self._owner is None:
-            self._owner = TaskSet(asyncio.get_running_loop(), self._name, logger)
+        loop = asyncio.get_running_loop()
+        if self._owner is None or self._loop is not loop:  # (a lot may outlive a loop)
+            self._owner = TaskSet(loop, self._name, logger)
+            self._loop = loop
         return self._owner
 
     def start(self, body: Callable[[ParkedCall[T]], Awaitable[T]]) -> ParkedCall[T]:
@@ -247,5 +250,6 @@ class ParkingLot(Generic[K]):
         tasks = [call.task for call in calls if call.task is not None and not call.task.done()]
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_WAIT_SECONDS)
-        if self._owner is not None:
+        if self._owner is not None and self._loop is asyncio.get_running_loop():
             await self._owner.aclose()
+        self._owner = self._loop = None

@@ -441,6 +441,7 @@ class Gateway:
             await self._watches.aclose()
             if self._owned is not None:
                 await self._owned.aclose()
+                self._owned = None
             self._task_follows.clear()
             await self.host.aclose()
             if self._owned_audit is not None:
@@ -566,7 +567,7 @@ class Gateway:
 
     def _spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """Start background work the gateway owns (cancelled and awaited when it stops)."""
-        if self._owned is None:
+        if self._owned is None:  # made in the loop the gateway runs in (ended by _lifespan)
             self._owned = TaskSet(asyncio.get_running_loop(), "gateway", logger)
         return self._owned.spawn(coro)
 

@@ -238,8 +238,6 @@ class GraphBridge:
         self._lot: ParkingLot[tuple[Any, ...]] = ParkingLot(
             park_seconds, on_expire=self._expired, name="mcpkit.contrib.langchain: paused calls"
         )
-        self._calls: dict[int, _Call] = {}
-        """The graph call of each parked call (by the parked call's identity)."""
         self._open: dict[int, _Call] = {}
 
     def client_options(self) -> dict[str, Any]:
@@ -322,7 +320,7 @@ class GraphBridge:
         configurable = config.get("configurable") or {}
         full_key = (configurable.get("thread_id"), configurable.get("checkpoint_ns"), *key)
         parked = self._lot.take(full_key)
-        call = self._calls.get(id(parked)) if parked is not None else None
+        call: _Call | None = parked.context if parked is not None else None
         if call is not None and parked is not None:
             call.writer = writer or call.writer
             call.index = 0
@@ -349,7 +347,6 @@ class GraphBridge:
                     return await start()
                 finally:
                     self._open.pop(id(opened), None)
-                    self._calls.pop(id(_parked), None)
 
             self._open[id(call)] = call
             token = _CURRENT.set(call)  # the call's task (and its questions) know their call
@@ -357,7 +354,7 @@ class GraphBridge:
                 call.parked = self._lot.start(body)
             finally:
                 _CURRENT.reset(token)
-            self._calls[id(call.parked)] = call
+            call.parked.context = call  # what a resume finds again, by the parked call
         try:
             return await self._drive(call, full_key)  # type: ignore[no-any-return]
         except GraphInterrupt:
@@ -365,7 +362,6 @@ class GraphBridge:
         except BaseException:
             if call.parked is not None:
                 call.parked.cancel()
-                self._calls.pop(id(call.parked), None)
             self._open.pop(id(call), None)
             raise
 
@@ -419,8 +415,8 @@ class GraphBridge:
 
     def _expired(self, parked: ParkedCall[Any]) -> None:
         """No resume in time: the question is answered ``cancel`` and the call finishes."""
-        call = self._calls.get(id(parked))
-        if call is not None:
+        call = parked.context
+        if isinstance(call, _Call):
             logger.warning(
                 "%s/%s: no resume within %g s; the question is answered cancel",
                 call.server,
