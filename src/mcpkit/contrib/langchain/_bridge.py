@@ -25,7 +25,7 @@ server and the call completes. How that works in each era:
 * **A refused state.** A 2026 server refuses a ``requestState`` that expired (the user took
   longer than its lifetime, 15 minutes by default) or that a restarted server cannot verify;
   the client then calls the tool again from the start and its questions are asked again
-  (:mod:`mcpkit.client._mrtr`), so no resume is ever stuck.
+  (:func:`mcpkit.client.is_stale_state`), so no resume is ever stuck.
 
 Routing a question to the call it belongs to: in 2026 it is asked inside the call's own task (a
 context variable says which call). A legacy server asks over its session, which carries no link
