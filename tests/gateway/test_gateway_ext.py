@@ -114,3 +114,21 @@ def test_the_gateway_does_not_subclass_the_servers_handler_table() -> None:
     source = (SRC / "gateway" / "_gateway.py").read_text(encoding="utf-8")
     assert "def _handlers" not in source and "._session_handlers" not in source
     assert "._request(" not in source and "._request_with_input(" not in source
+
+
+def test_the_gateway_and_the_langchain_bridge_share_the_parked_call_primitive() -> None:
+    """Issue #26's "done when": one parked call, not two hand-rolled copies."""
+    for module in (SRC / "gateway" / "_gateway.py", SRC / "contrib" / "langchain" / "_bridge.py"):
+        assert "mcpkit.client.parked" in {imported for _, imported in _imports_of(module)}
+        source = module.read_text(encoding="utf-8")
+        assert "ParkingLot(" in source
+        assert "asked.get()" not in source and "PendingCall" not in source
+
+
+def _imports_of(path: Path) -> list[tuple[str, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        (path.name, node.module)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module
+    ]
