@@ -15,7 +15,7 @@ a ``Client`` target directly.
 """
 
 from mcpkit._runtime.pending import DEFAULT_MAX_TOTAL_TIMEOUT
-from mcpkit.client._client import DEFAULT_REQUEST_TIMEOUT, Client
+from mcpkit.client._client import DEFAULT_REQUEST_TIMEOUT, Client, notifying_server
 from mcpkit.client._connectors import (
     CommandConnector,
     ExchangeTransport,
@@ -43,7 +43,7 @@ from mcpkit.client._errors import (
     UnknownTool,
     UnsupportedInEra,
 )
-from mcpkit.client._mrtr import InputRequired
+from mcpkit.client._mrtr import InputRequired, is_stale_state
 from mcpkit.client._negotiate import Negotiated
 from mcpkit.client._questions import QuestionContext, form_defaults
 from mcpkit.client._renewal import SessionRenewed, SessionRenewedHandler
@@ -95,5 +95,7 @@ __all__ = [
     "UnsupportedInEra",
     "UrlConnector",
     "form_defaults",
+    "is_stale_state",
+    "notifying_server",
     "resolve_target",
 ]

@@ -503,6 +503,65 @@ class Client(ClientFeatures):
     def client_capabilities(self) -> JSONObject:
         return self._questions.capabilities(self._negotiated.era if self._negotiated else "legacy")
 
+    # -- forwarding raw messages (the extension surface) ---------------------------------------
+
+    async def send_request(
+        self,
+        method: str,
+        params: JSONObject | None = None,
+        *,
+        meta: JSONObject | None = None,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
+        answer_input: bool = False,
+    ) -> JSONObject:
+        """Send any request as given and return the server's raw result (a dict).
+
+        For code that forwards requests it did not build (a gateway, a proxy, a test harness):
+        nothing is decoded or validated beyond what the protocol requires. ``meta`` is merged
+        into ``params["_meta"]`` (the caller's dicts are not changed) on top of what the client
+        sets for the negotiated era (2026-07-28: version, capabilities, client info, log level;
+        a key given in ``meta`` wins, e.g. the capabilities of the client a gateway forwards
+        for). ``timeout`` as for every request (seconds, ``None`` for none; default the
+        client's). A 2026 ``input_required`` answer is returned as is unless ``answer_input``,
+        which answers its questions with this client's own handlers and retries, as
+        ``call_tool`` does. Errors are the usual ones (``JSONRPCError`` subclasses, transport
+        errors); the gating of methods by the server's declared capabilities still applies.
+        """
+        sent: JSONObject | None = dict(params) if params is not None else None
+        if meta:
+            sent = sent if sent is not None else {}
+            extra = sent.get("_meta")
+            sent["_meta"] = {**(extra if isinstance(extra, dict) else {}), **meta}
+        if answer_input:
+            result, _ = await self._request_with_input(
+                method,
+                sent if sent is not None else {},
+                timeout=timeout,
+                progress_callback=progress_callback,
+            )
+            return result
+        return await self._request(
+            method,
+            sent,
+            timeout=timeout,
+            progress_callback=progress_callback,
+        )
+
+    async def send_notification(
+        self, method: str, params: JSONObject | None = None, *, meta: JSONObject | None = None
+    ) -> None:
+        """Send any notification as given (the twin of :meth:`send_request`): in a legacy
+        session (and on a 2026 stream such as stdio) it goes out on the connection; stateless
+        2026 HTTP defines no client notification, so there nothing is sent."""
+        channel = self._require_channel()
+        sent: JSONObject | None = dict(params) if params is not None else None
+        if meta:
+            sent = sent if sent is not None else {}
+            extra = sent.get("_meta")
+            sent["_meta"] = {**(extra if isinstance(extra, dict) else {}), **meta}
+        await channel.notify(method, sent, protocol_version=self.negotiated.protocol_version)
+
     # -- request plumbing ----------------------------------------------------------------------
 
     def _require_channel(self) -> Channel:

@@ -355,6 +355,33 @@ class SyncClient:
     def set_roots(self, roots: RootsSource) -> None:
         return self._run(self._client.set_roots(roots))
 
+    def send_request(
+        self,
+        method: str,
+        params: JSONObject | None = None,
+        *,
+        meta: JSONObject | None = None,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
+        answer_input: bool = False,
+    ) -> JSONObject:
+        """Any request as given; the raw result (see ``Client.send_request``)."""
+        return self._run(
+            self._client.send_request(
+                method,
+                params,
+                meta=meta,
+                timeout=timeout,
+                progress_callback=progress_callback,
+                answer_input=answer_input,
+            )
+        )
+
+    def send_notification(
+        self, method: str, params: JSONObject | None = None, *, meta: JSONObject | None = None
+    ) -> None:
+        return self._run(self._client.send_notification(method, params, meta=meta))
+
     def wait_disconnected(self) -> None:
         """Block until the connection ends (the server went away or :meth:`close` ran)."""
         return self._run(self._client.wait_disconnected())

@@ -6,7 +6,8 @@ request that made that call, in the front client's era:
 * **a legacy front client** is asked directly: ``ctx.ask`` sends the server→client request on
   its session and waits for the answer;
 * **a 2026 front client** cannot be asked inside a request. The backend call keeps running in a
-  :class:`PendingCall` (the gateway holds it open, whatever the backend's era); the front round
+  parked call (:mod:`mcpkit.client.parked`: the gateway holds it open, whatever the backend's
+  era); the front round
   ends with an ``InputRequiredResult`` carrying the question, and the client's retry — which
   finds the pending call again through an id sealed in ``requestState`` (``ctx.memo``) — delivers
   the answer and waits for the next question or the result. A pending call nobody comes back for
@@ -34,12 +35,12 @@ import asyncio
 import contextlib
 import contextvars
 import logging
-import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 import msgspec
 
+from mcpkit._runtime.concurrency import race
 from mcpkit.protocol import InternalError
 from mcpkit.server import Context, ElicitAnswer, Question
 from mcpkit.types import JSONObject
@@ -51,7 +52,6 @@ __all__ = [
     "Asker",
     "FrontCall",
     "LogRelay",
-    "PendingCall",
     "Questions",
     "ask_front",
     "relay_log",
@@ -167,8 +167,7 @@ class Questions:
                 )
             if self._opened is None:
                 self._opened = asyncio.Event()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._opened.wait(), remaining)
+            await race(self._opened.wait(), timeout=remaining)
 
     def front(self, backend: str) -> FrontCall | None:
         """The front call a backend's message belongs to, if it can be told."""
@@ -224,72 +223,3 @@ def _related_task(params: JSONObject) -> str | None:
     related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
     task_id = related.get("taskId") if isinstance(related, dict) else None
     return task_id if isinstance(task_id, str) else None
-
-
-class PendingCall:
-    """A backend call held open across a 2026 client's rounds (see the module docstring)."""
-
-    def __init__(
-        self,
-        owner: str,
-        ctx: Context,
-        start: Callable[[Asker, LogRelay], Awaitable[JSONObject]],
-    ) -> None:
-        self.id = secrets.token_urlsafe(12)
-        self.owner = owner
-        self.ctx = ctx
-        """The context of the round in progress (progress and logs go to its request)."""
-        self._questions: asyncio.Queue[tuple[str, JSONObject, asyncio.Future[JSONObject]]] = (
-            asyncio.Queue()
-        )
-        self._current: tuple[int, str, JSONObject, asyncio.Future[JSONObject]] | None = None
-        self._asked = 0
-        self._expiry: asyncio.TimerHandle | None = None
-        self.task: asyncio.Task[JSONObject] = asyncio.ensure_future(start(self._ask, self._log))
-
-    async def _log(self, params: Any) -> None:
-        await relay_log(self.ctx, params)
-
-    async def _ask(self, method: str, params: JSONObject) -> JSONObject:
-        future: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
-        await self._questions.put((method, params, future))
-        return await future
-
-    async def step(self, ctx: Context) -> JSONObject:
-        """Run until the backend call ends (its result) or asks something the front client has
-        not answered yet (``InputRequired`` propagates, the call stays open). The front client
-        refusing a question (a capability it did not declare) ends the call with that error."""
-        self._hold()
-        self.ctx = ctx
-        while True:
-            if self._current is None:
-                getter = asyncio.ensure_future(self._questions.get())
-                try:
-                    await asyncio.wait((self.task, getter), return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    if not getter.done():
-                        getter.cancel()
-                if not getter.done() or getter.cancelled():
-                    return self.task.result()  # the backend call ended (or raised)
-                method, params, future = getter.result()
-                self._asked += 1
-                self._current = (self._asked, method, params, future)
-            number, method, params, future = self._current
-            answer = await ask_front(ctx, method, params, f"gateway-{number}")
-            self._current = None
-            if not future.done():
-                future.set_result(answer)
-
-    def _hold(self) -> None:
-        if self._expiry is not None:
-            self._expiry.cancel()
-            self._expiry = None
-
-    def park(self, on_expire: Callable[[PendingCall], None]) -> None:
-        """The front round ended with a question: wait (bounded) for the client's retry."""
-        self._hold()
-        self._expiry = asyncio.get_running_loop().call_later(PENDING_TTL, on_expire, self)
-
-    def cancel(self) -> None:
-        self._hold()
-        self.task.cancel()

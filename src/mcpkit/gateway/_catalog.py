@@ -18,7 +18,7 @@ import msgspec
 
 from mcpkit.client import ServerUnavailable
 from mcpkit.protocol import MCPError, has_capability
-from mcpkit.server._uri_template import UriTemplate
+from mcpkit.server import UriTemplate
 from mcpkit.types import JSONObject
 
 if TYPE_CHECKING:

@@ -28,20 +28,23 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 
+from mcpkit._runtime.concurrency import race
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.client import ServerUnavailable
 from mcpkit.client.host import Host, ServerEntry, load_servers, parse_servers
+from mcpkit.client.parked import ParkedCall, ParkingLot
 from mcpkit.gateway._audit import AuditOutcome, AuditRecord, AuditSink, JsonLinesAudit, emit
 from mcpkit.gateway._audit import arguments_digest as digest
 from mcpkit.gateway._bridge import (
+    PENDING_TTL,
     Asker,
     FrontCall,
     LogRelay,
-    PendingCall,
     Questions,
     ask_front,
     relay_log,
@@ -68,8 +71,8 @@ from mcpkit.protocol import (
     RequestTimeout,
     ResourceNotFound,
 )
-from mcpkit.server import Context, Server
-from mcpkit.server._request import InputRequired, RequestInfo
+from mcpkit.server import Context, InputRequested, RequestView, Server
+from mcpkit.server.middleware import Handler
 from mcpkit.server.tasks import (
     CORE_TASKS_VERSION,
     client_declared_tasks,
@@ -84,6 +87,7 @@ if TYPE_CHECKING:
 __all__ = ["BACKEND_UNAVAILABLE", "BackendUnavailable", "Gateway"]
 
 logger = logging.getLogger("mcpkit.gateway")
+T = TypeVar("T")
 
 BACKEND_UNAVAILABLE: Final = -32050
 """JSON-RPC error of ``resources/read`` / ``prompts/get`` / ``completion/complete`` when the
@@ -102,6 +106,8 @@ _SERVER_INFO: Final = keys.SERVER_INFO
 _ROUNDS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
 """2026 methods whose input-required rounds pass straight through between two 2026 peers."""
 _STATE: Final = "gateway/state"
+_CALL: Final = "gateway/call"
+"""``memo`` key of a 2026 round's parked backend call (its id, sealed in ``requestState``)."""
 _PRIVATE_LISTS: Final = {
     method: (60_000, "private")
     for method in (
@@ -136,7 +142,7 @@ def _clean(result: JSONObject) -> JSONObject:
     return result
 
 
-def _forwarded_meta(info: RequestInfo) -> JSONObject | None:
+def _forwarded_meta(info: RequestView) -> JSONObject | None:
     """The front request's ``_meta`` a backend should see (trace context and the like), without
     the protocol's own keys (the gateway's client sets those for the backend's era), plus the
     log level the front client asked for (a legacy session without one gets everything)."""
@@ -159,7 +165,7 @@ _FRONT_CAPABILITIES: Final = ("elicitation", "sampling", "roots", "experimental"
 _TASK_METHODS: Final = ("tasks/get", "tasks/update", "tasks/cancel", "tasks/result")
 
 
-def _front_capabilities(info: RequestInfo) -> JSONObject:
+def _front_capabilities(info: RequestView) -> JSONObject:
     """The front client's own capabilities, as a 2026 backend's request declares them: the
     backend then decides what to ask, and whether a call becomes a task (the Tasks extension
     is carried: :mod:`._tasks`), exactly as it would if that client called it directly
@@ -184,7 +190,7 @@ def _without_server_info(result: JSONObject) -> JSONObject:
     return result
 
 
-def _front_error(info: RequestInfo, method: str, exc: JSONRPCError) -> JSONRPCError:
+def _front_error(info: RequestView, method: str, exc: JSONRPCError) -> JSONRPCError:
     """A backend's error in the front client's revision, as a direct call would have said it:
     a legacy client never gets a code only 2026 defines (-32021 is -32600 there, as mcpkit's
     own server says a missing capability in a legacy session), and "no such resource" is
@@ -226,8 +232,8 @@ def _client_info(name: str) -> JSONObject:
 
 
 class _GatewayServer(Server):
-    """The front server: the method handlers of :class:`Server`, with the catalogue methods
-    answered by the gateway."""
+    """The front server: a :class:`Server` whose catalogue methods the gateway answers
+    (:func:`_take_over`); it only says which input schema a listed tool has."""
 
     def __init__(self, gateway: Gateway, name: str, **options: Any) -> None:
         self.gateway = gateway
@@ -240,26 +246,31 @@ class _GatewayServer(Server):
         schema = route.definition.get("inputSchema") if route is not None else None
         return schema if isinstance(schema, dict) else None
 
-    def _handlers(self) -> dict[str, Any]:
-        handlers = super()._handlers()
-        gw = self.gateway
-        handlers.update(
-            {
-                "tools/list": gw._list_tools,
-                "tools/call": gw._call_tool,
-                "prompts/list": gw._list_prompts,
-                "prompts/get": gw._get_prompt,
-                "resources/list": gw._list_resources,
-                "resources/templates/list": gw._list_templates,
-                "resources/read": gw._read_resource,
-                "resources/subscribe": gw._subscribe,
-                "completion/complete": gw._complete,
-                "subscriptions/listen": gw._listen,
-                **{method: gw._task_request for method in _TASK_METHODS},
-                "tasks/list": gw._list_tasks,
-            }
-        )
-        return handlers
+
+def _take_over(server: Server, gateway: Gateway) -> dict[str, Handler]:
+    """Answer the catalogue methods with the gateway (``Server.handle``); the server's own
+    handlers of the methods the gateway delegates to (listen, subscribe, tasks) are returned."""
+    own = {
+        method: server.handler(method)
+        for method in ("subscriptions/listen", "resources/subscribe", *_TASK_METHODS, "tasks/list")
+    }
+    replaced: dict[str, Handler] = {
+        "tools/list": gateway._list_tools,
+        "tools/call": gateway._call_tool,
+        "prompts/list": gateway._list_prompts,
+        "prompts/get": gateway._get_prompt,
+        "resources/list": gateway._list_resources,
+        "resources/templates/list": gateway._list_templates,
+        "resources/read": gateway._read_resource,
+        "resources/subscribe": gateway._subscribe,
+        "completion/complete": gateway._complete,
+        "subscriptions/listen": gateway._listen,
+        **{method: gateway._task_request for method in _TASK_METHODS},
+        "tasks/list": gateway._list_tasks,
+    }
+    for method, handler in replaced.items():
+        server.handle(method)(handler)
+    return own
 
 
 class Gateway:
@@ -350,11 +361,15 @@ class Gateway:
         self._notify_pending = False
         self._missed_at = -MISS_REFRESH_INTERVAL
         self._refreshing: asyncio.Task[None] | None = None
-        self._pending: dict[str, PendingCall] = {}
-        self._watches = Watches(self._follow)
+        self._parked: ParkingLot[tuple[str, str]] = ParkingLot(
+            PENDING_TTL, name="gateway: 2026 calls awaiting their client"
+        )
+        """Backend calls held across a 2026 client's rounds, by (client, call id)."""
+        self._owned: TaskSet | None = None
+        """The gateway's background work (refreshes, followers, audit writes)."""
+        self._watches = Watches(self._follow, spawn=self._spawn)
         self._task_follows: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._announced: Catalog | None = None
-        self._background: set[asyncio.Task[Any]] = set()
         self.server: Server = _GatewayServer(
             self,
             name,
@@ -366,6 +381,7 @@ class Gateway:
                 self._task_routes, lambda info: self._rule(info)[0], self._follow_task
             ),
         )
+        self._own_handlers = _take_over(self.server, self)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], **overrides: Any) -> Gateway:
@@ -421,11 +437,12 @@ class Gateway:
         try:
             yield self
         finally:
-            for pending in list(self._pending.values()):
-                pending.cancel()
-            for task in (*self._background, *self._task_follows.values()):
-                task.cancel()
+            await self._parked.aclose()
             await self._watches.aclose()
+            if self._owned is not None:
+                await self._owned.aclose()
+                self._owned = None
+            self._task_follows.clear()
             await self.host.aclose()
             if self._owned_audit is not None:
                 self._owned_audit.close()
@@ -456,7 +473,6 @@ class Gateway:
         if transport == "stdio":
             self.server.run("stdio")
             return
-        from mcpkit.server._http_entry import endpoint_url
         from mcpkit.transports.http import serve
 
         host = options.pop("host", "127.0.0.1")
@@ -466,7 +482,7 @@ class Gateway:
         def announce(bound_host: str, bound_port: int) -> None:
             import sys
 
-            url = endpoint_url(bound_host, bound_port, str(options.get("path", "/mcp")))
+            url = _endpoint_url(bound_host, bound_port, str(options.get("path", "/mcp")))
             sys.stderr.write(f"mcpkit: gateway {self.server.name} at {url}\n")
             sys.stderr.flush()
 
@@ -474,7 +490,7 @@ class Gateway:
 
     # -- who is calling ------------------------------------------------------------------------
 
-    def _rule(self, info: RequestInfo) -> tuple[str, Policy, ClientRule | None]:
+    def _rule(self, info: RequestView) -> tuple[str, Policy, ClientRule | None]:
         name = client_name(info.auth)
         rule = self.clients.get(name)
         if rule is not None:
@@ -545,11 +561,15 @@ class Gateway:
     def _refresh_soon(self) -> asyncio.Task[None]:
         task = self._refreshing
         if task is None or task.done():
-            task = asyncio.get_running_loop().create_task(self._refresh())
+            task = self._spawn(self._refresh())
             self._refreshing = task
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
         return task
+
+    def _spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """Start background work the gateway owns (cancelled and awaited when it stops)."""
+        if self._owned is None:  # made in the loop the gateway runs in (ended by _lifespan)
+            self._owned = TaskSet(asyncio.get_running_loop(), "gateway", logger)
+        return self._owned.spawn(coro)
 
     async def _refresh(self) -> None:
         while self._stale():
@@ -577,12 +597,11 @@ class Gateway:
             self._missed_at = now
             self._dirty = True
         if self._stale():
-            task = self._refresh_soon()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(task), self.list_timeout)
+            # waited for, bounded, never cancelled (race leaves a future it is given running)
+            await race(self._refresh_soon(), timeout=self.list_timeout)
         return await self.catalog()
 
-    async def _visible(self, info: RequestInfo, kind: Kind) -> list[JSONObject]:
+    async def _visible(self, info: RequestView, kind: Kind) -> list[JSONObject]:
         client, policy, rule = self._rule(info)
         self._limit(client, rule, listing=True)  # a backend may be slow to list
         catalog = await self.catalog()
@@ -594,19 +613,19 @@ class Gateway:
             routes = catalog.resources.values()
         return [r.definition for r in routes if policy.allows(kind, r.backend, r.own)]
 
-    async def _list_tools(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _list_tools(self, info: RequestView, ctx: Context) -> JSONObject:
         _no_cursor(info)
         return {"tools": await self._visible(info, "tools")}
 
-    async def _list_prompts(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _list_prompts(self, info: RequestView, ctx: Context) -> JSONObject:
         _no_cursor(info)
         return {"prompts": await self._visible(info, "prompts")}
 
-    async def _list_resources(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _list_resources(self, info: RequestView, ctx: Context) -> JSONObject:
         _no_cursor(info)
         return {"resources": await self._visible(info, "resources")}
 
-    async def _list_templates(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _list_templates(self, info: RequestView, ctx: Context) -> JSONObject:
         _no_cursor(info)
         client, policy, rule = self._rule(info)
         self._limit(client, rule, listing=True)
@@ -624,7 +643,7 @@ class Gateway:
 
     async def _audited(
         self,
-        info: RequestInfo,
+        info: RequestView,
         target: str | None,
         arguments: Any,
         run: Callable[[str, Policy], Awaitable[tuple[str | None, JSONObject]]],
@@ -642,7 +661,7 @@ class Gateway:
             if result.get("isError") is True:
                 outcome = "tool_error"
             return result
-        except InputRequired:
+        except InputRequested:
             outcome = "input_required"
             raise
         except RateLimited as exc:
@@ -678,15 +697,16 @@ class Gateway:
                     era=info.protocol_version,
                     error=error,
                 )
-                with contextlib.suppress(asyncio.CancelledError):
-                    await emit(self.audit, record)
+                # written whatever happens to the caller: by the gateway's own task, which a
+                # cancelled caller does not wait for (it sees its CancelledError at once)
+                await asyncio.shield(self._spawn(emit(self.audit, record)))
 
     def _timeout(self, backend: str) -> float:
         return self.backend_timeouts.get(backend, self.call_timeout)
 
     async def _forward(
         self,
-        info: RequestInfo,
+        info: RequestView,
         ctx: Context,
         client: str,
         backend: str,
@@ -714,7 +734,7 @@ class Gateway:
 
     async def _carry(
         self,
-        info: RequestInfo,
+        info: RequestView,
         ctx: Context,
         client: str,
         backend: str,
@@ -730,8 +750,12 @@ class Gateway:
         async def send(asker: Asker, log: LogRelay) -> JSONObject:
             upstream = self.host.client(backend)
             with self.questions.opened(FrontCall(backend, client, asker, log)):
-                result, _ = await upstream._request_with_input(
-                    method, params, timeout=self._timeout(backend), progress_callback=progress
+                result = await upstream.send_request(
+                    method,
+                    params,
+                    timeout=self._timeout(backend),
+                    progress_callback=progress,
+                    answer_input=True,
                 )
             return _clean(result)
 
@@ -748,7 +772,7 @@ class Gateway:
 
     async def _modern_round(
         self,
-        info: RequestInfo,
+        info: RequestView,
         ctx: Context,
         client: str,
         backend: str,
@@ -776,7 +800,7 @@ class Gateway:
 
         upstream = self.host.client(backend)
         with self.questions.opened(FrontCall(backend, client, refuse, log)):
-            result = await upstream._request(
+            result = await upstream.send_request(
                 method, params, timeout=self._timeout(backend), progress_callback=progress
             )
         if result.get("resultType") == "task":  # the backend runs it as a task: carried
@@ -791,51 +815,41 @@ class Gateway:
         if isinstance(state, str):
             info.memo[_STATE] = state
         requests = result.get("inputRequests")
-        raise InputRequired(requests if isinstance(requests, dict) else {}, {})
+        raise InputRequested(requests if isinstance(requests, dict) else {})
 
     async def _pending_round(
         self,
-        info: RequestInfo,
+        info: RequestView,
         ctx: Context,
         client: str,
         send: Callable[[Asker, LogRelay], Awaitable[JSONObject]],
     ) -> JSONObject:
         """A 2026 front round: continue the pending backend call, or start it."""
-        pending_id = info.memo.get("gateway/call")
-        pending = self._pending.get(pending_id) if isinstance(pending_id, str) else None
-        if pending is None or pending.owner != client:
-            pending = PendingCall(client, ctx, send)
-            self._pending[pending.id] = pending
-            info.memo["gateway/call"] = pending.id
+        call_id = info.memo.get(_CALL)
+        call = self._parked.take((client, call_id)) if isinstance(call_id, str) else None
+        if call is None:  # a first round, or one whose call expired or is another client's
+            call = self._parked.start(_backend_call(send))
+            info.memo[_CALL] = call.id
+        call.context = ctx  # the backend call's logs go to the round in progress
         try:
-            result = await pending.step(ctx)
-        except InputRequired:
-            pending.park(self._expire)
+            while (asked := await call.step()) is not None:
+                question, wire = asked.question
+                # the same key in every round: the client's retry carries the answer under it
+                asked.answer(await ask_front(ctx, question, wire, f"gateway-{asked.number}"))
+        except InputRequested:  # the client answers in its next round: the call waits
+            self._parked.park((client, call.id), call)
             raise
-        except BaseException:
-            self._pending.pop(pending.id, None)
-            pending.cancel()
+        except BaseException:  # the round failed (or the client refused): the call ends
+            call.cancel()
             raise
-        self._pending.pop(pending.id, None)
+        result: JSONObject = call.result()
         return result
 
-    def _expire(self, pending: PendingCall) -> None:
-        if self._pending.pop(pending.id, None) is not None:
-            logger.info("a 2026 client did not come back for its pending call; cancelled")
-            pending.cancel()
-
-    async def _task_request(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _task_request(self, info: RequestView, ctx: Context) -> JSONObject:
         """A task request: to the backend holding the task this client started (:mod:`._tasks`),
         else answered by the gateway's own task manager, which says what a server says of a
         task it does not know (or of a request that did not declare the extension)."""
-        tasks = self.server.tasks
-        assert tasks is not None
-        own: Callable[[RequestInfo, Context], Awaitable[JSONObject]] = {
-            "tasks/get": tasks.handle_get,
-            "tasks/update": tasks.handle_update,
-            "tasks/cancel": tasks.handle_cancel,
-            "tasks/result": tasks.handle_result,
-        }[info.method]
+        own = self._own_handlers[info.method]  # the server's own task manager's answer
         client, _, _ = self._rule(info)
         task_id = info.params.get("taskId")
         route = self._task_routes.find(task_id, client, info.era)
@@ -864,7 +878,7 @@ class Gateway:
                 # reach this client through the open call
                 carried = FrontCall(backend, client, ask, log, task_id=str(task_id))
                 with self.questions.opened(carried):
-                    result = await upstream._request(
+                    result = await upstream.send_request(
                         info.method,
                         params,
                         timeout=None if info.method == "tasks/result" else self._timeout(backend),
@@ -877,19 +891,18 @@ class Gateway:
 
         return await self._audited(info, task_id if isinstance(task_id, str) else None, None, run)
 
-    async def _list_tasks(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _list_tasks(self, info: RequestView, ctx: Context) -> JSONObject:
         """2025-11-25 ``tasks/list``: this client's tasks, each as its backend reports it now
         (one page; a task its backend no longer knows is left out)."""
-        tasks = self.server.tasks
-        assert tasks is not None
+        own_list = self._own_handlers["tasks/list"]
         if info.params.get("cursor") is not None:
-            return await tasks.handle_list(info, ctx)  # the manager's own -32602
-        own = await tasks.handle_list(info, ctx)  # checks the session may list (2025-11-25)
+            return await own_list(info, ctx)  # the manager's own -32602
+        own = await own_list(info, ctx)  # checks the session may list (2025-11-25)
         client, _, _ = self._rule(info)
         listed = list(own.get("tasks", []))
         for task_id, route in self._task_routes.owned(client, "legacy"):
             try:
-                task = await self.host.client(route.backend)._request(
+                task = await self.host.client(route.backend).send_request(
                     "tasks/get", {"taskId": task_id}, timeout=self._timeout(route.backend)
                 )
             except (*_OUTAGES, JSONRPCError) as exc:
@@ -898,7 +911,7 @@ class Gateway:
             listed.append(_without_server_info(task))
         return {"tasks": listed}
 
-    async def _call_tool(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _call_tool(self, info: RequestView, ctx: Context) -> JSONObject:
         name = info.params.get("name")
         if not isinstance(name, str):
             raise InvalidParams("tools/call needs params.name (a string)")
@@ -926,7 +939,7 @@ class Gateway:
                 result = await self._forward(info, ctx, client, route.backend, "tools/call", params)
                 created = result.get("task") if carried else None
                 if isinstance(created, dict):
-                    session = info.connection.notify if info.connection is not None else None
+                    session = info.session_notifier
                     self._task_routes.add(
                         str(created.get("taskId")),
                         route.backend,
@@ -942,7 +955,7 @@ class Gateway:
 
         return await self._audited(info, name, arguments, run)
 
-    async def _get_prompt(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _get_prompt(self, info: RequestView, ctx: Context) -> JSONObject:
         name = info.params.get("name")
         if not isinstance(name, str):
             raise InvalidParams("prompts/get needs params.name (a string)")
@@ -965,7 +978,7 @@ class Gateway:
 
     async def _guarded(
         self,
-        info: RequestInfo,
+        info: RequestView,
         ctx: Context,
         client: str,
         backend: str,
@@ -979,7 +992,7 @@ class Gateway:
             raise BackendUnavailable(_outage(backend, exc), {"backend": backend}) from None
 
     async def _resource_backend(
-        self, info: RequestInfo, uri: str, policy: Policy
+        self, info: RequestView, uri: str, policy: Policy
     ) -> tuple[str, str]:
         """The backend of ``uri`` and the URI to forward to it (its normal form, the one the
         policy judged: :mod:`._uris`); refused as not found when the policy does not allow it."""
@@ -994,7 +1007,7 @@ class Gateway:
             raise _Refused(ResourceNotFound(f"Resource not found: {uri}", {"uri": uri}))
         return found[0], normal
 
-    async def _read_resource(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _read_resource(self, info: RequestView, ctx: Context) -> JSONObject:
         uri = info.params.get("uri")
         if not isinstance(uri, str):
             raise InvalidParams("resources/read needs params.uri (a string)")
@@ -1007,7 +1020,7 @@ class Gateway:
 
         return await self._audited(info, uri, None, run)
 
-    async def _complete(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _complete(self, info: RequestView, ctx: Context) -> JSONObject:
         ref = info.params.get("ref")
         if not isinstance(ref, dict):
             raise InvalidParams("completion/complete needs params.ref")
@@ -1043,7 +1056,7 @@ class Gateway:
 
     # -- subscriptions -------------------------------------------------------------------------
 
-    async def _subscribe(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _subscribe(self, info: RequestView, ctx: Context) -> JSONObject:
         uri = info.params.get("uri")
         if not isinstance(uri, str):
             raise InvalidParams("resources/subscribe needs params.uri (a string)")
@@ -1053,13 +1066,12 @@ class Gateway:
             # held for the gateway's life: a legacy session's subscription has no end we see
             # (bounded per backend all the same)
             self._watches.hold([(backend, normal)])
-            assert info.connection is not None
-            info.connection.subscriptions.add(normal)
-            return backend, {}
+            info.params["uri"] = normal  # the session subscribes to the form updates carry
+            return backend, await self._own_handlers["resources/subscribe"](info, ctx)
 
         return await self._audited(info, uri, None, run)
 
-    async def _listen(self, info: RequestInfo, ctx: Context) -> JSONObject:
+    async def _listen(self, info: RequestView, ctx: Context) -> JSONObject:
         """A client's listen: its resource filter narrowed to what its policy allows and the
         backends can follow, held for as long as the stream is open; rate limited and audited
         like a call (the record is written when the stream ends)."""
@@ -1084,7 +1096,7 @@ class Gateway:
                             continue  # not agreed to: left out of the acknowledged filter
                     held = self._watches.hold(dict.fromkeys(wanted))
                     requested["resourceSubscriptions"] = [uri for _, uri in held]
-                return None, await self.server._session_handlers.listen(info, ctx)
+                return None, await self._own_handlers["subscriptions/listen"](info, ctx)
             finally:
                 self._watches.release(held)
 
@@ -1096,8 +1108,7 @@ class Gateway:
         key = (route.backend, f"task:{task_id}")
         if key in self._task_follows and not self._task_follows[key].done():
             return
-        task = asyncio.get_running_loop().create_task(self._relay_task(route.backend, task_id))
-        self._task_follows[key] = task
+        self._task_follows[key] = self._spawn(self._relay_task(route.backend, task_id))
 
     async def _relay_task(self, backend: str, task_id: str) -> None:
         try:
@@ -1114,7 +1125,7 @@ class Gateway:
                     if not isinstance(params, dict):
                         continue
                     task = {k: v for k, v in params.items() if k != "_meta"}
-                    await self.server.listen_hub.publish_task(task_id, task)
+                    await self.server.notify_task_status(task_id, task)
                     if task.get("status") in ("completed", "failed", "cancelled"):
                         return
         except asyncio.CancelledError:
@@ -1149,7 +1160,35 @@ class Gateway:
                 return
 
 
-def _no_cursor(info: RequestInfo) -> None:
+def _backend_call(
+    send: Callable[[Asker, LogRelay], Awaitable[JSONObject]],
+) -> Callable[[ParkedCall[JSONObject]], Awaitable[JSONObject]]:
+    """A backend call for a parked call: its questions are asked through the parked call (the
+    driver carries them to the 2026 client), its logs go to the round in progress."""
+
+    async def body(call: ParkedCall[JSONObject]) -> JSONObject:
+        async def ask(question: str, wire: JSONObject) -> JSONObject:
+            answer: JSONObject = await call.ask((question, wire))
+            return answer
+
+        async def log(note: Any) -> None:
+            await relay_log(call.context, note)
+
+        return await send(ask, log)
+
+    return body
+
+
+def _endpoint_url(host: str, port: int, path: str) -> str:
+    """The URL clients use for an endpoint bound to ``host:port`` (all interfaces: loopback)."""
+    if host in ("0.0.0.0", "::", ""):
+        host = "127.0.0.1"
+    elif ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}{path}"
+
+
+def _no_cursor(info: RequestView) -> None:
     """The gateway lists everything in one page and issues no cursor: any cursor is one it did
     not issue, -32602 as a direct server says (never the whole list again)."""
     if info.params.get("cursor") is not None:

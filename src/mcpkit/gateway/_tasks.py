@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from mcpkit.server._request import RequestInfo
+from mcpkit.server.middleware import RequestView
 from mcpkit.server.tasks import TaskManager
 from mcpkit.types import Era
 
@@ -110,7 +110,7 @@ class GatewayTasks(TaskManager):
     def __init__(
         self,
         routes: TaskRoutes,
-        client_of: Callable[[RequestInfo], str],
+        client_of: Callable[[RequestView], str],
         follow: Callable[[str, TaskRoute], None],
     ) -> None:
         super().__init__()
@@ -118,7 +118,8 @@ class GatewayTasks(TaskManager):
         self._client_of = client_of
         self._follow = follow
 
-    async def agree_listen(self, task_ids: list[str], info: RequestInfo) -> list[str]:
+    async def agree_listen(self, task_ids: list[str], info: Any) -> list[str]:
+        # (``info``: the request, as the manager is given it; read as a RequestView here)
         agreed = await super().agree_listen(task_ids, info)  # the extension and the bound
         client = self._client_of(info)
         for task_id in dict.fromkeys(task_ids):

@@ -32,15 +32,20 @@ MAX_WATCHED_PER_BACKEND: Final = 1024
 
 Follow = Callable[[str, list[str]], Coroutine[Any, Any, None]]
 """``follow(backend, uris)``: follow ``uris`` on ``backend`` until cancelled."""
+Spawn = Callable[[Coroutine[Any, Any, None]], "asyncio.Task[None]"]
+"""Starts a follower as a task of the watches' owner (the gateway's ``TaskSet``)."""
 
 
 class Watches:
     """Counted URIs per backend and the one task following each backend's set."""
 
-    __slots__ = ("_follow", "_held", "_tasks", "max_per_backend")
+    __slots__ = ("_follow", "_held", "_spawn", "_tasks", "max_per_backend")
 
-    def __init__(self, follow: Follow, *, max_per_backend: int = MAX_WATCHED_PER_BACKEND) -> None:
+    def __init__(
+        self, follow: Follow, *, spawn: Spawn, max_per_backend: int = MAX_WATCHED_PER_BACKEND
+    ) -> None:
         self._follow = follow
+        self._spawn = spawn
         self._held: dict[str, Counter[str]] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.max_per_backend = max_per_backend
@@ -92,7 +97,7 @@ class Watches:
             task.cancel()
         uris = self.following(backend)
         if uris:
-            task = asyncio.get_running_loop().create_task(self._follow(backend, uris))
+            task = self._spawn(self._follow(backend, uris))
             self._tasks[backend] = task
             task.add_done_callback(self._ended)
 

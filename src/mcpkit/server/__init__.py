@@ -21,17 +21,28 @@ from mcpkit.server._resources import RegisteredResource, ResourceData
 from mcpkit.server._safe_files import read_under
 from mcpkit.server._server import Server
 from mcpkit.server._tools import Header, RegisteredTool, ToolError, ToolResult
-from mcpkit.server.middleware import CallNext, Middleware, RequestView
+from mcpkit.server._uri_template import UriTemplate
+from mcpkit.server.middleware import (
+    CallNext,
+    Handler,
+    InputRequested,
+    Middleware,
+    Notifier,
+    RequestView,
+)
 
 __all__ = [
     "MAX_MEMO_BYTES",
     "CallNext",
     "Context",
     "ElicitAnswer",
+    "Handler",
     "Header",
+    "InputRequested",
     "MemoTooLarge",
     "Message",
     "Middleware",
+    "Notifier",
     "Question",
     "RegisteredPrompt",
     "RegisteredResource",
@@ -42,6 +53,7 @@ __all__ = [
     "Server",
     "ToolError",
     "ToolResult",
+    "UriTemplate",
     "content",
     "read_under",
 ]

@@ -15,23 +15,32 @@ from mcpkit.protocol._lifecycle import ServerLifecycle, ServerState
 from mcpkit.protocol._meta import progress_token_of
 from mcpkit.types._jsonrpc import JSONObject, Request, RequestId
 
-__all__ = ["Era", "InputRequired", "LegacyConnection", "Outbound", "RequestInfo"]
+__all__ = ["Era", "InputRequested", "InputRequired", "LegacyConnection", "Outbound", "RequestInfo"]
 
 Era = Literal["legacy", "modern"]
 
 
-class InputRequired(Exception):
+class InputRequested(Exception):
     """Ends a 2026-07-28 round: the client must answer ``requests`` and retry.
 
-    Raised by :class:`Context` inside a modern request; the dispatcher turns it into an
-    ``InputRequiredResult`` with a sealed ``requestState``. User code never catches it (it is not
-    an ``MCPError`` so that generic ``except MCPError`` blocks in tools do not swallow it).
+    Raised by :class:`Context` inside a modern request (``ctx.elicit`` and the like, or
+    ``ctx.require_input`` for ``inputRequests`` built elsewhere, as a gateway passes a
+    backend's through); the dispatcher turns it into an ``InputRequiredResult`` with a sealed
+    ``requestState`` holding ``answers`` (those of earlier rounds) and the request's ``memo``.
+    Tools never catch it (it is not an ``MCPError`` so that generic ``except MCPError`` blocks
+    in tools do not swallow it); a handler wrapper may, to see that a round ended (re-raise it).
+    It is public (``mcpkit.server.InputRequested``) for those wrappers; named apart from the
+    client's :class:`mcpkit.client.InputRequired`, the *result* a client may hold on to.
     """
 
-    def __init__(self, requests: JSONObject, answers: JSONObject) -> None:
+    def __init__(self, requests: JSONObject, answers: JSONObject | None = None) -> None:
         super().__init__("input required")
         self.requests = requests
-        self.answers = answers
+        self.answers: JSONObject = answers if answers is not None else {}
+
+
+InputRequired = InputRequested
+"""The name the server's modules use (kept: they predate the public name)."""
 
 
 class LegacyConnection:
@@ -157,3 +166,8 @@ class RequestInfo:
     @property
     def progress_token(self) -> str | int | None:
         return progress_token_of(self.request.params)
+
+    @property
+    def session_notifier(self) -> Outbound | None:
+        """The legacy session's channel for unsolicited notifications (``None`` in 2026)."""
+        return self.connection.notify if self.connection is not None else None

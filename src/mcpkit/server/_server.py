@@ -44,6 +44,7 @@ from mcpkit.server._request import LegacyConnection, Outbound
 from mcpkit.server._resources import RegisteredResource, file_resource_reader
 from mcpkit.server._session_handlers import SessionHandlers
 from mcpkit.server._tools import RegisteredTool
+from mcpkit.server.middleware import Handler as PublicHandler
 from mcpkit.server.middleware import Middleware, RequestHook
 from mcpkit.types._jsonrpc import JSONObject, Request
 from mcpkit.types._versions import ALL_VERSIONS, LEGACY_VERSIONS
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcpkit.server")
 
 F = TypeVar("F", bound=Callable[..., Any])
+H = TypeVar("H", bound=PublicHandler)
 
 Transport = Literal["stdio", "http"]
 """What :meth:`Server.run` serves on."""
@@ -161,9 +163,11 @@ class Server:
 
             modern = modern | TASK_METHODS
             legacy = legacy | CORE_TASK_METHODS
+        self._method_handlers = self._default_handlers()
+        """Method → handler, shared with the dispatcher: ``handle``/``wrap`` change it."""
         self._dispatcher = Dispatcher(
             self,
-            self._handlers(),
+            self._method_handlers,
             services=self._context_services,
             modern_methods=modern,
             legacy_methods=legacy,
@@ -463,6 +467,48 @@ class Server:
         """Wrap every request: ``async def mw(info, call_next) -> result``."""
         self.middleware.append(middleware)
 
+    # -- method handlers (the extension surface) -----------------------------------------------
+
+    def handler(self, method: str) -> PublicHandler:
+        """The handler answering ``method`` now (the server's own unless replaced or wrapped):
+        what a replacement calls to delegate to the default. Unknown methods: ``UsageError``."""
+        found = self._method_handlers.get(method)
+        if found is None:
+            raise UsageError(
+                f"{method!r} is not a method this server serves "
+                f"(known: {', '.join(sorted(self._method_handlers))})"
+            )
+        return found  # type: ignore[return-value]  # (RequestInfo is a RequestView)
+
+    def handle(self, method: str) -> Callable[[H], H]:
+        """Replace the handler of ``method``: ``@server.handle("tools/list")`` on
+        ``async def h(request: RequestView, ctx: Context) -> result``.
+
+        The era, version and capability checks, the middleware and the shaping of the result
+        for the era still run around it, exactly as around the server's own handler; only what
+        answers the method changes. Only methods the server serves can be replaced (a method
+        the protocol does not have would never reach a handler): ``UsageError`` otherwise.
+        The decorated function is returned unchanged.
+        """
+        self.handler(method)  # known, or UsageError
+
+        def register(fn: H) -> H:
+            self._method_handlers[method] = fn
+            return fn
+
+        return register
+
+    def wrap(self, method: str, middleware: Middleware) -> None:
+        """Wrap the current handler of ``method`` only: ``middleware(request, call_next)`` as
+        for :meth:`add_middleware`, called for that method alone (inside the server-wide
+        middleware). Wrapping again wraps the wrapped handler."""
+        inner = self.handler(method)
+
+        async def wrapped(request: Any, ctx: Any) -> JSONObject:
+            return await middleware(request, lambda: inner(request, ctx))
+
+        self._method_handlers[method] = wrapped
+
     # -- change notifications ------------------------------------------------------------------
 
     async def notify_list_changed(self, kind: str) -> None:
@@ -472,6 +518,12 @@ class Server:
     async def notify_resource_updated(self, uri: str) -> None:
         """Tell subscribers (legacy subscribe, 2026 listen filters) that ``uri`` changed."""
         await self._announcer.resource_updated(uri)
+
+    async def notify_task_status(self, task_id: str, task: JSONObject) -> None:
+        """Tell the 2026 listeners of ``task_id`` its new state (``notifications/tasks``):
+        what the server's own task manager publishes, for tasks held elsewhere (a gateway's
+        backend). ``task`` is the task as ``tasks/get`` answers it."""
+        await self._announcer.listen_hub.publish_task(task_id, task)
 
     # -- serving -------------------------------------------------------------------------------
 
@@ -606,8 +658,8 @@ class Server:
 
     # -- method handlers -----------------------------------------------------------------------
 
-    def _handlers(self) -> dict[str, Handler]:
-        """The handler of each method (a subclass may replace some: the gateway does)."""
+    def _default_handlers(self) -> dict[str, Handler]:
+        """The server's own handler of each method (``handle``/``wrap`` change the table)."""
         handlers: dict[str, Handler] = {
             **self._session_handlers.table(),
             **ToolHandlers(self._tools, self, self.tasks).table(),

@@ -81,6 +81,7 @@ from mcpkit.server._tasks_store import (
     TaskStore,
 )
 from mcpkit.server._tools import TaskStart, TaskSupport
+from mcpkit.server.middleware import RequestView
 from mcpkit.types._jsonrpc import JSONObject
 from mcpkit.types._tasks_ext import TASKS_EXTENSION_ID as _TASKS_EXTENSION_ID
 
@@ -149,7 +150,7 @@ def client_declared_tasks(capabilities: JSONObject | None) -> bool:
     return has_capability(capabilities, ("extensions", TASKS_EXTENSION_ID))
 
 
-def core_task_param(info: RequestInfo) -> JSONObject | None:
+def core_task_param(info: RequestView) -> JSONObject | None:
     """``params.task`` of a 2025-11-25 request (``None`` when absent or another revision,
     where a ``task`` member means nothing and is ignored)."""
     if info.era == "modern" or info.protocol_version != CORE_TASKS_VERSION:
@@ -158,7 +159,7 @@ def core_task_param(info: RequestInfo) -> JSONObject | None:
     if task is None:
         return None
     if not isinstance(task, dict) or not isinstance(task.get("ttl", 0), int):
-        decode_params("tools/call", info.request.params)  # raises, naming what is wrong
+        decode_params("tools/call", info.params)  # raises, naming what is wrong
     return task
 
 

@@ -5,8 +5,9 @@ that becomes ``interrupt(payload)``: the graph pauses, the caller shows ``payloa
 and the requested schema) and resumes with ``Command(resume=answer)``; the answer reaches the
 server and the call completes. How that works in each era:
 
-* **One process.** The call runs in a task owned by the :class:`GraphBridge`. When the node is
-  interrupted the task is *parked*, not cancelled: a legacy session keeps its request open, a
+* **One process.** The call runs as a parked call (:mod:`mcpkit.client.parked`) of the
+  :class:`GraphBridge`'s parking lot. When the node is interrupted the call is *parked*, not
+  cancelled: a legacy session keeps its request open, a
   2026 call keeps its round (``requestState`` and the answers so far) in memory. On resume the
   node runs again, finds its parked call by key (thread, checkpoint namespace, tool and
   arguments), and hands the answer to the waiting question. A parked call that is never resumed
@@ -24,7 +25,7 @@ server and the call completes. How that works in each era:
 * **A refused state.** A 2026 server refuses a ``requestState`` that expired (the user took
   longer than its lifetime, 15 minutes by default) or that a restarted server cannot verify;
   the client then calls the tool again from the start and its questions are asked again
-  (:mod:`mcpkit.client._mrtr`), so no resume is ever stuck.
+  (:func:`mcpkit.client.is_stale_state`), so no resume is ever stuck.
 
 Routing a question to the call it belongs to: in 2026 it is asked inside the call's own task (a
 context variable says which call). A legacy server asks over its session, which carries no link
@@ -34,7 +35,7 @@ Progress notifications and ``notifications/message`` logs of a call are written 
 ``get_stream_writer()`` as ``{"type": "mcp_progress" | "mcp_log", ...}`` events, seen with
 ``graph.astream(..., stream_mode="custom")``. Each names the ``server``, the ``tool`` and the
 ``tool_call_id`` (the model's id for the call; ``None`` from a :func:`tool_node`) it belongs to.
-A log is attributed by the server it came from (:func:`mcpkit.client._client.notifying_server`)
+A log is attributed by the server it came from (:func:`mcpkit.client.notifying_server`)
 and, in 2026, by the call it was sent in; a legacy server's log while several of its calls are
 open cannot be told apart, so it streams with ``tool`` and ``tool_call_id`` ``None`` — never
 under another server's call. Outside a graph, questions go to ``fallback_elicitation`` (or are
@@ -43,19 +44,18 @@ answered ``cancel``) and logs to the ``mcpkit.client.server`` logger.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from langgraph.config import get_config, get_stream_writer
 from langgraph.errors import GraphInterrupt
 from langgraph.types import interrupt
 
-from mcpkit.client import QuestionContext, form_defaults
-from mcpkit.client._client import notifying_server
+from mcpkit.client import QuestionContext, form_defaults, notifying_server
+from mcpkit.client.parked import Asked, ParkedCall, ParkingLot
 from mcpkit.contrib.langchain._binding import QUESTION_IDS, asked_before, question_id
 from mcpkit.types import JSONObject
 
@@ -135,12 +135,6 @@ def answer_from_resume(value: Any) -> JSONObject:
 
 
 @dataclass(eq=False)
-class _Asked:
-    params: JSONObject
-    answer: asyncio.Future[JSONObject]
-
-
-@dataclass(eq=False)
 class _Call:
     """One tool call made from a graph node, with the questions it asked."""
 
@@ -151,8 +145,6 @@ class _Call:
     tool: str
     writer: StreamWriter | None
     tool_call_id: str | None = None
-    asked: asyncio.Queue[_Asked] = field(default_factory=asyncio.Queue)
-    waiting: _Asked | None = None
     record: list[str] | None = None
     """The id of the question each interrupt of this call carried, by interrupt index
     (:mod:`.binding`); ``None`` until read back from the checkpoint after a restart."""
@@ -160,8 +152,8 @@ class _Call:
     """The next interrupt index of the node's current run."""
     again: bool = False
     """A legacy call made again after a restart (its work before the question ran twice)."""
-    task: asyncio.Task[Any] | None = None
-    expiry: asyncio.TimerHandle | None = None
+    parked: ParkedCall[Any] | None = None
+    """The call itself, running in the bridge's parking lot; its questions wait there."""
 
     def emit(self, event: JSONObject) -> None:
         if self.writer is not None:
@@ -243,7 +235,9 @@ class GraphBridge:
     ) -> None:
         self._fallback = fallback_elicitation
         self._park_seconds = park_seconds
-        self._parked: dict[tuple[Any, ...], _Call] = {}
+        self._lot: ParkingLot[tuple[Any, ...]] = ParkingLot(
+            park_seconds, on_expire=self._expired, name="mcpkit.contrib.langchain: paused calls"
+        )
         self._open: dict[int, _Call] = {}
 
     def client_options(self) -> dict[str, Any]:
@@ -253,7 +247,7 @@ class GraphBridge:
     @property
     def parked(self) -> int:
         """Calls paused by an interrupt and waiting to be resumed in this process."""
-        return len(self._parked)
+        return len(self._lot)
 
     # -- what the client's handlers receive ----------------------------------------------------
 
@@ -279,9 +273,9 @@ class GraphBridge:
                 getattr(params, "message", ""),
             )
             return {"action": "cancel"}
-        answer: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
-        call.asked.put_nowait(_Asked(_builtins(params), answer))
-        return await answer
+        assert call.parked is not None  # (set before the call could ask anything)
+        answer: JSONObject = await call.parked.ask(_builtins(params))
+        return answer
 
     def on_log(self, params: Any) -> None:
         """The client's logging handler: a stream event for the call it belongs to (or for its
@@ -325,13 +319,12 @@ class GraphBridge:
             return await start()
         configurable = config.get("configurable") or {}
         full_key = (configurable.get("thread_id"), configurable.get("checkpoint_ns"), *key)
-        call = self._parked.pop(full_key, None)
-        if call is not None:
-            if call.expiry is not None:
-                call.expiry.cancel()
+        parked = self._lot.take(full_key)
+        call: _Call | None = parked.context if parked is not None else None
+        if call is not None and parked is not None:
             call.writer = writer or call.writer
             call.index = 0
-            answered = len(call.record or ()) - (1 if call.waiting is not None else 0)
+            answered = len(call.record or ()) - (1 if parked.waiting is not None else 0)
             for _ in range(answered):
                 interrupt(None)  # replays the stored answers, so the next index is ours
                 call.index += 1
@@ -347,54 +340,52 @@ class GraphBridge:
                     server,
                     tool,
                 )
-            token = _CURRENT.set(call)
+            opened = call
+
+            async def body(_parked: ParkedCall[T]) -> T:
+                try:
+                    return await start()
+                finally:
+                    self._open.pop(id(opened), None)
+
+            self._open[id(call)] = call
+            token = _CURRENT.set(call)  # the call's task (and its questions) know their call
             try:
-                call.task = asyncio.ensure_future(start())
+                call.parked = self._lot.start(body)
             finally:
                 _CURRENT.reset(token)
-            self._open[id(call)] = call
-            call.task.add_done_callback(lambda _: self._open.pop(id(call), None))
+            call.parked.context = call  # what a resume finds again, by the parked call
         try:
             return await self._drive(call, full_key)  # type: ignore[no-any-return]
         except GraphInterrupt:
             raise
         except BaseException:
-            if call.task is not None and not call.task.done():
-                call.task.cancel()
+            if call.parked is not None:
+                call.parked.cancel()
+            self._open.pop(id(call), None)
             raise
 
     async def _drive(self, call: _Call, key: tuple[Any, ...]) -> Any:
-        task = call.task
-        assert task is not None
-        while True:
-            if call.waiting is None:
-                getter = asyncio.ensure_future(call.asked.get())
-                try:
-                    await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    if not getter.done():
-                        getter.cancel()
-                if not getter.done() or getter.cancelled():
-                    return task.result()
-                call.waiting = getter.result()
-            asked = call.waiting
+        parked = call.parked
+        assert parked is not None
+        while (asked := await parked.step()) is not None:
             if call.record is None:
                 call.record = await asked_before()
             value = self._ask(call, key, asked)
-            call.waiting = None
-            if not asked.answer.done():
-                try:
-                    asked.answer.set_result(answer_from_resume(value))
-                except TypeError as exc:
-                    asked.answer.set_exception(exc)
+            try:
+                asked.answer(answer_from_resume(value))
+            except TypeError as exc:
+                asked.refuse(exc)
+        return parked.result()
 
-    def _ask(self, call: _Call, key: tuple[Any, ...], asked: _Asked) -> Any:
+    def _ask(self, call: _Call, key: tuple[Any, ...], asked: Asked) -> Any:
         """``interrupt()`` for one question, its answer bound to it (:mod:`.binding`): a stored
         answer given to another question at this index is dropped and the question asked at
         the next index."""
         record = call.record if call.record is not None else []
-        this = question_id("elicitation/create", asked.params)
-        payload = question_payload(call.server, call.tool, asked.params)
+        params: JSONObject = asked.question
+        this = question_id("elicitation/create", params)
+        payload = question_payload(call.server, call.tool, params)
         if call.again:
             payload["call_made_again"] = True
         while True:
@@ -415,51 +406,27 @@ class GraphBridge:
                 "%s/%s: the stored answer was given to another question than %r; asking again",
                 call.server,
                 call.tool,
-                asked.params.get("message", ""),
+                params.get("message", ""),
             )
 
     def _park(self, key: tuple[Any, ...], call: _Call) -> None:
-        old = self._parked.pop(key, None)
-        if old is not None and old is not call:
-            self._expire(old)
-        self._parked[key] = call
-        if call.task is not None:  # nobody may await it again (the process may exit first)
-            call.task.add_done_callback(_consume)
-        call.expiry = asyncio.get_running_loop().call_later(
-            self._park_seconds, self._expire_key, key
-        )
+        assert call.parked is not None
+        self._lot.park(key, call.parked)  # a call parked under the same key before: expired
 
-    def _expire_key(self, key: tuple[Any, ...]) -> None:
-        call = self._parked.pop(key, None)
-        if call is not None:
+    def _expired(self, parked: ParkedCall[Any]) -> None:
+        """No resume in time: the question is answered ``cancel`` and the call finishes."""
+        call = parked.context
+        if isinstance(call, _Call):
             logger.warning(
                 "%s/%s: no resume within %g s; the question is answered cancel",
                 call.server,
                 call.tool,
                 self._park_seconds,
             )
-            self._expire(call)
-
-    @staticmethod
-    def _expire(call: _Call) -> None:
-        if call.expiry is not None:
-            call.expiry.cancel()
-        if call.waiting is not None and not call.waiting.answer.done():
-            call.waiting.answer.set_result({"action": "cancel"})
-        if call.task is not None:
-            call.task.add_done_callback(_consume)
+        waiting = parked.waiting
+        if waiting is not None:
+            waiting.answer({"action": "cancel"})
 
     async def aclose(self) -> None:
         """Answer ``cancel`` to every parked call and wait for them to finish."""
-        calls = list(self._parked.values())
-        self._parked.clear()
-        for call in calls:
-            self._expire(call)
-        tasks = [call.task for call in calls if call.task is not None]
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def _consume(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled():
-        task.exception()
+        await self._lot.aclose()

@@ -40,8 +40,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
 from langgraph.types import Command, interrupt
 
-from mcpkit.client import Client, ClientError, Host, InputRequired, form_defaults
-from mcpkit.client._mrtr import is_stale_state
+from mcpkit.client import Client, ClientError, Host, InputRequired, form_defaults, is_stale_state
 from mcpkit.contrib.langchain._binding import question_id
 from mcpkit.contrib.langchain._bridge import (
     GraphBridge,

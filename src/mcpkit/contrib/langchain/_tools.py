@@ -29,7 +29,6 @@ e.g. LangGraph's sync ``graph.invoke``): tools are loaded on that loop, so load 
 # every call, and string annotations would be compiled again each time.
 
 import asyncio
-import contextvars
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -173,15 +172,10 @@ class MCPTool(BaseTool):
                 f"{self.name}: a sync invoke on the loop that owns the MCP connections would "
                 "block it; use ainvoke (or call invoke from another thread)"
             )
-        context = contextvars.copy_context()  # LangGraph's config, so interrupts still work
-
-        async def in_context() -> CallToolResult:
-            return await asyncio.get_running_loop().create_task(
-                self.mcp_call(kwargs), context=context
-            )
-
         try:
-            result = asyncio.run_coroutine_threadsafe(in_context(), loop).result()
+            # the loop's task runs in a copy of this thread's context (``call_soon_threadsafe``
+            # copies it here): LangGraph's config goes along, so interrupts still work
+            result = asyncio.run_coroutine_threadsafe(self.mcp_call(kwargs), loop).result()
         except MODEL_ERRORS as exc:
             raise self._model_error(exc) from None
         return tool_output(result)
