@@ -40,6 +40,11 @@ class TaskSet:
         self._timers: weakref.WeakSet[asyncio.TimerHandle] = weakref.WeakSet()
         self.logger = logger
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop the children run on (an owner used from several loops keeps one per loop)."""
+        return self._loop
+
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None) -> asyncio.Task[Any]:
         task = self._loop.create_task(coro, name=name)
         self._tasks.add(task)
