@@ -1,6 +1,6 @@
 """The concurrency primitives every layer above the runtime uses instead of bare asyncio calls.
 
-mcpkit's rule (``docs/architecture.md``, "One runtime model"): every task has an owner that
+mcpkit's rule (``docs/architecture.md``, "Tasks and cancellation"): every task has an owner that
 cancels *and awaits* it, no module outside ``mcpkit._runtime`` calls ``create_task``,
 ``ensure_future`` or ``call_later`` itself (``tests/runtime/test_task_discipline.py`` enforces
 it), and a cancelled caller always sees its own cancellation. The pieces:
