@@ -1,6 +1,6 @@
 """The concurrency primitives every layer above the runtime uses instead of bare asyncio calls.
 
-mcpkit's rule (``docs/architecture.md``, "One runtime model"): every task has an owner that
+mcpkit's rule (``docs/architecture.md``, "Tasks and cancellation"): every task has an owner that
 cancels *and awaits* it, no module outside ``mcpkit._runtime`` calls ``create_task``,
 ``ensure_future`` or ``call_later`` itself (``tests/runtime/test_task_discipline.py`` enforces
 it), and a cancelled caller always sees its own cancellation. The pieces:
@@ -11,6 +11,8 @@ it), and a cancelled caller always sees its own cancellation. The pieces:
 * :func:`cancel_and_wait` — stop one child and wait until it has stopped, without swallowing a
   cancellation aimed at the caller (the mistake ``with suppress(CancelledError): await child``
   makes: it also eats the caller's own cancel);
+* :func:`join` — wait for a child asked to stop some other way (an event it watches) to end on
+  its own, again without swallowing the caller's cancellation;
 * :func:`race` — wait for the first of several awaitables (optionally with a deadline), cancel
   and await the rest: the one way to "race a wait";
 * :meth:`TaskSet.call_later` — a timer the owner cancels when it closes.
@@ -26,7 +28,7 @@ from typing import Any, TypeVar
 
 from mcpkit._runtime.tasks import TaskSet
 
-__all__ = ["TaskScope", "cancel_and_wait", "race", "start_soon"]
+__all__ = ["TaskScope", "cancel_and_wait", "join", "race", "start_soon"]
 
 T = TypeVar("T")
 
@@ -53,6 +55,25 @@ async def cancel_and_wait(
             return
     if not task.cancelled():
         task.exception()  # retrieved, so asyncio does not log "exception was never retrieved"
+
+
+async def join(task: asyncio.Future[Any] | None, *, timeout: float | None = None) -> bool:
+    """Wait until ``task`` (a child asked to finish by other means) has ended; do not cancel it.
+
+    For an owner that stops a child gracefully (it sets an event the child watches) and must
+    then wait for it. The child's outcome is consumed, as in :func:`cancel_and_wait`; a
+    cancellation aimed at the caller propagates (the child goes on stopping by itself).
+    Returns whether the child ended within ``timeout``.
+    """
+    if task is None or task is asyncio.current_task():
+        return True
+    if not task.done():
+        done, _ = await asyncio.wait((task,), timeout=timeout)
+        if not done:
+            return False
+    if not task.cancelled():
+        task.exception()
+    return True
 
 
 async def race(

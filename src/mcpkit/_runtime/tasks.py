@@ -16,13 +16,15 @@ import logging
 import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 __all__ = ["CLOSE_WAIT_SECONDS", "Slots", "TaskSet"]
 
 CLOSE_WAIT_SECONDS: Final = 5.0
 """How long closing waits for cancelled tasks to finish (a task that ignores cancellation is
 reported and left behind rather than hanging the close)."""
+
+T = TypeVar("T")
 
 
 class TaskSet:
@@ -38,6 +40,11 @@ class TaskSet:
         self._timers: weakref.WeakSet[asyncio.TimerHandle] = weakref.WeakSet()
         self.logger = logger
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop the children run on (an owner used from several loops keeps one per loop)."""
+        return self._loop
+
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None) -> asyncio.Task[Any]:
         task = self._loop.create_task(coro, name=name)
         self._tasks.add(task)
@@ -52,9 +59,10 @@ class TaskSet:
         self._timers.add(handle)
         return handle
 
-    def start(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    def start(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """Like :meth:`spawn`, for a coroutine that calls :meth:`forget` on its own task when
-        it ends and logs its own failures (the session's request handlers).
+        it ends and logs its own failures (the session's request handlers), or whose outcome
+        someone awaits (then that someone forgets it: a failure is theirs, not a bug to log).
 
         No done callback is added: a callback is scheduled with ``call_soon`` when the task
         ends, which costs a whole event-loop iteration (a ``select``, the ready queue) per
@@ -79,8 +87,12 @@ class TaskSet:
     def __len__(self) -> int:
         return len(self._tasks)
 
-    async def aclose(self) -> None:
-        """Cancel every timer and task (except the caller's own) and wait for the tasks to end."""
+    async def aclose(self, timeout: float = CLOSE_WAIT_SECONDS) -> None:
+        """Cancel every timer and task (except the caller's own) and wait for the tasks to end.
+
+        The wait is bounded by ``timeout`` (a task that ignores cancellation is logged and left
+        behind). A cancellation of the caller while it waits propagates: it is the caller's.
+        """
         for handle in list(self._timers):
             handle.cancel()
         self._timers.clear()
@@ -90,7 +102,7 @@ class TaskSet:
             task.cancel()
         if not tasks:
             return
-        _, stuck = await asyncio.wait(tasks, timeout=CLOSE_WAIT_SECONDS)
+        _, stuck = await asyncio.wait(tasks, timeout=timeout)
         if stuck:
             self.logger.error(
                 "%s: %d task(s) ignored cancellation and were left running: %s",

@@ -31,12 +31,13 @@ once: a second :class:`~mcpkit.protocol._errors.SessionReplaced` is raised to th
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
+
+from mcpkit._runtime.tasks import TaskSet
 
 if TYPE_CHECKING:
     from mcpkit.client._negotiate import Negotiated
@@ -106,15 +107,18 @@ class RenewalTracker:
     ``apply`` is the catch-up. Every task that learns of a renewal (a request that met it, a
     request sent after it, the transport's notification) awaits :meth:`catch_up`: the first
     starts ``apply`` in a task of its own (so cancelling one caller does not cut it short),
-    the others wait for the same run.
+    the others wait for the same run. The runs are children of the tracker's :class:`TaskSet`
+    (made on first use: a client is built outside any event loop), which :meth:`aclose` cancels
+    and awaits.
     """
 
-    __slots__ = ("_applied", "_apply", "_task")
+    __slots__ = ("_applied", "_apply", "_task", "_tasks")
 
     def __init__(self, apply: Callable[[], Awaitable[None]]) -> None:
         self._apply = apply
         self._applied = 0
         self._task: asyncio.Task[None] | None = None
+        self._tasks: TaskSet | None = None
 
     def start_at(self, renewals: int) -> None:
         """A new connection: ``renewals`` is its count, nothing to catch up on."""
@@ -135,7 +139,9 @@ class RenewalTracker:
             return  # the catch-up's own requests
         if renewals != self._applied:
             self._applied = renewals
-            self._task = asyncio.ensure_future(self._run(self._task))
+            if self._tasks is None:
+                self._tasks = TaskSet(asyncio.get_running_loop(), "client catch-up", logger)
+            self._task = self._tasks.spawn(self._run(self._task), name="mcpkit-client-catch-up")
         task = self._task
         if task is not None and not task.done():
             await asyncio.shield(task)
@@ -150,11 +156,13 @@ class RenewalTracker:
             logger.exception("catching up with a replaced session failed")
 
     async def aclose(self) -> None:
-        task, self._task = self._task, None
-        if task is not None and not task.done() and task is not asyncio.current_task():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.gather(task, return_exceptions=True)
+        """Cancel a catch-up still running and wait for it (not when called from inside it).
+
+        A cancellation of the caller while it waits is the caller's: it propagates.
+        """
+        self._task = None
+        if self._tasks is not None:
+            await self._tasks.aclose()
 
 
 async def tell(listener: Callable[[SessionRenewed], Any], event: SessionRenewed) -> None:

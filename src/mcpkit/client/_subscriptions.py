@@ -30,6 +30,8 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from mcpkit._runtime.concurrency import race
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.client._errors import ServerMisbehaved
 from mcpkit.client._typed import ChangeNotification, decode_notification
 from mcpkit.protocol._capabilities import agree_listen_filter
@@ -110,6 +112,8 @@ class Subscription:
         self._queued = 0
         self._overflowed = False
         self._task: asyncio.Task[None] | None = None
+        self._tasks: TaskSet | None = None
+        """Owns the runner (made in :meth:`start`); :meth:`aclose` cancels and awaits it."""
         self._acked = asyncio.Event()
         self._ended = False
         self._error: BaseException | None = None
@@ -133,19 +137,16 @@ class Subscription:
         if self._task is not None:
             return
         runner = self._run_modern() if self._client.era == "modern" else self._run_legacy()
-        self._task = asyncio.ensure_future(runner)
-        ack = asyncio.ensure_future(self._acked.wait())
+        if self._tasks is None:
+            self._tasks = TaskSet(asyncio.get_running_loop(), "listen", logger)
+        self._task = self._tasks.spawn(runner, name="mcpkit-listen")
         try:
-            await asyncio.wait(
-                (ack, self._task), timeout=ack_timeout, return_when=asyncio.FIRST_COMPLETED
-            )
+            await race(self._acked.wait(), self._task, timeout=ack_timeout)
         except asyncio.CancelledError:
             # the caller gave up before the acknowledgement: the stream must not outlive it
             # (``async with`` never reaches ``__aexit__`` when ``__aenter__`` is cancelled)
             await self.aclose()
             raise
-        finally:
-            ack.cancel()
         if not self._acked.is_set():
             error = self._peek_error()
             await self.aclose()
@@ -180,16 +181,20 @@ class Subscription:
         return typed
 
     async def aclose(self) -> None:
-        """Stop listening (tells the server). Idempotent."""
+        """Stop listening (tells the server). Idempotent.
+
+        Cancels the runner and waits for it; a cancellation of the caller while it waits is
+        the caller's and propagates (the iterator is ended either way).
+        """
         task, self._task = self._task, None
         self._client._listeners.discard(self._tap)
-        if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        if task is not None:
-            self._ended = True
-            self._queue.put_nowait(_End(None))
+        try:
+            if task is not None and self._tasks is not None:
+                await self._tasks.aclose()
+        finally:
+            if task is not None:
+                self._ended = True
+                self._queue.put_nowait(_End(None))
 
     async def _resync(self) -> None:
         if self._on_resync is None:
@@ -232,17 +237,18 @@ class Subscription:
         delay = RELISTEN_INITIAL_DELAY
         try:
             while True:
-                ended_by_server = asyncio.Event()
+                ended_by_server: asyncio.Future[None] = asyncio.get_running_loop().create_future()
                 first_ack = not self._acked.is_set()
 
                 async def sink(
                     note: Notification,
                     *,
                     first: bool = first_ack,
-                    ended_by_server: asyncio.Event = ended_by_server,
+                    ended_by_server: asyncio.Future[None] = ended_by_server,
                 ) -> None:
                     if note.method == "notifications/cancelled":
-                        ended_by_server.set()
+                        if not ended_by_server.done():
+                            ended_by_server.set_result(None)
                         return
                     if note.method == "notifications/subscriptions/acknowledged":
                         params = note.params or {}
@@ -257,25 +263,20 @@ class Subscription:
                         client._apply_change(note)
                     self._offer(note)
 
-                request = asyncio.ensure_future(
+                # the request is race's own: the server ending the stream cancels and awaits it
+                request = await race(
                     client._request(
                         "subscriptions/listen",
                         {"notifications": dict(self.requested)},
                         timeout=None,
                         on_notification=sink,
-                    )
+                    ),
+                    ended_by_server,
                 )
-                ended = asyncio.ensure_future(ended_by_server.wait())
-                try:
-                    await asyncio.wait((request, ended), return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    ended.cancel()
-                    if not request.done():
-                        request.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await asyncio.gather(request, return_exceptions=True)
-                if request.done() and not request.cancelled() and request.exception() is not None:
+                error = None
+                if request not in (None, ended_by_server) and not request.cancelled():
                     error = request.exception()
+                if error is not None:
                     if isinstance(error, TransportError) or not self._acked.is_set():
                         self._finish(error)
                         return

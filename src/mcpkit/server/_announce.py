@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import weakref
 from collections.abc import Awaitable, Callable
 
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.protocol._lifecycle import ServerState
 from mcpkit.server._listen import ListenHub
 from mcpkit.server._request import LegacyConnection
@@ -24,6 +26,8 @@ LegacyFanout = Callable[[str, JSONObject | None, str | None], Awaitable[None]]
 """``(method, params, uri)``: deliver a list change (``uri`` ``None``) or a resource update to
 the legacy sessions that should see it (see :attr:`Announcer.legacy_fanout`)."""
 
+logger = logging.getLogger("mcpkit.server")
+
 
 class Announcer:
     """The legacy connections of this process, the listen streams, and the announcements."""
@@ -32,7 +36,9 @@ class Announcer:
 
     def __init__(self) -> None:
         self._connections: weakref.WeakSet[LegacyConnection] = weakref.WeakSet()
-        self._background: set[asyncio.Task[None]] = set()
+        self._background: TaskSet | None = None
+        """Owns the announcements ``changed`` starts (made on first use, on the running loop);
+        :meth:`aclose` cancels and awaits them."""
         self.listen_hub = ListenHub()
         self.legacy_fanout: LegacyFanout | None = None
         """Delivers list changes and resource updates to legacy sessions instead of this
@@ -56,14 +62,27 @@ class Announcer:
     def changed(self, kind: str) -> None:
         """A registry changed: announce it soon, from whatever thread made the change."""
         try:
-            task = asyncio.get_running_loop().create_task(self.list_changed(kind))
+            asyncio.get_running_loop()
         except RuntimeError:  # no loop here: a sync tool in a worker thread, or set-up code
             loop = self.loop
             if loop is not None and loop.is_running():
-                asyncio.run_coroutine_threadsafe(self.list_changed(kind), loop)
+                loop.call_soon_threadsafe(self._announce_soon, kind)
         else:
-            self._background.add(task)  # keep a reference until it is done
-            task.add_done_callback(self._background.discard)
+            self._announce_soon(kind)
+
+    def _announce_soon(self, kind: str) -> None:
+        """Start announcing a list change, owned by this announcer (on the running loop)."""
+        loop = asyncio.get_running_loop()
+        background = self._background
+        if background is None or background.loop is not loop:
+            background = self._background = TaskSet(loop, "announcements", logger)
+        background.spawn(self.list_changed(kind), name=f"mcpkit-{kind}-list-changed")
+
+    async def aclose(self) -> None:
+        """Cancel the announcements still running and wait for them (server shutdown)."""
+        background, self._background = self._background, None
+        if background is not None and background.loop is asyncio.get_running_loop():
+            await background.aclose()
 
     async def list_changed(self, kind: str) -> None:
         method = f"notifications/{kind}/list_changed"

@@ -592,6 +592,7 @@ class Server:
         """The last transport is leaving: end listen streams and task bodies, then the
         lifespan closes."""
         await self._announcer.listen_hub.close_all()
+        await self._announcer.aclose()
         if self.tasks is not None:
             await self.tasks.shutdown()
 

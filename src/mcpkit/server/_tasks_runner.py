@@ -31,6 +31,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from mcpkit._runtime.concurrency import TaskScope
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.protocol._errors import InternalError, JSONRPCError
 from mcpkit.server._context import Context, ContextServices, InputRequired
 from mcpkit.server._request import RequestInfo
@@ -189,6 +191,9 @@ class TaskRunner:
         self._store = store
         self._on_change = on_change
         self._jobs: dict[str, _Job] = {}
+        self._tasks: TaskSet | None = None
+        """Owns the jobs (made on the loop of the first one); :meth:`close` cancels and awaits
+        them."""
 
     @property
     def running(self) -> int:
@@ -221,9 +226,11 @@ class TaskRunner:
         )
         job = _Job(services, tool, arguments, job_info, outbound)
         self._jobs[record.task_id] = job
-        job.task = asyncio.get_running_loop().create_task(
-            self._run(job, record), name=f"mcpkit-task-{record.task_id}"
-        )
+        loop = asyncio.get_running_loop()
+        jobs = self._tasks
+        if jobs is None or jobs.loop is not loop:
+            jobs = self._tasks = TaskSet(loop, "task jobs", logger)
+        job.task = jobs.spawn(self._run(job, record), name=f"mcpkit-task-{record.task_id}")
 
     def _asking_hook(self, task_id: str) -> Asking:
         """Moves a 2025 task to ``input_required`` while one of its questions is out."""
@@ -261,18 +268,23 @@ class TaskRunner:
 
     async def close(self) -> None:
         """Cancel every job (server shutdown) and wait, bounded, for them to record it."""
-        tasks = [job.task for job in self._jobs.values() if job.task is not None]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=TASK_SHUTDOWN_GRACE_SECONDS)
+        jobs, self._tasks = self._tasks, None
+        if jobs is not None:
+            await jobs.aclose(timeout=TASK_SHUTDOWN_GRACE_SECONDS)
 
     # -- one job -------------------------------------------------------------------------------
 
     async def _run(self, job: _Job, created: TaskRecord) -> None:
-        watcher = None
-        if self._store.shared:
-            watcher = asyncio.get_running_loop().create_task(self._watch(job))
+        try:
+            # the watcher lives as long as the job: cancelled and awaited when it ends
+            async with TaskScope(f"task {job.task_id}", logger) as scope:
+                if self._store.shared:
+                    scope.spawn(self._watch(job), name=f"mcpkit-task-watch-{job.task_id}")
+                await self._run_job(job, created)
+        finally:
+            self._jobs.pop(job.task_id, None)
+
+    async def _run_job(self, job: _Job, created: TaskRecord) -> None:
         ttl_left = None
         if created.ttl_ms is not None:
             ttl_left = created.created_at + created.ttl_ms / 1000 - time.time()
@@ -298,10 +310,6 @@ class TaskRunner:
             internal = InternalError(f"Internal error while running the task: {exc}")
             with contextlib.suppress(Exception):
                 await self._settle(job.task_id, "failed", error=_error(internal))
-        finally:
-            if watcher is not None:
-                watcher.cancel()
-            self._jobs.pop(job.task_id, None)
 
     async def _drive(self, job: _Job) -> None:
         while True:

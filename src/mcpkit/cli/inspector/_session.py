@@ -26,6 +26,8 @@ from typing import Any, Final
 
 import msgspec
 
+from mcpkit._runtime.concurrency import cancel_and_wait, join, race
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.cli._wire import WireLog
 from mcpkit.cli.inspector._events import EventHub, ServerEvents
 
@@ -36,6 +38,8 @@ __all__ = [
     "InspectorSession",
     "describe_error",
 ]
+
+logger = logging.getLogger("mcpkit.inspector")
 
 MAX_OPEN_QUESTIONS: Final = 32
 """Questions waiting for the person at once; a server that asks more gets ``decline``."""
@@ -143,6 +147,12 @@ class InspectorSession:
         self.hub: ServerEvents = hub.for_server(server)
         self._client: Any = None
         self._owner: asyncio.Task[None] | None = None
+        self._holders: TaskSet | None = None
+        """Owns the task that holds the client open (closed gracefully by :meth:`disconnect`)."""
+        self._work: TaskSet | None = None
+        """Owns the calls, watches and task followers (cancelled and awaited by
+        :meth:`disconnect`). Both sets are made on first use: a session may be built outside
+        a loop."""
         self._stop: asyncio.Event | None = None
         self._spec: ConnectSpec | None = None
         self._wire: _PublishingWireLog | None = None
@@ -190,7 +200,8 @@ class InspectorSession:
         self._client, self._stop, self._spec = client, stop, spec
         self._stderr_tail.clear()
         self._connections += 1
-        self._owner = asyncio.create_task(self._own(client, ready, stop), name="inspector-client")
+        self._holders = self._holders or TaskSet(asyncio.get_running_loop(), "inspector", logger)
+        self._owner = self._holders.spawn(self._own(client, ready, stop), name="inspector-client")
         self.hub.publish(
             "status",
             state="connecting",
@@ -203,6 +214,8 @@ class InspectorSession:
             await asyncio.wait_for(asyncio.shield(ready), limit)
         except BaseException as exc:
             await self.disconnect()
+            if isinstance(exc, asyncio.CancelledError):
+                raise  # this request was cancelled: it sees its own cancellation
             message = (
                 describe_error(exc)
                 if not isinstance(exc, TimeoutError)
@@ -301,19 +314,18 @@ class InspectorSession:
         auth = OAuthClient(redirect_handler=authorizer, callback_handler=authorizer)
         return HttpClientConnector(url, auth=auth, headers=headers)
 
+    def _work_set(self) -> TaskSet:
+        if self._work is None:
+            self._work = TaskSet(asyncio.get_running_loop(), "inspector work", logger)
+        return self._work
+
     async def _own(self, client: Any, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
         """Hold the client open until asked to stop or the server goes away."""
         _OWNER.set(self)  # this task's context: the stdio transport's tasks inherit it
         try:
             async with client:
                 ready.set_result(None)
-                stopped = asyncio.create_task(stop.wait())
-                gone = asyncio.create_task(client.wait_disconnected())
-                try:
-                    await asyncio.wait({stopped, gone}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    stopped.cancel()
-                    gone.cancel()
+                await race(stop.wait(), client.wait_disconnected())
                 if not stop.is_set():
                     self.hub.publish("status", state="disconnected", error="the server went away")
         except Exception as exc:
@@ -323,9 +335,11 @@ class InspectorSession:
                 self.hub.publish("status", state="disconnected", error=describe_error(exc))
 
     async def disconnect(self) -> None:
-        """Close the connection; calls in flight are cancelled and open questions declined."""
-        for task in [*self._calls.values(), *self._watches.values(), *self._followers.values()]:
-            task.cancel()
+        """Close the connection; calls in flight are cancelled (and awaited) and open questions
+        declined. A cancellation of the caller while it waits propagates."""
+        work = self._work
+        if work is not None:
+            await work.aclose(timeout=CLOSE_TIMEOUT)
         self._followers.clear()
         self._tasks.clear()
         for future in self._questions.values():
@@ -338,11 +352,8 @@ class InspectorSession:
         if owner is not None:
             # A connection still being made (a server starting, a person signing in) has no
             # stop to notice: it is cancelled; an open one gets a bounded, clean close.
-            done, _ = await asyncio.wait({owner}, timeout=CLOSE_TIMEOUT)
-            if not done:
-                owner.cancel()
-            with contextlib.suppress(BaseException):
-                await owner
+            if not await join(owner, timeout=CLOSE_TIMEOUT):
+                await cancel_and_wait(owner)
             self.hub.publish("status", state="disconnected")
         self._client = None
         self._log_level = None
@@ -428,18 +439,21 @@ class InspectorSession:
                 "progress", callId=call_id, progress=done, total=total, message=message
             )
 
-        task = asyncio.create_task(
-            client.call_tool(name, dict(arguments), progress_callback=progress)
-        )
+        work = self._work_set()
+        # started, not spawned: the call's failure is this request's answer, not a stray error
+        task = work.start(client.call_tool(name, dict(arguments), progress_callback=progress))
         self._calls[call_id] = task
         try:
             result = await task
         except asyncio.CancelledError:
-            if task.cancelled():
+            current = asyncio.current_task()
+            if task.cancelled() and (current is None or not current.cancelling()):
+                # the call was cancelled (from the page), not this request: say so
                 raise InspectorError("the call was cancelled", status=499) from None
             raise
         finally:
             self._calls.pop(call_id, None)
+            work.forget(task)
         plain = _plain(result)
         return {"result": plain, "outputCheck": await self._check_output(name, plain)}
 
@@ -507,7 +521,7 @@ class InspectorSession:
         if handle.task_id is None:  # the server answered at once
             return {"task": None, "result": _plain(await handle.result())}
         record = self._remember(handle.task_id, name, handle.info)
-        self._followers[handle.task_id] = asyncio.create_task(self._follow(handle))
+        self._followers[handle.task_id] = self._work_set().spawn(self._follow(handle))
         return {"task": record}
 
     def _remember(self, task_id: str, tool: str, info: Any) -> dict[str, Any]:
@@ -615,7 +629,7 @@ class InspectorSession:
         else:
             subscription = client.listen(resource_uris=[uri])
         started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._watches[key] = asyncio.create_task(self._run_watch(key, subscription, started))
+        self._watches[key] = self._work_set().spawn(self._run_watch(key, subscription, started))
         try:
             await started
         except BaseException:

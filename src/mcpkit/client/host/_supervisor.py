@@ -24,10 +24,11 @@ import asyncio
 import contextlib
 import logging
 import time
-from asyncio import FIRST_COMPLETED
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Final, Literal
 
+from mcpkit._runtime.concurrency import TaskScope, cancel_and_wait, join, race
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.client._client import Client
 from mcpkit.client._errors import ServerUnavailable
 from mcpkit.protocol._capabilities import has_capability
@@ -82,6 +83,8 @@ class ServerSupervisor:
         """How many times a connection was established (1 + restarts that succeeded)."""
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
+        self._tasks: TaskSet | None = None
+        """Owns the supervising task (made in :meth:`start`: a host is built outside a loop)."""
         self._stop = asyncio.Event()
         self._settled = asyncio.Event()
         """Set when the first attempt finished (ready or failed) and after every change."""
@@ -91,9 +94,8 @@ class ServerSupervisor:
 
     def start(self) -> None:
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(
-                self._run(), name=f"mcpkit-host-{self.name}"
-            )
+            self._tasks = TaskSet(asyncio.get_running_loop(), f"host {self.name}", logger)
+            self._task = self._tasks.spawn(self._run(), name=f"mcpkit-host-{self.name}")
 
     async def wait_settled(self, timeout: float | None = None) -> ServerState:
         """Wait until the server is ready or has failed (bounded by ``timeout``)."""
@@ -102,12 +104,16 @@ class ServerSupervisor:
         return self.state
 
     async def stop(self) -> None:
-        """Close the connection and end the supervisor. Idempotent, callable from any task."""
+        """Close the connection and end the supervisor. Idempotent, callable from any task.
+
+        The supervising task closes its client itself when it sees the stop (an ``async with``
+        is left by the task that entered it); this waits for that. A cancellation of the caller
+        while it waits is the caller's and propagates; the supervisor goes on stopping.
+        """
         self._stop.set()
-        task = self._task
-        if task is not None and task is not asyncio.current_task():
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(task)
+        await join(self._task)
+        if self._tasks is not None and self._task is not asyncio.current_task():
+            await self._tasks.aclose()  # it has ended: nothing is left to cancel
         self.state = "stopped"
 
     @property
@@ -186,29 +192,22 @@ class ServerSupervisor:
                 self._changed()
 
             client._renewal_listeners.append(session_renewed)
-            watcher = asyncio.ensure_future(self._watch_changes(client, renewed))
-            stop = asyncio.ensure_future(self._stop.wait())
-            gone = asyncio.ensure_future(client.wait_disconnected())
-            try:
+            async with TaskScope(f"host {self.name} watcher", logger) as scope:
+                watcher = scope.spawn(self._watch_changes(client, renewed))
                 # Only a stop request or the server going away ends the connection; the change
                 # watcher failing is logged by itself and never restarts a working server.
                 while True:
-                    renewal = asyncio.ensure_future(renewed.wait())
-                    try:
-                        await asyncio.wait((stop, gone, renewal), return_when=FIRST_COMPLETED)
-                    finally:
-                        renewal.cancel()
-                    if stop.done() or gone.done():
+                    first = await race(
+                        _labelled("stop", self._stop.wait()),
+                        _labelled("gone", client.wait_disconnected()),
+                        _labelled("renewed", renewed.wait()),
+                    )
+                    if first is None or first.result() != "renewed":
                         break
                     # watch what the new session's capabilities offer
-                    watcher.cancel()
-                    await asyncio.gather(watcher, return_exceptions=True)
+                    await cancel_and_wait(watcher)
                     renewed.clear()
-                    watcher = asyncio.ensure_future(self._watch_changes(client, renewed))
-            finally:
-                for task in (stop, gone, watcher):
-                    task.cancel()
-                await asyncio.gather(stop, gone, watcher, return_exceptions=True)
+                    watcher = scope.spawn(self._watch_changes(client, renewed))
             if not self._stop.is_set():
                 error = client._disconnect_error()
                 raise error if error is not None else ServerUnavailable("disconnected")
@@ -252,3 +251,13 @@ class ServerSupervisor:
         if self.last_error is not None:
             row["error"] = f"{type(self.last_error).__name__}: {self.last_error}"
         return row
+
+
+async def _labelled(label: str, awaitable: Awaitable[Any]) -> str:
+    """``label`` once ``awaitable`` is done: which of the waits :func:`race` saw end first.
+
+    A wait that fails has ended too (the disconnect error is read from the client after).
+    """
+    with contextlib.suppress(Exception):
+        await awaitable
+    return label

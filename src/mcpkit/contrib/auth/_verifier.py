@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.contrib.auth._errors import InvalidToken, OAuthFlowError
 from mcpkit.contrib.auth._http import SafeHttp, UrlPolicy
 from mcpkit.contrib.auth._models import ClientInfo
@@ -148,6 +149,8 @@ class JWTVerifier:
         self._unknown_kid_fetch_at: float | None = None
         self._failed_at: float | None = None
         self._refresh: asyncio.Task[None] | None = None
+        self._refreshes: TaskSet | None = None
+        """Owns the refresh task (made on the loop of the first refresh)."""
         if keys is not None:
             self._keys = self._parse_keys(keys)
 
@@ -200,9 +203,11 @@ class JWTVerifier:
         ends by itself within the URL policy's total deadline.
         """
         if self._inflight() is None:
-            self._refresh = asyncio.get_running_loop().create_task(
-                self._run_refresh(), name="mcpkit-jwks-refresh"
-            )
+            loop = asyncio.get_running_loop()
+            owner = self._refreshes
+            if owner is None or owner.loop is not loop:
+                owner = self._refreshes = TaskSet(loop, "JWKS refresh", logger)
+            self._refresh = owner.spawn(self._run_refresh(), name="mcpkit-jwks-refresh")
         assert self._refresh is not None
         return self._refresh
 
@@ -211,6 +216,12 @@ class JWTVerifier:
         if task is not None and task.get_loop() is not asyncio.get_running_loop():
             self._refresh = task = None  # left behind by an event loop that has since closed
         return task
+
+    async def aclose(self) -> None:
+        """Cancel a key refresh still in flight and wait for it (the owner is shutting down)."""
+        owner, self._refreshes = self._refreshes, None
+        if owner is not None and owner.loop is asyncio.get_running_loop():
+            await owner.aclose()
 
     def _backing_off(self, now: float) -> bool:
         failed = self._failed_at

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Coroutine
 from typing import Any, Final, TypeVar
 
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.protocol._errors import ConnectionClosed
 
 __all__ = ["CLOSE_WAIT", "WorkScope"]
@@ -29,12 +30,20 @@ T = TypeVar("T")
 
 
 class WorkScope:
+    """A :class:`~mcpkit._runtime.tasks.TaskSet` that refuses work once closed; see the module
+    docstring. The set is made on first use (a transport may be built outside any loop)."""
+
     __slots__ = ("_closed", "_tasks", "what")
 
     def __init__(self, what: str) -> None:
         self.what = what
         self._closed = False
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: TaskSet | None = None
+
+    def _owner(self) -> TaskSet:
+        if self._tasks is None:
+            self._tasks = TaskSet(asyncio.get_running_loop(), self.what, logger)
+        return self._tasks
 
     @property
     def closed(self) -> bool:
@@ -48,8 +57,8 @@ class WorkScope:
         if self._closed:
             work.close()
             raise self.closed_error()
-        task = asyncio.ensure_future(work)
-        self._track(task)
+        owner = self._owner()
+        task = owner.start(work)  # its outcome is our caller's: not logged as a stray failure
         try:
             return await task
         except asyncio.CancelledError:
@@ -57,38 +66,18 @@ class WorkScope:
             if self._closed and current is not None and current.cancelling() == 0:
                 raise self.closed_error() from None  # stopped by aclose, not by our caller
             raise
+        finally:
+            owner.forget(task)
 
     def spawn(self, work: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
         """Start a background task owned by the scope (cancelled by :meth:`aclose`)."""
         if self._closed:
             work.close()
             raise self.closed_error()
-        task = asyncio.ensure_future(work)
-        task.set_name(name)
-        self._track(task)
-        task.add_done_callback(_report)
-        return task
-
-    def _track(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        return self._owner().spawn(work, name=name)  # a failure is logged: readers catch
 
     async def aclose(self) -> None:
         """Stop all work and wait for it (bounded by :data:`CLOSE_WAIT`). Idempotent."""
         self._closed = True
-        current = asyncio.current_task()
-        tasks = [task for task in self._tasks if task is not current]
-        for task in tasks:
-            task.cancel()
-        if not tasks:
-            return
-        _, stuck = await asyncio.wait(tasks, timeout=CLOSE_WAIT)
-        if stuck:
-            logger.error(
-                "%s: %d task(s) ignored cancellation and were left running", self.what, len(stuck)
-            )
-
-
-def _report(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled() and task.exception() is not None:  # readers catch; this is a bug
-        logger.error("%s failed", task.get_name(), exc_info=task.exception())
+        if self._tasks is not None:
+            await self._tasks.aclose(timeout=CLOSE_WAIT)
