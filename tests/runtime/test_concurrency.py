@@ -233,7 +233,7 @@ async def test_race_reports_a_failing_winner_through_its_future() -> None:
 async def test_taskset_aclose_cancels_its_timers() -> None:
     fired: list[str] = []
     owner = TaskSet(asyncio.get_running_loop(), "test", logging.getLogger("test"))
-    handle = owner.call_later(0, fired.append, "timer")
+    handle = owner.timer(0, fired.append, "timer")
     await owner.aclose()
     assert handle.cancelled()
     for _ in range(3):  # the timer was due at once: it would have run within these steps
@@ -327,7 +327,7 @@ async def test_taskscope_logs_a_child_failure_and_the_block_carries_on(
 async def test_taskscope_timers_end_with_the_block() -> None:
     fired: list[int] = []
     async with TaskScope("test") as scope:
-        handle = scope.call_later(0, fired.append, 1)
+        handle = scope.timer(0, fired.append, 1)
     assert handle.cancelled()
     for _ in range(3):
         await asyncio.sleep(0)

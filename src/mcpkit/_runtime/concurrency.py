@@ -15,7 +15,8 @@ it), and a cancelled caller always sees its own cancellation. The pieces:
   its own, again without swallowing the caller's cancellation;
 * :func:`race` — wait for the first of several awaitables (optionally with a deadline), cancel
   and await the rest: the one way to "race a wait";
-* :meth:`TaskSet.call_later` — a timer the owner cancels when it closes.
+* :meth:`TaskSet.timer` — ``loop.call_later`` with an owner: cancelled when the owner closes
+  (a distinct name, so a bare ``call_later`` is easy to find and forbid).
 """
 
 from __future__ import annotations
@@ -137,8 +138,8 @@ class TaskScope:
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str | None = None) -> asyncio.Task[Any]:
         return self._tasks.spawn(coro, name=name)
 
-    def call_later(self, delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
-        return self._tasks.call_later(delay, callback, *args)
+    def timer(self, delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
+        return self._tasks.timer(delay, callback, *args)
 
     def __len__(self) -> int:
         return len(self._tasks)

@@ -51,7 +51,7 @@ class TaskSet:
         task.add_done_callback(self._done)
         return task
 
-    def call_later(
+    def timer(
         self, delay: float, callback: Callable[..., object], *args: Any
     ) -> asyncio.TimerHandle:
         """``loop.call_later``, owned: :meth:`aclose` cancels the timer if it has not fired."""

@@ -218,7 +218,7 @@ class ParkingLot(Generic[K]):
             self._expire_call(old)
         call._unpark()
         self._parked[key] = call
-        call._expiry = self._tasks().call_later(self.ttl, self._expire, key, call)
+        call._expiry = self._tasks().timer(self.ttl, self._expire, key, call)
 
     def take(self, key: K) -> ParkedCall[Any] | None:
         """The call parked under ``key`` (no longer parked), or ``None``."""
