@@ -1,4 +1,4 @@
-"""The listening socket ``serve`` accepts on: its own (``_listen``) or one handed down by a
+"""The listening socket ``serve`` accepts on: its own (``listening_socket``) or one handed down by a
 supervisor (``MCPKIT_LISTEN_FD``, ``mcpkit run --workers``).
 
 Accepted connections must get TCP_NODELAY: asyncio sets it only when the socket's ``proto``
