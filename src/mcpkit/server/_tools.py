@@ -285,6 +285,9 @@ class RegisteredTool:
         "timeout",
     )
 
+    _pending: _Options | None
+    """What registration deferred (a plain tool), built by the first listing or call."""
+
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -353,7 +356,7 @@ class RegisteredTool:
         self._signature: ToolSignature | None = None
         self._context_param: str | None = None
         self._call_async = False
-        self._pending: _Options | None = None
+        self._pending = None
 
     @classmethod
     def from_schema(
@@ -585,7 +588,7 @@ class RegisteredTool:
         if isinstance(value, list | tuple) and all(_is_content_block(v) for v in value):
             return {"content": list(value)}
         if self._signature is None:
-            text = msgspec.json.encode(_json_value(self.name, value)).decode()
+            text = _json_text(self.name, value)
         else:
             _, text = self.signature.serialize_output(value)
         return {"content": [{"type": "text", "text": text}]}
@@ -601,6 +604,14 @@ def _json_value(name: str, value: Any) -> Any:
         raise InvalidToolOutput(
             f"tool {name!r} returned {type(value).__qualname__}, which is not JSON data: {exc}"
         ) from None
+
+
+def _json_text(name: str, value: Any) -> str:
+    """A schema-declared tool's return value as JSON text (its only content block)."""
+    try:
+        return msgspec.json.encode(value).decode()
+    except (TypeError, ValueError):
+        return msgspec.json.encode(_json_value(name, value)).decode()  # raises the tool's error
 
 
 def _check_output_schema(name: str, schema: JSONObject) -> None:
