@@ -197,8 +197,7 @@ async def open_client(
 
     Without ``elicitation``/``sampling`` handlers, those of :func:`question_handlers` are used.
     """
-    from mcpkit.client import Client
-    from mcpkit.client._connectors import resolve_target
+    from mcpkit.client import Client, resolve_target
 
     target: ResolvedTarget = with_http_headers(
         with_verbosity(resolve(args.target, env=parse_env(args.env)), args.verbose), args

@@ -48,7 +48,7 @@ class CliError(Exception):
 
 def explain(exc: BaseException, *, target: str | None = None) -> CliError:
     """The :class:`CliError` for an exception raised by the client, transports or protocol."""
-    from mcpkit.client._errors import (
+    from mcpkit.errors import (
         IncompatibleServer,
         InputValidationError,
         ServerMisbehaved,

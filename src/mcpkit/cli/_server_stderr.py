@@ -45,7 +45,7 @@ class ServerStderr(logging.Handler):
         self._held: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        from mcpkit.transports._stdio_client import STDERR_RECORD_ATTR
+        from mcpkit.transports import STDERR_RECORD_ATTR
 
         server = getattr(record, STDERR_RECORD_ATTR, None)
         if server is None:
@@ -88,7 +88,7 @@ def install(*, prefix: bool = False, live: bool = False) -> ServerStderr:
     line twice.
     """
     global _handler
-    from mcpkit.transports._stdio_client import set_default_stderr
+    from mcpkit.transports import set_default_stderr
 
     # The library shows a server's stderr on ours as it comes; the command logs it instead so
     # this handler can hold it back while connecting and prefix it by server.
@@ -112,7 +112,7 @@ def current() -> ServerStderr | None:
 
 
 def is_server_line(record: logging.LogRecord) -> bool:
-    from mcpkit.transports._stdio_client import STDERR_RECORD_ATTR
+    from mcpkit.transports import STDERR_RECORD_ATTR
 
     return hasattr(record, STDERR_RECORD_ATTR)
 

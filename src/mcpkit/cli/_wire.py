@@ -40,7 +40,7 @@ class WireLog:
         self.entries.append((direction, data))
 
     def wrap(self, connector: Any) -> Any:
-        from mcpkit.client._connectors import StreamConnector
+        from mcpkit.client import StreamConnector
 
         if isinstance(connector, StreamConnector):
             return _RecordingStreamConnector(connector, self)

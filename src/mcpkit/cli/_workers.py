@@ -2,7 +2,7 @@
 
 The supervisor never imports the server. It binds the listening socket once and starts N
 children (``python -m mcpkit.cli run TARGET --http ...``) that inherit it
-(:data:`~mcpkit.transports.http._server.serve.LISTEN_FD_ENV`): each accepts connections from the
+(:data:`~mcpkit.transports.http.LISTEN_FD_ENV`): each accepts connections from the
 same
 queue, so the kernel spreads them over the processes and the port is never unbound while a child
 restarts. It keeps N running — a child that dies (a crash, an OOM kill, ``kill -9``) is replaced —
@@ -56,7 +56,7 @@ class _Workers:
         self.children: dict[int, tuple[subprocess.Popen[bytes], float]] = {}
 
     def start(self, slot: int) -> subprocess.Popen[bytes]:
-        from mcpkit.transports.http._server.serve import LISTEN_FD_ENV
+        from mcpkit.transports.http import LISTEN_FD_ENV
 
         child = subprocess.Popen(
             self.command,
@@ -99,7 +99,7 @@ class _Workers:
 
 
 def _shared_env() -> dict[str, str]:
-    from mcpkit.server._request_state import STATE_KEYS_ENV
+    from mcpkit.server import STATE_KEYS_ENV
 
     env = {**os.environ, PARENT_ENV: str(os.getpid())}
     if not env.get(STATE_KEYS_ENV, "").strip():
@@ -115,9 +115,9 @@ def supervise_workers(
     ``extra`` is appended to each child's ``mcpkit run`` arguments (``--redis URL``). Raises
     ``OSError`` when ``host:port`` cannot be bound (before any child starts).
     """
-    from mcpkit.transports.http._server.serve import _listen
+    from mcpkit.transports.http import listening_socket
 
-    sock = _listen(host, port)
+    sock = listening_socket(host, port)
     try:
         bound = sock.getsockname()[1]
         command = [

@@ -12,6 +12,8 @@ are served at once. The whole public surface is listed in ``docs/api.md``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from mcpkit.server import content
 from mcpkit.server._auth_hooks import ScopeRequired
 from mcpkit.server._context import Context, ElicitAnswer, Question
@@ -20,7 +22,14 @@ from mcpkit.server._prompts import Message, RegisteredPrompt
 from mcpkit.server._resources import RegisteredResource, ResourceData
 from mcpkit.server._safe_files import read_under
 from mcpkit.server._server import Server
-from mcpkit.server._tools import Header, RegisteredTool, ToolError, ToolResult
+from mcpkit.server._tools import (
+    INTERNAL_ERROR_META,
+    ArgumentValidator,
+    Header,
+    RegisteredTool,
+    ToolError,
+    ToolResult,
+)
 from mcpkit.server._uri_template import UriTemplate
 from mcpkit.server.middleware import (
     CallNext,
@@ -30,6 +39,14 @@ from mcpkit.server.middleware import (
     Notifier,
     RequestView,
 )
+
+if TYPE_CHECKING:
+    from mcpkit.server._request_state import (
+        DEFAULT_STATE_TTL,
+        STATE_KEYS_ENV,
+        KeyRing,
+        RequestStateSealer,
+    )
 
 __all__ = [
     "MAX_MEMO_BYTES",
@@ -56,4 +73,26 @@ __all__ = [
     "UriTemplate",
     "content",
     "read_under",
+    # -- the extension surface of issue #26 (openapi-surface branch) --
+    "DEFAULT_STATE_TTL",
+    "INTERNAL_ERROR_META",
+    "STATE_KEYS_ENV",
+    "ArgumentValidator",
+    "KeyRing",
+    "RequestStateSealer",
 ]
+
+
+_REQUEST_STATE = frozenset({"DEFAULT_STATE_TTL", "STATE_KEYS_ENV", "KeyRing", "RequestStateSealer"})
+
+
+def __getattr__(name: str) -> Any:
+    """The request-state names load on first use (PEP 562): serving needs them only for a
+    2026 multi-round-trip request, and a stdio server must not pay for them on its way up."""
+    if name not in _REQUEST_STATE:
+        raise AttributeError(f"module 'mcpkit.server' has no attribute {name!r}")
+    from mcpkit.server import _request_state
+
+    value = getattr(_request_state, name)
+    globals()[name] = value
+    return value

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcpkit.server")
 
 __all__ = [
+    "INTERNAL_ERROR_META",
+    "ArgumentValidator",
     "Header",
     "RegisteredTool",
     "TaskStart",
@@ -283,6 +285,9 @@ class RegisteredTool:
         "timeout",
     )
 
+    _pending: _Options | None
+    """What registration deferred (a plain tool), built by the first listing or call."""
+
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -301,28 +306,9 @@ class RegisteredTool:
         task_support: TaskSupport = "forbidden",
         task_start: TaskStart = "immediate",
     ) -> None:
-        self.fn = fn
-        self.name = name or fn.__name__
-        validate_tool_name(self.name)
-        if task_support not in _TASK_SUPPORT_VALUES:
-            raise UsageError(
-                f"tool {self.name!r}: task_support must be one of {', '.join(_TASK_SUPPORT_VALUES)}"
-            )
-        if task_start not in _TASK_START_VALUES:
-            raise UsageError(
-                f"tool {self.name!r}: task_start must be one of {', '.join(_TASK_START_VALUES)}"
-            )
-        self.task_support: TaskSupport = task_support
-        self.task_start: TaskStart = task_start
-        self.timeout = timeout
-        self.required_scopes = tuple(required_scopes)
-        self.app_only = meta is not None and _hidden_from_model(meta)
-        """MCP Apps: only an app may call it (``_meta.ui.visibility`` without ``"model"``)."""
-        self._schema_validator: _ArgumentSchema | None = None
-        self._definition: JSONObject | None = None
-        self._signature: ToolSignature | None = None
-        self._context_param: str | None = None
-        self._call_async = False
+        self._set_common(
+            fn, name or fn.__name__, meta, timeout, required_scopes, task_support, task_start
+        )
         options: _Options = (
             title,
             description,
@@ -333,10 +319,114 @@ class RegisteredTool:
             ref_free,
         )
         if input_schema is None and structured_output is not True and _is_plain_function(fn):
-            self._pending: _Options | None = options  # nothing left that could fail
+            self._pending = options  # nothing left that could fail
             return
-        self._pending = None
         self._build(options, input_schema)
+
+    def _set_common(
+        self,
+        fn: Callable[..., Any],
+        name: str,
+        meta: JSONObject | None,
+        timeout: float | None,
+        required_scopes: Sequence[str],
+        task_support: TaskSupport,
+        task_start: TaskStart,
+    ) -> None:
+        """What every tool has, however it is declared (checked here, at registration)."""
+        self.fn = fn
+        self.name = name
+        validate_tool_name(name)
+        if task_support not in _TASK_SUPPORT_VALUES:
+            raise UsageError(
+                f"tool {name!r}: task_support must be one of {', '.join(_TASK_SUPPORT_VALUES)}"
+            )
+        if task_start not in _TASK_START_VALUES:
+            raise UsageError(
+                f"tool {name!r}: task_start must be one of {', '.join(_TASK_START_VALUES)}"
+            )
+        self.task_support: TaskSupport = task_support
+        self.task_start: TaskStart = task_start
+        self.timeout = timeout
+        self.required_scopes = tuple(required_scopes)
+        self.app_only = meta is not None and _hidden_from_model(meta)
+        """MCP Apps: only an app may call it (``_meta.ui.visibility`` without ``"model"``)."""
+        self._schema_validator: ArgumentValidator | None = None
+        self._definition: JSONObject | None = None
+        self._signature: ToolSignature | None = None
+        self._context_param: str | None = None
+        self._call_async = False
+        self._pending = None
+
+    @classmethod
+    def from_schema(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        name: str,
+        input_schema: JSONObject,
+        output_schema: JSONObject | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: JSONObject | None = None,
+        icons: Sequence[JSONObject] | None = None,
+        meta: JSONObject | None = None,
+        timeout: float | None = None,
+        required_scopes: Sequence[str] = (),
+        task_support: TaskSupport = "forbidden",
+        task_start: TaskStart = "immediate",
+        validator: ArgumentValidator | None = None,
+    ) -> RegisteredTool:
+        """A tool declared by JSON Schema and a callable, not by a Python signature.
+
+        For tools whose contract is data (generated from an OpenAPI document, loaded from a
+        file, proxied): ``fn(**arguments)`` (sync or async) receives the arguments, validated
+        against ``input_schema``, as keyword arguments. Nothing is read from ``fn``'s signature
+        or docstring, so registering thousands of them stays cheap.
+
+        ``input_schema`` (root ``type: object``) is checked and compiled here, once, as
+        ``@server.tool(input_schema=...)`` does: its ``$schema`` dialect (2020-12 by default),
+        local ``$ref``\\ s only; a broken schema is a :class:`UsageError` now, not at the first
+        call. ``output_schema`` is published as the tool's ``outputSchema`` and checked here
+        the same way; a value ``fn`` returns (other than a :class:`ToolResult`) becomes
+        ``structuredContent`` and its JSON text.
+
+        ``validator`` replaces the compiled check of the arguments with the caller's own (an
+        :class:`ArgumentValidator`: a faster engine, or one compiled on first use for a
+        document's worth of generated tools); the caller then vouches for both schemas, and
+        only their shape (JSON objects, an object root) is checked here.
+        """
+        tool = cls.__new__(cls)
+        tool._set_common(fn, name, meta, timeout, required_scopes, task_support, task_start)
+        if not isinstance(input_schema, dict) or input_schema.get("type") != "object":
+            raise UsageError(f"tool {name!r}: input_schema must have type 'object' at its root")
+        if output_schema is not None and not isinstance(output_schema, dict):
+            raise UsageError(f"tool {name!r}: output_schema must be a JSON object")
+        if validator is None:
+            validator = _compile_schema(name, input_schema)
+            if output_schema is not None:
+                _check_output_schema(name, output_schema)
+        problem = _header_problem(input_schema)
+        if problem is not None:  # HTTP clients would drop the tool: refuse it here instead
+            raise UsageError(f"tool {name!r}: invalid x-mcp-header annotation: {problem}")
+        tool._schema_validator = validator
+        tool._call_async = inspect.iscoroutinefunction(inspect.unwrap(fn))
+        definition: JSONObject = {"name": name}
+        if title:
+            definition["title"] = title
+        if description:
+            definition["description"] = description
+        definition["inputSchema"] = input_schema
+        if output_schema is not None:
+            definition["outputSchema"] = output_schema
+        if annotations:
+            definition["annotations"] = annotations
+        if icons:
+            definition["icons"] = list(icons)
+        if meta:
+            definition["_meta"] = meta
+        tool._definition = definition
+        return tool
 
     def _complete(self) -> None:
         """Build what registration deferred (a plain tool's first listing or call)."""
@@ -480,6 +570,13 @@ class RegisteredTool:
         definition = self._definition  # (built: only call() gets here)
         assert definition is not None
         if definition.get("outputSchema") is not None:
+            if self._signature is None:  # declared by schema (from_schema): no annotation
+                structured = _json_value(self.name, value)
+                text = msgspec.json.encode(structured).decode()
+                return {
+                    "content": [{"type": "text", "text": text}],
+                    "structuredContent": structured,
+                }
             structured, text = self.signature.serialize_output(value)
             return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
         if value is None:
@@ -490,8 +587,41 @@ class RegisteredTool:
             return {"content": [value]}
         if isinstance(value, list | tuple) and all(_is_content_block(v) for v in value):
             return {"content": list(value)}
-        _, text = self.signature.serialize_output(value)
+        if self._signature is None:
+            text = _json_text(self.name, value)
+        else:
+            _, text = self.signature.serialize_output(value)
         return {"content": [{"type": "text", "text": text}]}
+
+
+def _json_value(name: str, value: Any) -> Any:
+    """A schema-declared tool's return value as JSON data (no annotation says how to convert)."""
+    try:
+        return msgspec.to_builtins(value, str_keys=True)
+    except (TypeError, ValueError) as exc:
+        from mcpkit.server._signature import InvalidToolOutput
+
+        raise InvalidToolOutput(
+            f"tool {name!r} returned {type(value).__qualname__}, which is not JSON data: {exc}"
+        ) from None
+
+
+def _json_text(name: str, value: Any) -> str:
+    """A schema-declared tool's return value as JSON text (its only content block)."""
+    try:
+        return msgspec.json.encode(value).decode()
+    except (TypeError, ValueError):
+        return msgspec.json.encode(_json_value(name, value)).decode()  # raises the tool's error
+
+
+def _check_output_schema(name: str, schema: JSONObject) -> None:
+    """An ``output_schema`` given with :meth:`RegisteredTool.from_schema`, checked once."""
+    from mcpkit.protocol._schema_dialects import SchemaProblem, compile_schema
+
+    try:
+        compile_schema(schema)
+    except SchemaProblem as exc:
+        raise UsageError(f"tool {name!r}: output_schema is not usable: {exc}") from None
 
 
 def _header_problem(input_schema: JSONObject) -> str | None:
@@ -505,11 +635,17 @@ def _header_problem(input_schema: JSONObject) -> str | None:
     return tool_header_problem(input_schema)
 
 
-class _ArgumentSchema(typing.Protocol):
-    """What checks a hand-written schema's arguments: a :class:`CompiledSchema`, or a stand-in
-    that compiles on first use (generated OpenAPI tools)."""
+class ArgumentValidator(typing.Protocol):
+    """What checks the arguments of a tool declared by a JSON Schema.
 
-    def errors(self, value: Any) -> list[tuple[str, str]]: ...
+    :class:`~mcpkit.protocol.CompiledSchema` is one (what ``input_schema=`` compiles to); a
+    caller with its own validator (a faster engine, one compiled on first use for thousands of
+    generated tools) passes it to :meth:`RegisteredTool.from_schema`.
+    """
+
+    def errors(self, value: Any) -> list[tuple[str, str]]:
+        """Every ``(json_path, message)`` problem of ``value`` (``$.a[0].b``), ``[]`` if valid."""
+        ...
 
 
 def _compile_schema(name: str, schema: JSONObject) -> CompiledSchema:
@@ -535,7 +671,7 @@ def _compile_schema(name: str, schema: JSONObject) -> CompiledSchema:
         raise UsageError(f"tool {name!r}: input_schema is not usable: {exc}") from None
 
 
-def _schema_problems(compiled: _ArgumentSchema, arguments: JSONObject) -> str:
+def _schema_problems(compiled: ArgumentValidator, arguments: JSONObject) -> str:
     parts = []
     for path, message in compiled.errors(arguments)[:5]:
         where = path[2:] if path.startswith("$.") else path[1:]

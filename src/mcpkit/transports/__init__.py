@@ -23,6 +23,9 @@ if TYPE_CHECKING:
         stdio_server,
     )
 
+    # -- the stdio client's stderr hooks, for programs that show a server's stderr (issue #26) --
+    from mcpkit.transports._stdio_client import STDERR_RECORD_ATTR, StderrSink, set_default_stderr
+
 __all__ = [
     "DEFAULT_ALLOWED_ENV",
     "MemoryStream",
@@ -33,12 +36,17 @@ __all__ = [
     "memory_pair",
     "stdio_client",
     "stdio_server",
+    # -- the stdio client's stderr hooks (issue #26) --
+    "STDERR_RECORD_ATTR",
+    "StderrSink",
+    "set_default_stderr",
 ]
 
 _SOURCES: dict[str, str] = {
     "MemoryStream": "memory",
     "memory_pair": "memory",
     **{name: "stdio" for name in __all__ if name not in ("MemoryStream", "memory_pair")},
+    "STDERR_RECORD_ATTR": "stdio_client",
 }
 
 

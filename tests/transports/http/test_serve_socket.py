@@ -1,4 +1,4 @@
-"""The listening socket ``serve`` accepts on: its own (``_listen``) or one handed down by a
+"""The listening socket ``serve`` accepts on: its own (``listening_socket``) or one handed down by a
 supervisor (``MCPKIT_LISTEN_FD``, ``mcpkit run --workers``).
 
 Accepted connections must get TCP_NODELAY: asyncio sets it only when the socket's ``proto``
@@ -16,7 +16,11 @@ import socket
 import pytest
 
 from mcpkit.protocol._errors import UsageError
-from mcpkit.transports.http._server.serve import LISTEN_FD_ENV, _inherited_listener, _listen
+from mcpkit.transports.http._server.serve import (
+    LISTEN_FD_ENV,
+    _inherited_listener,
+    listening_socket,
+)
 
 
 async def _nodelay_of_accepted(listener: socket.socket) -> int:
@@ -43,7 +47,7 @@ async def _nodelay_of_accepted(listener: socket.socket) -> int:
 
 
 async def test_connections_on_the_bound_socket_get_tcp_nodelay() -> None:
-    listener = _listen("127.0.0.1", 0)
+    listener = listening_socket("127.0.0.1", 0)
     assert await _nodelay_of_accepted(listener) != 0
 
 

@@ -72,7 +72,7 @@ def _ask_input(declaration: Any) -> str:
 def load_entries(args: argparse.Namespace) -> list[Any]:
     from mcpkit.cli._connect import parse_env
     from mcpkit.cli._errors import CliError
-    from mcpkit.client.host._config import load_servers
+    from mcpkit.client.host import load_servers
     from mcpkit.protocol import UsageError
 
     path = Path(args.config)

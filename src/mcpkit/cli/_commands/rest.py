@@ -65,10 +65,10 @@ def execute(args: argparse.Namespace) -> int:
     from mcpkit.cli._connect import parse_env
     from mcpkit.cli._elicit import declining_handler
     from mcpkit.cli._targets import resolve
-    from mcpkit.client._connectors import resolve_target
+    from mcpkit.client import resolve_target
     from mcpkit.contrib.openapi import rest_app
     from mcpkit.protocol import DEFAULT_ALLOWED_HOSTS, HostPolicy
-    from mcpkit.transports.http._server.serve import uvicorn_config
+    from mcpkit.transports.http import uvicorn_config
 
     target = resolve(args.target, env=parse_env(args.env))
     hosts = [*DEFAULT_ALLOWED_HOSTS, *args.allow_host]

@@ -106,7 +106,7 @@ async def _resource_uris(client: Any, wanted: list[str]) -> list[str]:
 
 async def _main(args: argparse.Namespace) -> int:
     from mcpkit.cli._connect import open_client
-    from mcpkit.client._tasks import TASKS_EXTENSION
+    from mcpkit.types import TASKS_EXTENSION_ID
 
     show = _Printer(args.as_json)
 
@@ -115,7 +115,7 @@ async def _main(args: argparse.Namespace) -> int:
         if method not in _FOLLOWED:
             show(method, params)
 
-    extensions: dict[str, Any] | None = {TASKS_EXTENSION: {}} if args.task else None
+    extensions: dict[str, Any] | None = {TASKS_EXTENSION_ID: {}} if args.task else None
     async with open_client(args, notifications=other, extensions=extensions) as client:
         uris = await _resource_uris(client, args.resource)
         return await _follow(args, client, uris, show)

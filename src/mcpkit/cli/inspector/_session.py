@@ -117,7 +117,7 @@ class _StderrToPage(logging.Handler):
         self._session = session
 
     def emit(self, record: logging.LogRecord) -> None:
-        from mcpkit.transports._stdio_client import STDERR_RECORD_ATTR
+        from mcpkit.transports import STDERR_RECORD_ATTR
 
         server = getattr(record, STDERR_RECORD_ATTR, None)
         if server is not None and _OWNER.get() is self._session:
@@ -248,8 +248,7 @@ class InspectorSession:
     def _make_client(self, spec: ConnectSpec) -> Any:
         from mcpkit.cli._errors import CliError
         from mcpkit.cli._targets import resolve
-        from mcpkit.client import Client
-        from mcpkit.client._connectors import UrlConnector, resolve_target
+        from mcpkit.client import Client, UrlConnector, resolve_target
         from mcpkit.client.apps import APPS_CLIENT_OPTIONS
 
         try:
@@ -486,7 +485,7 @@ class InspectorSession:
     async def check_arguments(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Do ``arguments`` fit the tool's ``inputSchema``? Checked before the page sends them,
         with the schema dialect the client uses; ``path`` names the field (``items[0].sku``)."""
-        from mcpkit.client._schemas import SchemaProblem, compile_schema
+        from mcpkit.protocol import SchemaProblem, compile_schema
 
         schema = (await self.tool_definitions()).get(name, {}).get("inputSchema")
         if not isinstance(schema, dict):
@@ -741,7 +740,7 @@ class InspectorSession:
 def check_against_schema(value: Any, schema: Mapping[str, Any]) -> dict[str, Any]:
     """Validate ``value`` as the client does (the schema's own dialect, no network ``$ref``),
     reporting the error instead of raising it."""
-    from mcpkit.client._schemas import SchemaProblem, compile_schema
+    from mcpkit.protocol import SchemaProblem, compile_schema
 
     try:
         problem = compile_schema(dict(schema)).first_error(value)

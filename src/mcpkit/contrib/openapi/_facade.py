@@ -385,7 +385,7 @@ class RestFacade:
         result = msgspec.to_builtins(called)
         content = result.get("content", [])
         if result.get("isError"):
-            from mcpkit.server._tools import INTERNAL_ERROR_META
+            from mcpkit.server import INTERNAL_ERROR_META
 
             meta = result.get("_meta")
             unexpected = isinstance(meta, dict) and meta.get(INTERNAL_ERROR_META) is True

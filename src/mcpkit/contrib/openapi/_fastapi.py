@@ -13,15 +13,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
+from mcpkit._runtime.concurrency import TaskScope, race
 from mcpkit.contrib.openapi._provider import from_openapi
 from mcpkit.contrib.openapi._responses import ValidationMode
 from mcpkit.contrib.openapi._routes import RouteMap
 from mcpkit.server import Server
 
-__all__ = ["from_asgi", "from_fastapi"]
+__all__ = ["SHUTDOWN_WAIT_SECONDS", "from_asgi", "from_fastapi"]
+
+SHUTDOWN_WAIT_SECONDS: Final = 10.0
+"""How long the app's lifespan may take to return after its shutdown; then it is cancelled."""
+
+logger = logging.getLogger("mcpkit.contrib.openapi")
 
 
 def from_fastapi(
@@ -106,20 +113,22 @@ def _app_lifespan(app: Any) -> Callable[[Server], contextlib.AbstractAsyncContex
             else:  # returned (with or without answering): unblocks whoever waits
                 await outbox.put({"type": "finished"})
 
-        task = asyncio.create_task(run())
-        await inbox.put({"type": "lifespan.startup"})
-        answer = await outbox.get()
-        if answer["type"] == "lifespan.startup.failed":
-            task.cancel()
-            raise RuntimeError(f"the app failed to start: {answer.get('message', '')}")
-        supported = answer["type"] == "lifespan.startup.complete"
-        try:
-            yield
-        finally:
-            if supported:
-                await inbox.put({"type": "lifespan.shutdown"})
-                await outbox.get()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(task, 10)
+        # The app's lifespan task is owned by this block: however it ends (startup failed, the
+        # server stopped, the caller cancelled), the task is cancelled if still running and
+        # awaited before the block is left.
+        async with TaskScope("openapi-asgi-lifespan", logger) as owner:
+            task = owner.spawn(run(), name="openapi-asgi-lifespan")
+            await inbox.put({"type": "lifespan.startup"})
+            answer = await outbox.get()
+            if answer["type"] == "lifespan.startup.failed":
+                raise RuntimeError(f"the app failed to start: {answer.get('message', '')}")
+            supported = answer["type"] == "lifespan.startup.complete"
+            try:
+                yield
+            finally:
+                if supported:
+                    await inbox.put({"type": "lifespan.shutdown"})
+                    await outbox.get()
+                await race(task, timeout=SHUTDOWN_WAIT_SECONDS)  # then the scope cancels it
 
     return lifespan

@@ -260,12 +260,20 @@ class _ServerCheck:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self._verdict: asyncio.Future[str | None] | None = None
+        self._verdict: str | None = None
+        self._judged = False
+        self._lock = asyncio.Lock()
 
     async def problem(self) -> str | None:
-        if self._verdict is None:
-            self._verdict = asyncio.ensure_future(self._judge())
-        return await asyncio.shield(self._verdict)
+        """The verdict, judged once: concurrent first calls wait for one judgement, made by the
+        caller that holds the lock (no task of its own; a cancelled judge leaves it to the
+        next caller)."""
+        if not self._judged:
+            async with self._lock:
+                if not self._judged:
+                    self._verdict = await self._judge()
+                    self._judged = True
+        return self._verdict
 
     async def _judge(self) -> str | None:
         from mcpkit.contrib.auth import InsecureURLError, OAuthFlowError, UrlPolicy, check_url

@@ -1,68 +1,77 @@
 """Registering thousands of generated tools quickly.
 
-``RegisteredTool(...)`` analyses a Python signature and meta-validates the input schema, which
-is right for hand-written tools but costs milliseconds each: a 1,200-operation document would
-take most of a minute to serve. A generated tool has no signature worth analysing (its function
-takes ``**arguments``) and a schema the converter produced, so each one here is a copy of one
-analysed template with its own name, function and definition, and its argument validator is
-compiled on first use.
+A generated tool is declared by data: the input schema the converter produced and a function
+taking ``**arguments``. ``mcpkit.server.RegisteredTool.from_schema`` is made for that (it reads
+nothing of the function's signature). What stays costly is the
+schema: ``jsonschema``'s meta-schema check takes ~13 ms a schema here, 16 s for GitHub's 1,223
+operations, and building both validators another ~0.3 s. So each tool brings its own
+:class:`DocumentSchema` (an :class:`~mcpkit.server.ArgumentValidator`): the schema is checked
+against the 2020-12 meta-schema at registration by ``jsonschema-rs`` (~25 ms for all of GitHub's;
+an invalid one is refused then, as for any tool), and the validators are built at its first call.
+Without ``jsonschema-rs`` the meta-schema check moves to the first call, whose result reports it.
 """
 
 from __future__ import annotations
 
-import copy
-from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from mcpkit.protocol import json_path
+from mcpkit.protocol import UsageError, json_path
 from mcpkit.server import RegisteredTool
-from mcpkit.server._names import validate_tool_name
 
-__all__ = ["LazyValidator", "make_tool"]
-
-_template: RegisteredTool | None = None
+__all__ = ["DocumentSchema", "make_tool"]
 
 
-async def _placeholder(**arguments: Any) -> Any:  # never called: every copy gets its own fn
-    raise AssertionError
+class DocumentSchema:
+    """The arguments check of one generated tool: Draft 2020-12, validators built at first use.
 
+    The schema itself is checked here when ``jsonschema-rs`` is installed (part of the
+    ``openapi`` extra), else at the first call.
+    """
 
-class _SchemaProblem:
-    """Looks like a jsonschema error: the schema itself is broken (reported per call)."""
+    __slots__ = ("_checked", "_schema", "_validator")
 
-    def __init__(self, message: str) -> None:
-        self.message = message
-        self.absolute_path: deque[Any] = deque()
-
-
-class LazyValidator:
-    """A Draft 2020-12 validator compiled (and its schema checked) at the first call."""
-
-    __slots__ = ("_schema", "_validator")
-
-    def __init__(self, schema: dict[str, Any]) -> None:
+    def __init__(self, schema: dict[str, Any], *, tool: str) -> None:
         self._schema = schema
         self._validator: Any = None
+        self._checked = _meta_check(schema, tool)
 
-    def iter_errors(self, instance: Any) -> Iterator[Any]:
+    def errors(self, value: Any) -> list[tuple[str, str]]:
+        """``(json_path, message)`` per problem, in document order (``[]``: valid)."""
         if self._validator is None:
-            from jsonschema import Draft202012Validator, SchemaError
-
             from mcpkit.contrib.openapi._validate import Validator
 
-            try:
-                Draft202012Validator.check_schema(self._schema)
-            except SchemaError as exc:
-                yield _SchemaProblem(f"the document's input schema is invalid: {exc.message}")
-                return
-            self._validator = Validator(self._schema)
-        yield from self._validator.iter_errors(instance)
+            if not self._checked:
+                from jsonschema import Draft202012Validator, SchemaError
 
-    def errors(self, instance: Any) -> list[tuple[str, str]]:
-        """``(json_path, message)`` per problem, as :class:`RegisteredTool` reports them."""
-        found = sorted(self.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+                try:
+                    Draft202012Validator.check_schema(self._schema)
+                except SchemaError as exc:
+                    return [("$", f"the document's input schema is invalid: {exc.message}")]
+                self._checked = True
+            self._validator = Validator(self._schema)
+        found = sorted(
+            self._validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]
+        )
         return [(json_path(error.absolute_path), error.message) for error in found]
+
+
+def _meta_check(schema: dict[str, Any], tool: str) -> bool:
+    """Check ``schema`` against the 2020-12 meta-schema now if that is cheap (``jsonschema-rs``);
+    ``False`` when it is left for the first call. Raises :class:`UsageError` for an invalid one."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return False
+    try:
+        jsonschema_rs.meta.validate(schema)
+    except jsonschema_rs.ValidationError as exc:
+        raise UsageError(
+            f"tool {tool!r}: the document's input schema is invalid: {exc.message}"
+        ) from None
+    except Exception:  # a schema it cannot take (e.g. an integer past 64 bits): Python decides
+        return False
+    return True
 
 
 def make_tool(
@@ -76,23 +85,13 @@ def make_tool(
     output_schema: dict[str, Any] | None,
 ) -> RegisteredTool:
     """A tool whose arguments are validated against ``input_schema`` and passed as keywords."""
-    global _template
-    if _template is None:
-        _template = RegisteredTool(_placeholder, name="template", input_schema={"type": "object"})
-    validate_tool_name(name)
-    tool = copy.copy(_template)
-    tool.fn = fn
-    tool.name = name
-    definition: dict[str, Any] = {"name": name}
-    if title:
-        definition["title"] = title
-    if description:
-        definition["description"] = description
-    definition["inputSchema"] = input_schema
-    if output_schema is not None:
-        definition["outputSchema"] = output_schema
-    if annotations:
-        definition["annotations"] = annotations
-    tool.definition = definition
-    tool._schema_validator = LazyValidator(input_schema)
-    return tool
+    return RegisteredTool.from_schema(
+        fn,
+        name=name,
+        title=title,
+        description=description,
+        annotations=annotations,
+        input_schema=input_schema,
+        output_schema=output_schema,
+        validator=DocumentSchema(input_schema, tool=name),
+    )

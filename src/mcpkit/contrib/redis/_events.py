@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit.contrib.redis._conn import guarded, text
 from mcpkit.protocol import UsageError
-from mcpkit.transports.http._server.event_store import (
+from mcpkit.transports.http import (
     MAX_EVENTS_PER_STREAM,
     STREAM_TTL_SECONDS,
     Replay,

@@ -21,7 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit.contrib.redis._conn import guarded, text
-from mcpkit.server._request_state import DEFAULT_STATE_TTL, KeyRing
+from mcpkit.server import DEFAULT_STATE_TTL, KeyRing
 
 if TYPE_CHECKING:
     import redis.asyncio

@@ -41,7 +41,7 @@ from mcpkit.contrib.redis._keys import KEY_REFRESH_SECONDS, SharedKeyRing
 from mcpkit.contrib.redis._sessions import RedisSessionStore
 from mcpkit.contrib.redis._tasks import RedisTaskStore
 from mcpkit.protocol import UsageError, decode_json, encode_message, message_from_obj
-from mcpkit.server._request_state import DEFAULT_STATE_TTL, KeyRing, RequestStateSealer
+from mcpkit.server import DEFAULT_STATE_TTL, KeyRing, RequestStateSealer
 from mcpkit.transports.http import (
     MAX_EVENTS_PER_STREAM,
     MAX_SESSIONS,

@@ -40,13 +40,25 @@ if TYPE_CHECKING:
         Replay,
         ReplayGap,
         UnknownEventId,
+        WriterGone,
+        format_event_id,
+        new_stream_key,
+        parse_event_id,
+        replay_gap,
+        unknown_event,
     )
     from mcpkit.transports.http._server.event_store_sqlite import (
         BUSY_TIMEOUT_SECONDS,
         SQLiteEventStore,
     )
     from mcpkit.transports.http._server.servable import HttpServable
-    from mcpkit.transports.http._server.serve import serve, serve_async
+    from mcpkit.transports.http._server.serve import (
+        LISTEN_FD_ENV,
+        listening_socket,
+        serve,
+        serve_async,
+        uvicorn_config,
+    )
     from mcpkit.transports.http._server.session_store import (
         MAX_SESSIONS,
         SESSION_IDLE_TIMEOUT_SECONDS,
@@ -89,6 +101,17 @@ __all__ = [
     "connect_http_client",
     "serve",
     "serve_async",
+    # -- for custom EventStore implementations (issue #26) --
+    "WriterGone",
+    "format_event_id",
+    "new_stream_key",
+    "parse_event_id",
+    "replay_gap",
+    "unknown_event",
+    # -- `mcpkit run --workers` and `mcpkit rest` (issue #26) --
+    "LISTEN_FD_ENV",
+    "listening_socket",
+    "uvicorn_config",
 ]
 
 _WHERE: dict[str, str] = {
@@ -122,6 +145,17 @@ _WHERE: dict[str, str] = {
     "connect_http_client": "mcpkit.transports.http._client.transport",
     "serve": "mcpkit.transports.http._server.serve",
     "serve_async": "mcpkit.transports.http._server.serve",
+    # -- for custom EventStore implementations (issue #26) --
+    "WriterGone": "mcpkit.transports.http._server.event_store",
+    "format_event_id": "mcpkit.transports.http._server.event_store",
+    "new_stream_key": "mcpkit.transports.http._server.event_store",
+    "parse_event_id": "mcpkit.transports.http._server.event_store",
+    "replay_gap": "mcpkit.transports.http._server.event_store",
+    "unknown_event": "mcpkit.transports.http._server.event_store",
+    # -- `mcpkit run --workers` and `mcpkit rest` (issue #26) --
+    "LISTEN_FD_ENV": "mcpkit.transports.http._server.serve",
+    "listening_socket": "mcpkit.transports.http._server.serve",
+    "uvicorn_config": "mcpkit.transports.http._server.serve",
 }
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "GRACEFUL_SHUTDOWN_SECONDS",
     "KEEP_ALIVE_SECONDS",
     "LISTEN_FD_ENV",
+    "listening_socket",
     "serve",
     "serve_async",
     "uvicorn_config",
@@ -159,8 +160,11 @@ def _health_path(app: Any) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (``port`` 0: a free one).
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (``port`` 0: a free one), inheritable by children.
+
+    What :func:`serve` accepts on, and what a supervisor binds once and hands to its worker
+    processes (:data:`LISTEN_FD_ENV`; ``mcpkit run --workers``).
 
     Bound here, before uvicorn starts, so a port in use is one clear ``OSError`` (errno
     ``EADDRINUSE``) instead of uvicorn's log lines and ``sys.exit(1)``, and the real port is
@@ -275,7 +279,9 @@ def serve(
     on_started = None
     if config.uds is None and config.fd is None:
         inherited = _inherited_listener()
-        sockets = [inherited if inherited is not None else _listen(config.host, config.port)]
+        sockets = [
+            inherited if inherited is not None else listening_socket(config.host, config.port)
+        ]
         if on_listening is not None:
             bound_host, bound_port = sockets[0].getsockname()[:2]
             announced_host = config.host if inherited is None else bound_host
