@@ -29,7 +29,7 @@ import logging
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal, Unpack, overload
 
 import msgspec
 
@@ -67,6 +67,7 @@ from mcpkit.protocol import (
     MethodNotFound,
     RequestTimeout,
     ResourceNotFound,
+    UsageError,
 )
 from mcpkit.server import Context, Server
 from mcpkit.server._request import InputRequired, RequestInfo
@@ -80,6 +81,9 @@ from mcpkit.types import meta as keys
 
 if TYPE_CHECKING:
     from mcpkit.contrib.auth import ProtectedResource
+    from mcpkit.gateway._gateway_options import GatewayOptions, GatewayRunOptions
+    from mcpkit.server import HttpAppOptions
+    from mcpkit.server.tasks import TaskManager
 
 __all__ = ["BACKEND_UNAVAILABLE", "BackendUnavailable", "Gateway"]
 
@@ -229,9 +233,17 @@ class _GatewayServer(Server):
     """The front server: the method handlers of :class:`Server`, with the catalogue methods
     answered by the gateway."""
 
-    def __init__(self, gateway: Gateway, name: str, **options: Any) -> None:
+    def __init__(
+        self,
+        gateway: Gateway,
+        name: str,
+        *,
+        lifespan: Callable[[Server], contextlib.AbstractAsyncContextManager[Any]],
+        cache_policy: dict[str, tuple[int, str]],
+        tasks: TaskManager,
+    ) -> None:
         self.gateway = gateway
-        super().__init__(name, **options)
+        super().__init__(name, lifespan=lifespan, cache_policy=cache_policy, tasks=tasks)
 
     def tool_input_schema(self, name: str) -> JSONObject | None:
         """A tool's ``inputSchema`` as the gateway lists it (``Mcp-Param-*`` header checks)."""
@@ -368,14 +380,19 @@ class Gateway:
         )
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], **overrides: Any) -> Gateway:
+    def from_file(
+        cls, path: str | os.PathLike[str], **overrides: Unpack[GatewayOptions]
+    ) -> Gateway:
         """A gateway for a configuration file (:mod:`mcpkit.gateway._config`)."""
         entries, settings = load_gateway_config(path)
         return cls.from_settings(entries, settings, **overrides)
 
     @classmethod
     def from_settings(
-        cls, entries: Sequence[ServerEntry], settings: GatewaySettings, **overrides: Any
+        cls,
+        entries: Sequence[ServerEntry],
+        settings: GatewaySettings,
+        **overrides: Unpack[GatewayOptions],
     ) -> Gateway:
         options: dict[str, Any] = {
             "name": settings.name,
@@ -438,7 +455,7 @@ class Gateway:
     async def __aexit__(self, *exc_info: Any) -> None:
         await self._running.__aexit__(*exc_info)
 
-    def http_app(self, **options: Any) -> Any:
+    def http_app(self, **options: Unpack[HttpAppOptions]) -> Any:
         """The gateway as an ASGI app: the MCP endpoint behind the configured authentication
         (static tokens or OAuth); ``options`` are those of ``Server.http_app``."""
         app: Any = self.server.http_app(**options)
@@ -450,10 +467,22 @@ class Gateway:
             return StaticBearer(app, self.tokens)
         return app
 
+    @overload
+    def run(self, transport: Literal["stdio"] = "stdio") -> None: ...
+
+    @overload
+    def run(self, transport: Literal["http"], **options: Unpack[GatewayRunOptions]) -> None: ...
+
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until stopped: ``"stdio"`` or ``"http"`` (options: ``host``, ``port`` and the
-        HTTP app's)."""
+        HTTP app's; stdio takes none, and is refused any rather than ignore them)."""
         if transport == "stdio":
+            if options:
+                given = ", ".join(f"{key}={value!r}" for key, value in options.items())
+                raise UsageError(
+                    f"gateway.run() serves stdio, which takes no options, but got {given}; "
+                    f'for Streamable HTTP write gateway.run("http", {given})'
+                )
             self.server.run("stdio")
             return
         from mcpkit.server._http_entry import endpoint_url

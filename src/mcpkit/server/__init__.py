@@ -15,6 +15,7 @@ from __future__ import annotations
 from mcpkit.server import content
 from mcpkit.server._auth_hooks import ScopeRequired
 from mcpkit.server._context import Context, ElicitAnswer, Question
+from mcpkit.server._http_options import HttpAppOptions, HttpRunOptions
 from mcpkit.server._memo import MAX_MEMO_BYTES, MemoTooLarge
 from mcpkit.server._prompts import Message, RegisteredPrompt
 from mcpkit.server._resources import RegisteredResource, ResourceData
@@ -29,6 +30,8 @@ __all__ = [
     "Context",
     "ElicitAnswer",
     "Header",
+    "HttpAppOptions",
+    "HttpRunOptions",
     "MemoTooLarge",
     "Message",
     "Middleware",
