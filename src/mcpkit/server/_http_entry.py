@@ -40,7 +40,9 @@ RUN_OPTIONS = tuple(sorted(HttpRunOptions.__optional_keys__ - HttpAppOptions.__o
 """What ``server.run("http")`` takes besides the fields of ``HttpOptions``."""
 
 
-def asgi_app(server: Server, *, _run: bool = False, **options: Unpack[HttpAppOptions]) -> McpHttpApp:
+def asgi_app(
+    server: Server, *, _run: bool = False, **options: Unpack[HttpAppOptions]
+) -> McpHttpApp:
     """The ASGI app serving ``server``; ``options`` are the fields of ``HttpOptions``.
 
     ``event_store`` may be a path (a SQLite file, durable across restarts) or an event store.

@@ -676,7 +676,6 @@ def _make_task_manager(tasks: bool | TaskStore | TaskManager | None) -> TaskMana
 
 
 def _make_sealer(keys: list[bytes] | None) -> RequestStateSealer:
-    from mcpkit.server._http_options import HttpAppOptions, HttpRunOptions
     from mcpkit.server._request_state import RequestStateSealer
 
     return RequestStateSealer(keys)
