@@ -76,7 +76,17 @@ from mcpkit.server.tasks import (
     client_declared_tasks,
     core_task_param,
 )
-from mcpkit.types import TASKS_EXTENSION_ID, JSONObject, ResourceUpdatedNotification
+from mcpkit.types import (
+    INPUT_REQUESTS_KEY,
+    INPUT_RESPONSES_KEY,
+    REQUEST_STATE_KEY,
+    RESULT_TYPE_INPUT_REQUIRED,
+    RESULT_TYPE_KEY,
+    RESULT_TYPE_TASK,
+    TASKS_EXTENSION_ID,
+    JSONObject,
+    ResourceUpdatedNotification,
+)
 from mcpkit.types import meta as keys
 
 if TYPE_CHECKING:
@@ -101,7 +111,7 @@ MISS_REFRESH_INTERVAL: Final = 1.0
 """Seconds between catalogue refreshes forced by names the catalogue does not know."""
 MAX_LISTEN_URIS: Final = 64
 """Resource URIs one ``subscriptions/listen`` may name (more: -32602)."""
-_STRIPPED: Final = ("resultType", "ttlMs", "cacheScope")
+_STRIPPED: Final = (RESULT_TYPE_KEY, "ttlMs", "cacheScope")
 _SERVER_INFO: Final = keys.SERVER_INFO
 _ROUNDS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
 """2026 methods whose input-required rounds pass straight through between two 2026 peers."""
@@ -790,12 +800,12 @@ class Gateway:
         them), the client's answers go back as they came, and the backend's ``requestState``
         rides inside the gateway's own sealed state; the backend sees the client's declared
         capabilities, so it asks only what the client can answer."""
-        responses = info.params.get("inputResponses")
+        responses = info.params.get(INPUT_RESPONSES_KEY)
         if isinstance(responses, dict) and responses:
-            params["inputResponses"] = responses
+            params[INPUT_RESPONSES_KEY] = responses
         state = info.memo.get(_STATE)
         if isinstance(state, str):
-            params["requestState"] = state
+            params[REQUEST_STATE_KEY] = state
 
         async def refuse(question: str, wire: JSONObject) -> JSONObject:
             raise InternalError(f"{question}: a 2026 backend asks in its result, not by request")
@@ -808,18 +818,19 @@ class Gateway:
             result = await upstream._request(
                 method, params, timeout=self._timeout(backend), progress_callback=progress
             )
-        if result.get("resultType") == "task":  # the backend runs it as a task: carried
+        # the backend runs it as a task: carried
+        if result.get(RESULT_TYPE_KEY) == RESULT_TYPE_TASK:
             self._task_routes.add(
                 str(result.get("taskId")), backend, client, "modern", result.get("ttlMs")
             )
             return _without_server_info(result)
-        if result.get("resultType") != "input_required":
+        if result.get(RESULT_TYPE_KEY) != RESULT_TYPE_INPUT_REQUIRED:
             return _clean(result)
         info.memo.pop(_STATE, None)
-        state = result.get("requestState")
+        state = result.get(REQUEST_STATE_KEY)
         if isinstance(state, str):
             info.memo[_STATE] = state
-        requests = result.get("inputRequests")
+        requests = result.get(INPUT_REQUESTS_KEY)
         raise InputRequired(requests if isinstance(requests, dict) else {}, {})
 
     async def _pending_round(

@@ -41,6 +41,7 @@ from mcpkit.protocol._shape import request_unsupported
 from mcpkit.server._request import InputRequired as InputRequired  # raised here, caught above
 from mcpkit.server._request import RequestInfo
 from mcpkit.types._jsonrpc import JSONObject, RequestId
+from mcpkit.types._method_names import PROGRESS_NOTIFICATION
 from mcpkit.types._versions import at_least
 
 if TYPE_CHECKING:
@@ -201,7 +202,7 @@ class Context:
             params = sender.params(progress, total, message)
         except LocalProtocolError:  # not above the last value: dropped, as documented
             return
-        await self._info.outbound.send_notification("notifications/progress", params)
+        await self._info.outbound.send_notification(PROGRESS_NOTIFICATION, params)
 
     async def log(self, level: str, data: Any, *, logger: str | None = None) -> None:
         """Send a log message to the client, honouring its requested level.
