@@ -42,7 +42,7 @@ from mcpkit.server import (
 )
 from mcpkit.server.middleware import Middleware
 from mcpkit.testing import connect
-from mcpkit.transports.http import McpHttpApp
+from mcpkit.transports.http import HttpServable, McpHttpApp
 from mcpkit.types import (
     CallToolResult,
     CreateMessageResult,
@@ -156,6 +156,7 @@ server.add_middleware(timing)
 # -- serving ------------------------------------------------------------------------------------
 
 assert_type(server.http_app(), McpHttpApp)
+servable: HttpServable = server  # the seam between the HTTP transport and the server is typed
 assert_type(server.http_app(stateless=True, allowed_hosts=["mcp.example.com"]), McpHttpApp)
 app_options: HttpAppOptions = {"json_response": True, "path": "/api/mcp"}
 assert_type(server.http_app(**app_options), McpHttpApp)
