@@ -8,8 +8,13 @@ these passed ``mypy --strict`` and failed, or silently did something else, at ru
 
 from __future__ import annotations
 
-from mcpkit import Host, Server, SyncHost
+import httpx
+
+from mcpkit import Context, Host, Server, SyncHost
+from mcpkit.contrib.langchain import load_tools_sync
+from mcpkit.contrib.openapi import from_openapi
 from mcpkit.gateway import Gateway
+from mcpkit.testing import connect
 
 server = Server("typos")
 gateway = Gateway({})
@@ -39,3 +44,20 @@ async def call(host: Host) -> None:
 def call_sync(host: SyncHost) -> None:
     host.call_tool("t", {}, timeot=3)  # error: call-arg
     host.invoke("t", {}, meta={})  # error: call-arg
+
+
+async def ask(ctx: Context) -> None:
+    await ctx.sample("a haiku", max_tokens=50, temprature=0.2)  # error: call-arg
+    await ctx.sample("a haiku", max_tokens=50, include_context="everything")  # error: arg-type
+
+
+async def test_it(server: Server) -> None:
+    async with connect(server, mode="modern") as client:  # error: arg-type
+        await client.list_tools()
+    async with connect(server, output_validaton="warn"):  # error: call-arg
+        pass
+
+
+def build(client: httpx.AsyncClient, host: SyncHost) -> None:
+    from_openapi({}, client, instructons="use the API")  # error: call-arg
+    load_tools_sync(host, prefx="mcp_")  # error: call-arg

@@ -14,10 +14,12 @@ from typing import Any
 
 import pytest
 
+from mcpkit.client import Client, ClientOptions
 from mcpkit.client.host import Host, HostOptions
 from mcpkit.gateway import Gateway, GatewayOptions, GatewayRunOptions
 from mcpkit.protocol import UsageError
-from mcpkit.server import HttpAppOptions, HttpRunOptions, Server
+from mcpkit.server import HttpAppOptions, HttpRunOptions, SamplingOptions, Server, ServerOptions
+from mcpkit.server._context import _SAMPLING_OPTIONS
 from mcpkit.server._http_entry import RUN_OPTIONS, run_http
 from mcpkit.transports.http import HttpOptions
 
@@ -48,6 +50,18 @@ def test_http_run_options_are_the_app_options_plus_run_http_keywords() -> None:
 
 def test_host_options_are_the_host_keywords() -> None:
     assert _keys(HostOptions) == _keywords(Host.__init__)
+
+
+def test_client_options_are_the_client_keywords() -> None:
+    assert _keys(ClientOptions) == _keywords(Client.__init__)
+
+
+def test_server_options_are_the_server_keywords() -> None:
+    assert _keys(ServerOptions) == _keywords(Server.__init__)
+
+
+def test_sampling_options_are_the_ones_a_sampling_question_maps() -> None:
+    assert _keys(SamplingOptions) == set(_SAMPLING_OPTIONS)
 
 
 def test_gateway_options_are_the_gateway_keywords() -> None:

@@ -20,7 +20,9 @@ from mcpkit.server._memo import MAX_MEMO_BYTES, MemoTooLarge
 from mcpkit.server._prompts import Message, RegisteredPrompt
 from mcpkit.server._resources import RegisteredResource, ResourceData
 from mcpkit.server._safe_files import read_under
+from mcpkit.server._sampling_options import SamplingOptions
 from mcpkit.server._server import Server
+from mcpkit.server._server_options import ServerOptions
 from mcpkit.server._tools import Header, RegisteredTool, ToolError, ToolResult
 from mcpkit.server.middleware import CallNext, Middleware, RequestView
 
@@ -41,8 +43,10 @@ __all__ = [
     "RegisteredTool",
     "RequestView",
     "ResourceData",
+    "SamplingOptions",
     "ScopeRequired",
     "Server",
+    "ServerOptions",
     "ToolError",
     "ToolResult",
     "content",

@@ -14,12 +14,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from mcpkit.contrib.openapi._provider import from_openapi
 from mcpkit.contrib.openapi._responses import ValidationMode
 from mcpkit.contrib.openapi._routes import RouteMap
-from mcpkit.server import Server
+from mcpkit.server import Server, ServerOptions
 
 __all__ = ["from_asgi", "from_fastapi"]
 
@@ -33,7 +33,7 @@ def from_fastapi(
     validate_responses: ValidationMode = "strict",
     headers: Mapping[str, str] | None = None,
     timeout: float = 30.0,
-    **server_options: Any,
+    **server_options: Unpack[ServerOptions],
 ) -> Server:
     """Serve ``app`` (a ``fastapi.FastAPI``) as MCP; ``headers`` go with every request."""
     return from_asgi(
@@ -59,7 +59,7 @@ def from_asgi(
     validate_responses: ValidationMode = "strict",
     headers: Mapping[str, str] | None = None,
     timeout: float = 30.0,
-    **server_options: Any,
+    **server_options: Unpack[ServerOptions],
 ) -> Server:
     """Serve any ASGI ``app`` described by ``document`` as MCP, in process."""
     import httpx
