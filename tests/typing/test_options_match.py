@@ -86,3 +86,8 @@ def test_gateway_run_stdio_refuses_options_instead_of_ignoring_them() -> None:
     message = str(caught.value)
     assert "gateway.run() serves stdio, which takes no options, but got port=8000" in message
     assert 'gateway.run("http", port=8000)' in message
+
+
+def test_gateway_run_refuses_an_unknown_transport_instead_of_serving_http() -> None:
+    with pytest.raises(UsageError, match="unknown transport 'sse'; use 'stdio' or 'http'"):
+        Gateway({}).run("sse")  # type: ignore[call-overload]

@@ -486,6 +486,8 @@ class Gateway:
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until stopped: ``"stdio"`` or ``"http"`` (options: ``host``, ``port`` and the
         HTTP app's; stdio takes none, and is refused any rather than ignore them)."""
+        if transport not in ("stdio", "http"):
+            raise UsageError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
         if transport == "stdio":
             if options:
                 given = ", ".join(f"{key}={value!r}" for key, value in options.items())
