@@ -8,7 +8,7 @@ proves mypy catches the mistake (``warn_unused_ignores`` fails if it no longer d
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypedDict, assert_type
+from typing import Any, Literal, TypedDict, assert_type
 
 import msgspec
 import pydantic
@@ -27,11 +27,22 @@ from mcpkit import (
     ToolError,
 )
 from mcpkit.client import Subscription
+from mcpkit.client.host import HostOptions
 from mcpkit.errors import JSONRPCError, UnknownTool
-from mcpkit.server import CallNext, Message, Question, RequestView, ResourceData, ToolResult
+from mcpkit.gateway import Gateway, GatewayOptions
+from mcpkit.server import (
+    CallNext,
+    HttpAppOptions,
+    HttpRunOptions,
+    Message,
+    Question,
+    RequestView,
+    ResourceData,
+    ToolResult,
+)
 from mcpkit.server.middleware import Middleware
 from mcpkit.testing import connect
-from mcpkit.transports.http import McpHttpApp
+from mcpkit.transports.http import HttpServable, McpHttpApp
 from mcpkit.types import (
     CallToolResult,
     CreateMessageResult,
@@ -145,6 +156,27 @@ server.add_middleware(timing)
 # -- serving ------------------------------------------------------------------------------------
 
 assert_type(server.http_app(), McpHttpApp)
+servable: HttpServable = server  # the seam between the HTTP transport and the server is typed
+assert_type(server.http_app(stateless=True, allowed_hosts=["mcp.example.com"]), McpHttpApp)
+app_options: HttpAppOptions = {"json_response": True, "path": "/api/mcp"}
+assert_type(server.http_app(**app_options), McpHttpApp)
+
+
+def serve_forever(transport: Literal["stdio", "http"]) -> None:
+    server.run()
+    server.run("stdio")
+    server.run("http", port=8000, host="0.0.0.0", stateless=True, uvicorn_options={"workers": 1})
+    run_options: HttpRunOptions = {"port": 8000, "event_store": "events.sqlite"}
+    server.run("http", **run_options)
+    server.run(transport)
+
+
+def serve_gateway() -> None:
+    gateway = Gateway.from_file("gateway.json", call_timeout=5.0, namespacing="always")
+    gateway.run("http", port=8000, json_response=True)
+    gateway.run()
+    options: GatewayOptions = {"name": "front", "tokens": {"secret": "alice"}}
+    Gateway({"demo": {"command": "demo-server"}}, **options).http_app(stateless=True)
 
 
 # -- the async client ---------------------------------------------------------------------------
@@ -165,6 +197,11 @@ async def use_client() -> None:
         assert_type(connected, Client)
     async with Host({"demo": server}) as host:
         assert_type(host, Host)
+        assert_type(await host.call_tool("add", {"a": 1}, timeout=3), CallToolResult)
+        assert_type(await host.ainvoke("add", {"a": 1}, timeout=None), CallToolResult)
+    host_options: HostOptions = {"namespacing": "always", "connect_timeout": 5.0}
+    async with Host.from_file("mcp.json", **host_options) as configured:
+        assert_type(configured, Host)
     try:
         await Client(server).connect()
     except UnknownTool as exc:
@@ -188,5 +225,6 @@ def use_sync_client() -> None:
         assert_type(client.protocol_version, str)
         client.call_tool("add", timeout="soon")  # type: ignore[arg-type]
         SyncClient(server, no_such_option=True)  # type: ignore[call-arg]
-    with SyncHost({"demo": server}) as host:
+    with SyncHost({"demo": server}, namespacing="never", on_collision="error") as host:
         assert_type(host.invoke("add", {"a": 1}), CallToolResult)
+        assert_type(host.call_tool("add", {"a": 1}, output_validation="strict"), CallToolResult)

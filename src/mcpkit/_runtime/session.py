@@ -74,6 +74,7 @@ from mcpkit.types._jsonrpc import (
     RequestId,
     Response,
 )
+from mcpkit.types._method_names import PROGRESS_NOTIFICATION as PROGRESS
 
 __all__ = [
     "DEFAULT_MAX_CONCURRENT_REQUESTS",
@@ -97,8 +98,6 @@ MAX_PENDING_OUTBOUND: Final = MAX_IN_FLIGHT
 """Our own requests awaiting responses."""
 SHUTDOWN_GRACE_SECONDS: Final = 2.0
 """How long in-flight handlers may run on after the peer's end of stream."""
-
-PROGRESS: Final = "notifications/progress"
 
 SessionConnection = Connection[PendingRequest, RequestContext]
 """The protocol state a session drives (any role: the server passes a ``ServerConnection``)."""

@@ -21,6 +21,7 @@ from typing import Any, Final
 from mcpkit.cli import _server_stderr as server_stderr
 from mcpkit.cli._errors import EXIT_CONNECTION, CliError, explain
 from mcpkit.cli._targets import ResolvedTarget, resolve
+from mcpkit.types import CLIENT_MODES
 
 __all__ = [
     "BEARER_ENV",
@@ -56,7 +57,7 @@ def add_client_options(parser: argparse.ArgumentParser) -> None:
         help=f"per-request limit (default {DEFAULT_TIMEOUT:g}; progress resets it)",
     )  # fmt: skip
     parser.add_argument(
-        "--era", choices=("auto", "legacy", "2026-07-28"), default="auto",
+        "--era", choices=CLIENT_MODES, default="auto",
         help="protocol era: detect (default), legacy handshake only, or 2026-07-28 only",
     )  # fmt: skip
     parser.add_argument(

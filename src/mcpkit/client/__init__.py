@@ -16,6 +16,7 @@ a ``Client`` target directly.
 
 from mcpkit._runtime.pending import DEFAULT_MAX_TOTAL_TIMEOUT
 from mcpkit.client._client import DEFAULT_REQUEST_TIMEOUT, Client, notifying_server
+from mcpkit.client._client_options import ClientOptions
 from mcpkit.client._connectors import (
     CommandConnector,
     ExchangeTransport,
@@ -56,6 +57,7 @@ __all__ = [
     "DEFAULT_MAX_TOTAL_TIMEOUT",
     "DEFAULT_REQUEST_TIMEOUT",
     "Client",
+    "ClientOptions",
     "ClientError",
     "CommandConnector",
     "ExchangeTransport",

@@ -37,6 +37,7 @@ from mcpkit.protocol._errors import (
 )
 from mcpkit.types import meta as keys
 from mcpkit.types._jsonrpc import JSONObject, Notification, RequestId, Response
+from mcpkit.types._method_names import CANCELLED_NOTIFICATION, PROGRESS_NOTIFICATION
 
 __all__ = [
     "DEFAULT",
@@ -158,10 +159,10 @@ class SessionChannel:
             if sink is not None:
                 await sink(note)
                 return
-            if note.method != "notifications/cancelled":
+            if note.method != CANCELLED_NOTIFICATION:
                 logger.debug("dropped %s for unknown subscription %r", note.method, sid)
                 return
-        if note.method == "notifications/cancelled":
+        if note.method == CANCELLED_NOTIFICATION:
             # 2026 stdio: the server ends a subscription with notifications/cancelled{requestId}.
             rid = cancelled_request_id(note.params)
             sink = self._routes.get(rid) if rid is not None else None
@@ -271,7 +272,7 @@ class ExchangeChannel:
         progressed = asyncio.Event()
 
         async def sink(note: Notification) -> None:
-            if note.method == "notifications/progress" and progress_callback is not None:
+            if note.method == PROGRESS_NOTIFICATION and progress_callback is not None:
                 event = connection.receive_notification(note)
                 if isinstance(event, ProgressReceived) and event.entry.id == request_id:
                     progressed.set()

@@ -72,7 +72,8 @@ from mcpkit.protocol._errors import (
 from mcpkit.protocol._meta import LOG_LEVELS, request_meta
 from mcpkit.types._common import Implementation
 from mcpkit.types._jsonrpc import JSONObject, Notification, Request
-from mcpkit.types._versions import Era
+from mcpkit.types._method_names import PROGRESS_NOTIFICATION
+from mcpkit.types._versions import CLIENT_MODES, Era
 from mcpkit.types.meta import RELATED_TASK
 
 if TYPE_CHECKING:
@@ -233,8 +234,9 @@ class Client(ClientFeatures):
         extensions: Mapping[str, Any] | None = None,
         server_stderr: StderrSink | None = None,
     ) -> None:
-        if mode not in ("auto", "legacy", "2026-07-28"):
-            raise UsageError(f'mode must be "auto", "legacy" or "2026-07-28", not {mode!r}')
+        if mode not in CLIENT_MODES:
+            *first, last = (f'"{choice}"' for choice in CLIENT_MODES)
+            raise UsageError(f"mode must be {', '.join(first)} or {last}, not {mode!r}")
         if output_validation not in ("strict", "warn", "off"):
             raise UsageError('output_validation must be "strict", "warn" or "off"')
         self._target = target
@@ -826,7 +828,7 @@ class Client(ClientFeatures):
             # date with the new session before anyone hears of it
             await self._renewals.catch_up(connection.renewals)
         method = note.method
-        if method == "notifications/progress":
+        if method == PROGRESS_NOTIFICATION:
             return  # routed to the caller's progress callback by the session
         if method == "notifications/message":
             await self._on_server_log(note)

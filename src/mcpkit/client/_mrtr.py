@@ -26,6 +26,13 @@ from typing import Any, Final
 
 from mcpkit.client._errors import InputRequiredLoopExceeded, ServerMisbehaved
 from mcpkit.protocol._errors import InvalidParams
+from mcpkit.types._base import (
+    INPUT_REQUESTS_KEY,
+    INPUT_RESPONSES_KEY,
+    REQUEST_STATE_KEY,
+    RESULT_TYPE_KEY,
+)
+from mcpkit.types._base import RESULT_TYPE_INPUT_REQUIRED as INPUT_REQUIRED
 from mcpkit.types._jsonrpc import JSONObject
 
 __all__ = [
@@ -40,7 +47,6 @@ __all__ = [
 
 DEFAULT_MAX_INPUT_ROUNDS: Final = 16
 """Input-required answers followed before giving up on a request."""
-INPUT_REQUIRED: Final = "input_required"
 MRTR_METHODS: Final = frozenset({"tools/call", "resources/read", "prompts/get"})
 """The only methods a server may answer with ``input_required``."""
 
@@ -73,8 +79,8 @@ def check_input_required(method: str, result: JSONObject) -> InputRequired:
             f"{method} answered input_required, which only tools/call, "
             "resources/read and prompts/get may do"
         )
-    requests = result.get("inputRequests")
-    state = result.get("requestState")
+    requests = result.get(INPUT_REQUESTS_KEY)
+    state = result.get(REQUEST_STATE_KEY)
     if requests is None and state is None:
         raise ServerMisbehaved(
             f"{method}: an input_required result must carry inputRequests or requestState"
@@ -94,7 +100,7 @@ def is_stale_state(exc: InvalidParams, sent: JSONObject) -> bool:
     round). Any -32602 to such a retry counts unless it names an argument: servers word the
     refusal differently (mcpkit says ``Invalid requestState: expired`` with ``data.reason``).
     """
-    if "requestState" not in sent:
+    if REQUEST_STATE_KEY not in sent:
         return False
     data = exc.data if isinstance(exc.data, dict) else {}
     return "uri" not in data and "field" not in data and "path" not in data
@@ -113,7 +119,7 @@ async def run_input_rounds(
     ``rounds`` is how many retries were needed (0 when the first answer was final): callers must
     not cache a result that came from a retry.
     """
-    base = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
+    base = {k: v for k, v in params.items() if k not in (INPUT_RESPONSES_KEY, REQUEST_STATE_KEY)}
     current = base
     restarted = False
     for rounds in range(max_rounds + 1):
@@ -130,15 +136,15 @@ async def run_input_rounds(
             )
             restarted = True
             result = await send(base)
-        if result.get("resultType") != INPUT_REQUIRED:
+        if result.get(RESULT_TYPE_KEY) != INPUT_REQUIRED:
             return result, rounds
         pending = check_input_required(method, result)
         requests, state = pending.input_requests, pending.request_state
         current = dict(base)
         if requests:
-            current["inputResponses"] = {
+            current[INPUT_RESPONSES_KEY] = {
                 key: await answer(key, request) for key, request in requests.items()
             }
         if state is not None:
-            current["requestState"] = state
+            current[REQUEST_STATE_KEY] = state
     raise InputRequiredLoopExceeded(method, max_rounds)

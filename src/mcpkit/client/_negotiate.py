@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from mcpkit.client._channel import Channel
 from mcpkit.client._errors import IncompatibleServer
@@ -45,6 +45,7 @@ from mcpkit.protocol._errors import (
 from mcpkit.protocol._versions import choose_client_version
 from mcpkit.types import meta as keys
 from mcpkit.types._jsonrpc import JSONObject
+from mcpkit.types._method_names import INITIALIZED_NOTIFICATION
 from mcpkit.types._versions import (
     LATEST_LEGACY_VERSION,
     LEGACY_VERSIONS,
@@ -52,6 +53,7 @@ from mcpkit.types._versions import (
     Era,
     newest,
 )
+from mcpkit.types._versions import ClientMode as Mode
 
 __all__ = [
     "DEFAULT_INITIALIZE_TIMEOUT",
@@ -69,7 +71,6 @@ __all__ = [
 
 logger = logging.getLogger("mcpkit.client")
 
-Mode = Literal["auto", "legacy", "2026-07-28"]
 
 DEFAULT_PROBE_TIMEOUT: Final = 10.0
 """Seconds to wait for the ``server/discover`` answer before deciding the server is legacy.
@@ -297,7 +298,7 @@ async def initialize(channel: Channel, config: NegotiationConfig) -> Negotiated:
         timeout=config.initialize_timeout,
     )
     version = channel.initialized_version()
-    await channel.notify("notifications/initialized", None, protocol_version=version)
+    await channel.notify(INITIALIZED_NOTIFICATION, None, protocol_version=version)
     return handshake_verdict(channel.connection)
 
 

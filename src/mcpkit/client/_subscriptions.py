@@ -37,6 +37,7 @@ from mcpkit.client._typed import ChangeNotification, decode_notification
 from mcpkit.protocol._capabilities import agree_listen_filter
 from mcpkit.protocol._errors import JSONRPCError, MCPError, TransportError
 from mcpkit.types._jsonrpc import JSONObject, Notification
+from mcpkit.types._method_names import CANCELLED_NOTIFICATION
 
 if TYPE_CHECKING:
     from mcpkit.client._client import Client
@@ -246,7 +247,7 @@ class Subscription:
                     first: bool = first_ack,
                     ended_by_server: asyncio.Future[None] = ended_by_server,
                 ) -> None:
-                    if note.method == "notifications/cancelled":
+                    if note.method == CANCELLED_NOTIFICATION:
                         if not ended_by_server.done():
                             ended_by_server.set_result(None)
                         return

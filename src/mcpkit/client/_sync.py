@@ -15,7 +15,7 @@ import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar, Unpack
 
 from mcpkit._runtime.session import ProgressCallback
 from mcpkit.client import _negotiate as nego
@@ -45,6 +45,7 @@ from mcpkit.types._tools import CallToolResult, Tool
 from mcpkit.types._versions import Era
 
 if TYPE_CHECKING:
+    from mcpkit.client.host._host_options import HostOptions
     from mcpkit.transports._stdio_client import StderrSink
 
 __all__ = ["LOOP_START_TIMEOUT", "SyncClient", "SyncHost"]
@@ -406,7 +407,7 @@ class SyncHost:
     of ``Host`` with the same signature (``ainvoke`` is :meth:`invoke`; ``start`` runs on
     construction, ``aclose`` is :meth:`close`)."""
 
-    def __init__(self, servers: Any, **options: Any) -> None:
+    def __init__(self, servers: Any, **options: Unpack[HostOptions]) -> None:
         self._thread = _LoopThread("mcpkit-sync-host")
         try:
             self._host: Host = self._thread.run(self._open(servers, options))
@@ -415,7 +416,7 @@ class SyncHost:
             raise
 
     @staticmethod
-    async def _open(servers: Any, options: dict[str, Any]) -> Host:
+    async def _open(servers: Any, options: HostOptions) -> Host:
         host = Host(servers, **options)
         await host.start()
         return host
@@ -425,15 +426,38 @@ class SyncHost:
         return self._host
 
     def invoke(
-        self, name: str, params: Mapping[str, Any] | None = None, **options: Any
+        self,
+        name: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
     ) -> CallToolResult:
         """Check ``params`` against the tool's ``inputSchema``, call it, check the output."""
-        return self._thread.run(self._host.ainvoke(name, params, **options))
+        return self._thread.run(
+            self._host.ainvoke(name, params, timeout=timeout, progress_callback=progress_callback)
+        )
 
     def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, **options: Any
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
+        output_validation: ValidationMode | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> CallToolResult:
-        return self._thread.run(self._host.call_tool(name, arguments, **options))
+        return self._thread.run(
+            self._host.call_tool(
+                name,
+                arguments,
+                timeout=timeout,
+                progress_callback=progress_callback,
+                output_validation=output_validation,
+                meta=meta,
+            )
+        )
 
     def list_tools(self) -> list[HostTool]:
         return self._thread.run(self._host.list_tools())

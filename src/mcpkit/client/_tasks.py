@@ -34,9 +34,17 @@ from mcpkit.client._tools import ToolMethods
 from mcpkit.client._typed import decode_tool_result
 from mcpkit.protocol._errors import JSONRPCError, MissingServerCapability
 from mcpkit.types import meta as keys
+from mcpkit.types._base import (
+    INPUT_REQUESTS_KEY,
+    INPUT_RESPONSES_KEY,
+    RESULT_TYPE_COMPLETE,
+    RESULT_TYPE_KEY,
+    RESULT_TYPE_TASK,
+)
 from mcpkit.types._jsonrpc import ErrorObject, JSONObject, Notification
 from mcpkit.types._tasks_ext import TASKS_EXTENSION_ID
 from mcpkit.types._tools import CallToolResult
+from mcpkit.types._versions import CORE_TASKS_VERSION
 
 __all__ = [
     "CORE_TASKS_VERSION",
@@ -53,7 +61,6 @@ __all__ = [
 ]
 
 TASKS_EXTENSION: Final = TASKS_EXTENSION_ID
-CORE_TASKS_VERSION: Final = "2025-11-25"
 DEFAULT_POLL_INTERVAL: Final = 1.0
 """Seconds between polls when the server suggests no interval."""
 MIN_POLL_INTERVAL: Final = 0.01
@@ -222,10 +229,10 @@ class TaskMethods(ToolMethods):
             result, _ = await self._request_with_input(
                 "tools/call", params, timeout=timeout, tool=tool
             )
-            kind = result.get("resultType")
-            if kind == "task":
+            kind = result.get(RESULT_TYPE_KEY)
+            if kind == RESULT_TYPE_TASK:
                 return ToolTask(self, name, TaskInfo.from_wire(result, "tools/call"))
-            if kind not in (None, "complete"):
+            if kind not in (None, RESULT_TYPE_COMPLETE):
                 raise ServerMisbehaved(f"tools/call {name!r} answered resultType {kind!r}")
             return ToolTask(self, name, None, result=self._tool_result(name, tool, result))
         if tool is None:
@@ -415,7 +422,7 @@ class TaskMethods(ToolMethods):
         if info.status == "cancelled":
             raise TaskCancelled(info.task_id, info.status_message)
         if info.status == "input_required":
-            requests = _object(raw.get("inputRequests", {}), "inputRequests")
+            requests = _object(raw.get(INPUT_REQUESTS_KEY, {}), INPUT_REQUESTS_KEY)
             answers: JSONObject = {}
             for key, request in requests.items():
                 if key in handle._answered:
@@ -430,7 +437,11 @@ class TaskMethods(ToolMethods):
             if answers:
                 await self._request(
                     "tasks/update",
-                    {"taskId": info.task_id, "inputResponses": answers, "_meta": self._task_meta()},
+                    {
+                        "taskId": info.task_id,
+                        INPUT_RESPONSES_KEY: answers,
+                        "_meta": self._task_meta(),
+                    },
                 )
                 handle._answered.update(answers)
         return None

@@ -29,6 +29,13 @@ from mcpkit.client._typed import decode_result, decode_tool_result
 from mcpkit.protocol._errors import InvalidParams, JSONRPCError
 from mcpkit.protocol._http_headers import tool_header_problem
 from mcpkit.protocol._schema_dialects import argument_problem_text
+from mcpkit.types._base import (
+    INPUT_RESPONSES_KEY,
+    REQUEST_STATE_KEY,
+    RESULT_TYPE_COMPLETE,
+    RESULT_TYPE_KEY,
+    RESULT_TYPE_TASK,
+)
 from mcpkit.types._jsonrpc import JSONObject
 from mcpkit.types._tools import CallToolResult, Tool
 
@@ -102,7 +109,7 @@ class ToolMethods(ClientPlumbing):
             # 2026-07-28 says "no such resource" as -32602 with data.uri (legacy: -32002): the
             # same typed error in both eras, from a tool as from resources/read.
             raise self._resource_error(exc, "") from None
-        if result.get("resultType") == "task":
+        if result.get(RESULT_TYPE_KEY) == RESULT_TYPE_TASK:
             return await self._follow_created_task(name, tool, result)
         return self._finish_call(name, tool, result, mode)
 
@@ -160,13 +167,13 @@ class ToolMethods(ClientPlumbing):
         if arguments is not None:
             params["arguments"] = dict(arguments)
         if input_responses is not None:
-            params["inputResponses"] = dict(input_responses)
+            params[INPUT_RESPONSES_KEY] = dict(input_responses)
         if request_state is not None:
-            params["requestState"] = request_state
+            params[REQUEST_STATE_KEY] = request_state
         result = await self._request(
             "tools/call", params, timeout=timeout, progress_callback=progress_callback, tool=tool
         )
-        if result.get("resultType") == INPUT_REQUIRED:
+        if result.get(RESULT_TYPE_KEY) == INPUT_REQUIRED:
             return check_input_required("tools/call", result)
         return self._finish_call(name, tool, result, mode)
 
@@ -186,8 +193,8 @@ class ToolMethods(ClientPlumbing):
     def _finish_call(
         self, name: str, tool: JSONObject | None, result: JSONObject, mode: ValidationMode
     ) -> CallToolResult:
-        result_type = result.get("resultType")
-        if result_type not in (None, "complete"):
+        result_type = result.get(RESULT_TYPE_KEY)
+        if result_type not in (None, RESULT_TYPE_COMPLETE):
             raise ServerMisbehaved(
                 f"tools/call {name!r} answered resultType {result_type!r}, which this client "
                 "did not opt in to"

@@ -9,6 +9,7 @@ from mcpkit.gateway._config import (
     parse_gateway_config,
 )
 from mcpkit.gateway._gateway import BACKEND_UNAVAILABLE, BackendUnavailable, Gateway
+from mcpkit.gateway._gateway_options import GatewayOptions, GatewayRunOptions
 from mcpkit.gateway._identity import ANONYMOUS, StaticBearer, client_name
 from mcpkit.gateway._policy import Policy
 from mcpkit.gateway._ratelimit import RATE_LIMITED, RateLimit, RateLimited
@@ -22,6 +23,8 @@ __all__ = [
     "BackendUnavailable",
     "ClientRule",
     "Gateway",
+    "GatewayOptions",
+    "GatewayRunOptions",
     "GatewaySettings",
     "JsonLinesAudit",
     "Policy",

@@ -29,7 +29,7 @@ import logging
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, Unpack, overload
 
 import msgspec
 
@@ -70,6 +70,7 @@ from mcpkit.protocol import (
     MethodNotFound,
     RequestTimeout,
     ResourceNotFound,
+    UsageError,
 )
 from mcpkit.server import Context, InputRequested, RequestView, Server
 from mcpkit.server.middleware import Handler
@@ -78,11 +79,24 @@ from mcpkit.server.tasks import (
     client_declared_tasks,
     core_task_param,
 )
-from mcpkit.types import TASKS_EXTENSION_ID, JSONObject, ResourceUpdatedNotification
+from mcpkit.types import (
+    INPUT_REQUESTS_KEY,
+    INPUT_RESPONSES_KEY,
+    REQUEST_STATE_KEY,
+    RESULT_TYPE_INPUT_REQUIRED,
+    RESULT_TYPE_KEY,
+    RESULT_TYPE_TASK,
+    TASKS_EXTENSION_ID,
+    JSONObject,
+    ResourceUpdatedNotification,
+)
 from mcpkit.types import meta as keys
 
 if TYPE_CHECKING:
     from mcpkit.contrib.auth import ProtectedResource
+    from mcpkit.gateway._gateway_options import GatewayOptions, GatewayRunOptions
+    from mcpkit.server import HttpAppOptions
+    from mcpkit.server.tasks import TaskManager
 
 __all__ = ["BACKEND_UNAVAILABLE", "BackendUnavailable", "Gateway"]
 
@@ -101,7 +115,7 @@ MISS_REFRESH_INTERVAL: Final = 1.0
 """Seconds between catalogue refreshes forced by names the catalogue does not know."""
 MAX_LISTEN_URIS: Final = 64
 """Resource URIs one ``subscriptions/listen`` may name (more: -32602)."""
-_STRIPPED: Final = ("resultType", "ttlMs", "cacheScope")
+_STRIPPED: Final = (RESULT_TYPE_KEY, "ttlMs", "cacheScope")
 _SERVER_INFO: Final = keys.SERVER_INFO
 _ROUNDS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
 """2026 methods whose input-required rounds pass straight through between two 2026 peers."""
@@ -235,9 +249,17 @@ class _GatewayServer(Server):
     """The front server: a :class:`Server` whose catalogue methods the gateway answers
     (:func:`_take_over`); it only says which input schema a listed tool has."""
 
-    def __init__(self, gateway: Gateway, name: str, **options: Any) -> None:
+    def __init__(
+        self,
+        gateway: Gateway,
+        name: str,
+        *,
+        lifespan: Callable[[Server], contextlib.AbstractAsyncContextManager[Any]],
+        cache_policy: dict[str, tuple[int, str]],
+        tasks: TaskManager,
+    ) -> None:
         self.gateway = gateway
-        super().__init__(name, **options)
+        super().__init__(name, lifespan=lifespan, cache_policy=cache_policy, tasks=tasks)
 
     def tool_input_schema(self, name: str) -> JSONObject | None:
         """A tool's ``inputSchema`` as the gateway lists it (``Mcp-Param-*`` header checks)."""
@@ -384,14 +406,19 @@ class Gateway:
         self._own_handlers = _take_over(self.server, self)
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], **overrides: Any) -> Gateway:
+    def from_file(
+        cls, path: str | os.PathLike[str], **overrides: Unpack[GatewayOptions]
+    ) -> Gateway:
         """A gateway for a configuration file (:mod:`mcpkit.gateway._config`)."""
         entries, settings = load_gateway_config(path)
         return cls.from_settings(entries, settings, **overrides)
 
     @classmethod
     def from_settings(
-        cls, entries: Sequence[ServerEntry], settings: GatewaySettings, **overrides: Any
+        cls,
+        entries: Sequence[ServerEntry],
+        settings: GatewaySettings,
+        **overrides: Unpack[GatewayOptions],
     ) -> Gateway:
         options: dict[str, Any] = {
             "name": settings.name,
@@ -455,7 +482,7 @@ class Gateway:
     async def __aexit__(self, *exc_info: Any) -> None:
         await self._running.__aexit__(*exc_info)
 
-    def http_app(self, **options: Any) -> Any:
+    def http_app(self, **options: Unpack[HttpAppOptions]) -> Any:
         """The gateway as an ASGI app: the MCP endpoint behind the configured authentication
         (static tokens or OAuth); ``options`` are those of ``Server.http_app``."""
         app: Any = self.server.http_app(**options)
@@ -467,10 +494,24 @@ class Gateway:
             return StaticBearer(app, self.tokens)
         return app
 
+    @overload
+    def run(self, transport: Literal["stdio"] = "stdio") -> None: ...
+
+    @overload
+    def run(self, transport: Literal["http"], **options: Unpack[GatewayRunOptions]) -> None: ...
+
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until stopped: ``"stdio"`` or ``"http"`` (options: ``host``, ``port`` and the
-        HTTP app's)."""
+        HTTP app's; stdio takes none, and is refused any rather than ignore them)."""
+        if transport not in ("stdio", "http"):
+            raise UsageError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
         if transport == "stdio":
+            if options:
+                given = ", ".join(f"{key}={value!r}" for key, value in options.items())
+                raise UsageError(
+                    f"gateway.run() serves stdio, which takes no options, but got {given}; "
+                    f'for Streamable HTTP write gateway.run("http", {given})'
+                )
             self.server.run("stdio")
             return
         from mcpkit.transports.http import serve
@@ -785,12 +826,12 @@ class Gateway:
         them), the client's answers go back as they came, and the backend's ``requestState``
         rides inside the gateway's own sealed state; the backend sees the client's declared
         capabilities, so it asks only what the client can answer."""
-        responses = info.params.get("inputResponses")
+        responses = info.params.get(INPUT_RESPONSES_KEY)
         if isinstance(responses, dict) and responses:
-            params["inputResponses"] = responses
+            params[INPUT_RESPONSES_KEY] = responses
         state = info.memo.get(_STATE)
         if isinstance(state, str):
-            params["requestState"] = state
+            params[REQUEST_STATE_KEY] = state
 
         async def refuse(question: str, wire: JSONObject) -> JSONObject:
             raise InternalError(f"{question}: a 2026 backend asks in its result, not by request")
@@ -803,18 +844,19 @@ class Gateway:
             result = await upstream.send_request(
                 method, params, timeout=self._timeout(backend), progress_callback=progress
             )
-        if result.get("resultType") == "task":  # the backend runs it as a task: carried
+        # the backend runs it as a task: carried
+        if result.get(RESULT_TYPE_KEY) == RESULT_TYPE_TASK:
             self._task_routes.add(
                 str(result.get("taskId")), backend, client, "modern", result.get("ttlMs")
             )
             return _without_server_info(result)
-        if result.get("resultType") != "input_required":
+        if result.get(RESULT_TYPE_KEY) != RESULT_TYPE_INPUT_REQUIRED:
             return _clean(result)
         info.memo.pop(_STATE, None)
-        state = result.get("requestState")
+        state = result.get(REQUEST_STATE_KEY)
         if isinstance(state, str):
             info.memo[_STATE] = state
-        requests = result.get("inputRequests")
+        requests = result.get(INPUT_REQUESTS_KEY)
         raise InputRequested(requests if isinstance(requests, dict) else {})
 
     async def _pending_round(

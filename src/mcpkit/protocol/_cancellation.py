@@ -37,7 +37,6 @@ __all__ = [
     "subscription_ended",
 ]
 
-CANCELLED: Final = "notifications/cancelled"
 UNCANCELLABLE: Final = frozenset({"initialize"})
 LISTEN: Final = "subscriptions/listen"
 

@@ -84,6 +84,9 @@ from mcpkit.types._jsonrpc import (
     RequestId,
     Response,
 )
+from mcpkit.types._method_names import CANCELLED_NOTIFICATION as CANCELLED
+from mcpkit.types._method_names import INITIALIZED_NOTIFICATION as INITIALIZED
+from mcpkit.types._method_names import PROGRESS_NOTIFICATION as PROGRESS
 from mcpkit.types._versions import (
     LEGACY_VERSIONS,
     MODERN_VERSIONS,
@@ -92,6 +95,7 @@ from mcpkit.types._versions import (
     is_legacy,
     is_modern,
 )
+from mcpkit.types.meta import PROGRESS_TOKEN
 
 __all__ = [
     "CancelReceived",
@@ -109,10 +113,7 @@ __all__ = [
     "SubscriptionEnded",
 ]
 
-CANCELLED: Final = "notifications/cancelled"
-INITIALIZED: Final = "notifications/initialized"
 PING: Final = "ping"
-PROGRESS: Final = "notifications/progress"
 
 O = TypeVar("O")  # noqa: E741  # what the runtime attaches to our requests (a future)
 I = TypeVar("I")  # noqa: E741  # what the runtime attaches to the peer's requests (a task)
@@ -368,7 +369,7 @@ class Connection(Generic[O, I]):
             meta = params.get("_meta")
             params["_meta"] = {
                 **(meta if isinstance(meta, dict) else {}),
-                "progressToken": request_id,
+                PROGRESS_TOKEN: request_id,
             }
             entry = self.outbound.get(request_id)
             if entry is not None:

@@ -39,15 +39,16 @@ from typing import Any, Final
 from mcpkit.protocol._errors import InvalidParams, InvalidRequest, LocalProtocolError
 from mcpkit.protocol._versions import accept_legacy_offer, negotiate_legacy
 from mcpkit.types._jsonrpc import ErrorResponse, Message, Notification, Request, RequestId, Response
+from mcpkit.types._method_names import CANCELLED_NOTIFICATION, PROGRESS_NOTIFICATION
+from mcpkit.types._method_names import INITIALIZED_NOTIFICATION as INITIALIZED
 from mcpkit.types._versions import LEGACY_VERSIONS
 
 __all__ = ["ClientLifecycle", "ClientState", "ServerLifecycle", "ServerState"]
 
 INITIALIZE: Final = "initialize"
-INITIALIZED: Final = "notifications/initialized"
 PING: Final = "ping"
 EARLY_NOTIFICATIONS: Final = frozenset(
-    {"notifications/message", "notifications/progress", "notifications/cancelled"}
+    {"notifications/message", PROGRESS_NOTIFICATION, CANCELLED_NOTIFICATION}
 )
 """Notifications allowed before the handshake completes (logging, and ones tied to a ping)."""
 

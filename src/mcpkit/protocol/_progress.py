@@ -22,6 +22,7 @@ import msgspec
 
 from mcpkit.protocol._errors import InvalidParams, LocalProtocolError, UsageError
 from mcpkit.types._jsonrpc import JSONObject, RequestId
+from mcpkit.types.meta import PROGRESS_TOKEN
 
 __all__ = ["MAX_PROGRESS_TOKENS", "ProgressSender", "ProgressTracker", "ProgressUpdate"]
 
@@ -89,7 +90,7 @@ class ProgressTracker:
         never answered.
         """
         params = params or {}
-        token: Any = params.get("progressToken")
+        token: Any = params.get(PROGRESS_TOKEN)
         progress: Any = params.get("progress")
         total: Any = params.get("total")
         message: Any = params.get("message")
@@ -139,7 +140,7 @@ class ProgressSender:
                 f"progress must increase with every notification ({progress} after {self._last})"
             )
         self._last = progress
-        out: JSONObject = {"progressToken": self.token, "progress": progress}
+        out: JSONObject = {PROGRESS_TOKEN: self.token, "progress": progress}
         if total is not None:
             out["total"] = total
         if message is not None:

@@ -37,6 +37,7 @@ from typing import Any, Final
 
 from mcpkit.protocol._observe import _observers, notify_outbound
 from mcpkit.protocol._shape_tables import TABLES
+from mcpkit.types._base import RESULT_TYPE_COMPLETE, RESULT_TYPE_INPUT_REQUIRED, RESULT_TYPE_KEY
 from mcpkit.types._jsonrpc import ErrorResponse, Message, Notification, Request, Response
 from mcpkit.types._versions import ALL_VERSIONS
 
@@ -132,13 +133,13 @@ def _shape_result(
 ) -> dict[str, Any]:
     shaper: Shaper | None
     if (
-        "resultType" in result
-        and result["resultType"] != "complete"
+        RESULT_TYPE_KEY in result
+        and result[RESULT_TYPE_KEY] != RESULT_TYPE_COMPLETE
         and not _before(revision, "2026-07-28")
     ):
         # an input-required answer has its own definition; a task answer belongs to the Tasks
         # extension, whose definitions are outside the core schema
-        if result["resultType"] != "input_required":
+        if result[RESULT_TYPE_KEY] != RESULT_TYPE_INPUT_REQUIRED:
             return result
         shaper = compiled.special.get("InputRequiredResult")
     elif (

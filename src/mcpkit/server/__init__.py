@@ -17,11 +17,14 @@ from typing import TYPE_CHECKING, Any
 from mcpkit.server import content
 from mcpkit.server._auth_hooks import ScopeRequired
 from mcpkit.server._context import Context, ElicitAnswer, Question
+from mcpkit.server._http_options import HttpAppOptions, HttpRunOptions
 from mcpkit.server._memo import MAX_MEMO_BYTES, MemoTooLarge
 from mcpkit.server._prompts import Message, RegisteredPrompt
 from mcpkit.server._resources import RegisteredResource, ResourceData
 from mcpkit.server._safe_files import read_under
+from mcpkit.server._sampling_options import SamplingOptions
 from mcpkit.server._server import Server
+from mcpkit.server._server_options import ServerOptions
 from mcpkit.server._tools import (
     INTERNAL_ERROR_META,
     ArgumentValidator,
@@ -56,6 +59,8 @@ __all__ = [
     "Handler",
     "Header",
     "InputRequested",
+    "HttpAppOptions",
+    "HttpRunOptions",
     "MemoTooLarge",
     "Message",
     "Middleware",
@@ -66,8 +71,10 @@ __all__ = [
     "RegisteredTool",
     "RequestView",
     "ResourceData",
+    "SamplingOptions",
     "ScopeRequired",
     "Server",
+    "ServerOptions",
     "ToolError",
     "ToolResult",
     "UriTemplate",

@@ -19,7 +19,17 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Final,
+    Generic,
+    Literal,
+    Protocol,
+    TypeVar,
+    Unpack,
+    overload,
+)
 
 from mcpkit.protocol._capabilities import (
     has_capability,
@@ -41,9 +51,11 @@ from mcpkit.protocol._shape import request_unsupported
 from mcpkit.server._request import InputRequired as InputRequired  # raised here, caught above
 from mcpkit.server._request import RequestInfo
 from mcpkit.types._jsonrpc import JSONObject, RequestId
+from mcpkit.types._method_names import PROGRESS_NOTIFICATION
 from mcpkit.types._versions import at_least
 
 if TYPE_CHECKING:
+    from mcpkit.server._sampling_options import SamplingOptions
     from mcpkit.server._server import Server
     from mcpkit.types._sampling import CreateMessageResult
 
@@ -201,7 +213,7 @@ class Context:
             params = sender.params(progress, total, message)
         except LocalProtocolError:  # not above the last value: dropped, as documented
             return
-        await self._info.outbound.send_notification("notifications/progress", params)
+        await self._info.outbound.send_notification(PROGRESS_NOTIFICATION, params)
 
     async def log(self, level: str, data: Any, *, logger: str | None = None) -> None:
         """Send a log message to the client, honouring its requested level.
@@ -389,7 +401,7 @@ class Context:
         max_tokens: int,
         key: str | None = None,
         timeout: float | None = None,
-        **options: Any,
+        **options: Unpack[SamplingOptions],
     ) -> CreateMessageResult:
         """Ask the client's LLM for a completion.
 
@@ -462,7 +474,11 @@ class Question:
 
     @staticmethod
     def sample(
-        messages: str | list[JSONObject], *, max_tokens: int, key: str | None = None, **options: Any
+        messages: str | list[JSONObject],
+        *,
+        max_tokens: int,
+        key: str | None = None,
+        **options: Unpack[SamplingOptions],
     ) -> Question:
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]

@@ -30,6 +30,14 @@ from mcpkit.server._context import Context, ContextServices, InputRequired, Ques
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
 from mcpkit.server.middleware import Middleware
 from mcpkit.types import meta as keys
+from mcpkit.types._base import (
+    INPUT_REQUESTS_KEY,
+    INPUT_RESPONSES_KEY,
+    REQUEST_STATE_KEY,
+    RESULT_TYPE_COMPLETE,
+    RESULT_TYPE_INPUT_REQUIRED,
+    RESULT_TYPE_KEY,
+)
 from mcpkit.types._jsonrpc import JSONObject, Request
 from mcpkit.types._methods import methods_for
 from mcpkit.types._versions import LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION, LEGACY_VERSIONS
@@ -213,19 +221,19 @@ class Dispatcher:
         )
         params = request.params or {}  # (a dict: its _meta named the version)
         if request.method in MRTR_METHODS and (
-            params.get("inputResponses") is not None or params.get("requestState") is not None
+            params.get(INPUT_RESPONSES_KEY) is not None or params.get(REQUEST_STATE_KEY) is not None
         ):  # (a first round, the usual request, has neither: nothing to load)
             self._load_mrtr(info)
         return info
 
     def _load_mrtr(self, info: RequestInfo) -> None:
         params = info.params
-        responses = params.get("inputResponses")
+        responses = params.get(INPUT_RESPONSES_KEY)
         if responses is not None and not isinstance(responses, dict):
             raise InvalidParams("inputResponses must be an object")
         if responses:
             info.input_responses = responses
-        token = params.get("requestState")
+        token = params.get(REQUEST_STATE_KEY)
         if token is None:
             return  # the binding digest is computed only if this round ends up sealing state
         if not isinstance(token, str):
@@ -277,14 +285,14 @@ class Dispatcher:
             payload["memo"] = info.memo  # ctx.memo values, for the next round
         state = self._settings.state_sealer.seal(payload, bind=info.state_binding)
         return {
-            "resultType": "input_required",
-            "inputRequests": needed.requests,
-            "requestState": state,
+            RESULT_TYPE_KEY: RESULT_TYPE_INPUT_REQUIRED,
+            INPUT_REQUESTS_KEY: needed.requests,
+            REQUEST_STATE_KEY: state,
             "_meta": {META_SERVER_INFO: self._settings.server_info},
         }
 
     def _shape_modern(self, method: str, result: JSONObject) -> JSONObject:
-        result.setdefault("resultType", "complete")
+        result.setdefault(RESULT_TYPE_KEY, RESULT_TYPE_COMPLETE)
         policy = self._settings.cache_policy.get(method)
         if policy is not None:
             result.setdefault("ttlMs", policy[0])

@@ -26,6 +26,7 @@ from mcpkit.server._registries import (
 )
 from mcpkit.server._request import RequestInfo
 from mcpkit.types._jsonrpc import JSONObject
+from mcpkit.types._versions import CORE_TASKS_VERSION
 
 if TYPE_CHECKING:  # the models are resolved from the method table on first use (_params)
     from mcpkit.server.tasks import TaskManager
@@ -47,8 +48,6 @@ __all__ = [
 ]
 
 MAX_COMPLETION_VALUES: Final = 100
-CORE_TASKS_REVISION: Final = "2025-11-25"
-"""The one revision whose ``tools/list`` says which tools run as tasks."""
 
 
 if TYPE_CHECKING:  # a Protocol class costs every server's start; only mypy reads it
@@ -97,7 +96,7 @@ class ToolHandlers:
         task_support = (
             self._tasks is not None
             and info.era == "legacy"
-            and info.protocol_version == CORE_TASKS_REVISION
+            and info.protocol_version == CORE_TASKS_VERSION
         )
         from mcpkit.protocol._apps import client_supports_apps  # a server start never pays it
 

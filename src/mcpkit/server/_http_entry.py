@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from mcpkit.protocol._errors import UsageError
+from mcpkit.server._http_options import HttpAppOptions, HttpRunOptions
 
 if TYPE_CHECKING:
     from mcpkit.server._server import Server
@@ -35,11 +36,13 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 _ANY = ("0.0.0.0", "::", "")
 
 
-RUN_OPTIONS = ("host", "port", "log_level", "uvicorn_options")
+RUN_OPTIONS = tuple(sorted(HttpRunOptions.__optional_keys__ - HttpAppOptions.__optional_keys__))
 """What ``server.run("http")`` takes besides the fields of ``HttpOptions``."""
 
 
-def asgi_app(server: Server, *, _run: bool = False, **options: Any) -> McpHttpApp:
+def asgi_app(
+    server: Server, *, _run: bool = False, **options: Unpack[HttpAppOptions]
+) -> McpHttpApp:
     """The ASGI app serving ``server``; ``options`` are the fields of ``HttpOptions``.
 
     ``event_store`` may be a path (a SQLite file, durable across restarts) or an event store.
@@ -54,16 +57,17 @@ def asgi_app(server: Server, *, _run: bool = False, **options: Any) -> McpHttpAp
         raise UsageError(
             f"unknown HTTP option(s) {', '.join(unknown)}; choose from {', '.join(choices)}"
         )
-    store = options.get("event_store")
+    settings: dict[str, Any] = dict(options)  # checked above; a path becomes a store below
+    store = settings.get("event_store")
     if isinstance(store, str | os.PathLike):
         from mcpkit.transports.http._server.event_store_sqlite import SQLiteEventStore
 
         sqlite = SQLiteEventStore(store)
-        options["event_store"] = sqlite
-        app = McpHttpApp(server, HttpOptions(**options))
+        settings["event_store"] = sqlite
+        app = McpHttpApp(server, HttpOptions(**settings))
         app.owned_closers.append(sqlite.aclose)  # we opened it, so the app closes it
         return app
-    return McpHttpApp(server, HttpOptions(**options))
+    return McpHttpApp(server, HttpOptions(**settings))
 
 
 def run_http(
@@ -75,7 +79,7 @@ def run_http(
     forwarded_allow_ips: str | list[str] | None = None,
     max_connections_per_peer: int | _Default | None = _DEFAULT,
     uvicorn_options: dict[str, Any] | None = None,
-    **options: Any,
+    **options: Unpack[HttpAppOptions],
 ) -> None:
     """Serve ``server`` over Streamable HTTP on uvicorn until interrupted.
 

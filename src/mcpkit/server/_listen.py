@@ -17,6 +17,7 @@ from mcpkit.protocol._capabilities import agree_listen_filter
 from mcpkit.protocol._errors import InvalidParams
 from mcpkit.server._request import Outbound, RequestInfo
 from mcpkit.types import meta as keys
+from mcpkit.types._base import RESULT_TYPE_COMPLETE, RESULT_TYPE_KEY
 from mcpkit.types._jsonrpc import JSONObject, RequestId
 
 SUBSCRIPTION_ID: Final = keys.SUBSCRIPTION_ID
@@ -123,7 +124,7 @@ class ListenHub:
         finally:
             self._listeners.discard(listener)
             self._notify_change()
-        return {"resultType": "complete", "_meta": {SUBSCRIPTION_ID: sid}}
+        return {RESULT_TYPE_KEY: RESULT_TYPE_COMPLETE, "_meta": {SUBSCRIPTION_ID: sid}}
 
     async def publish(self, flag: str, method: str, params: JSONObject | None) -> None:
         await self.deliver("flag", [flag, method, params])

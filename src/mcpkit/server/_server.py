@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Unpack
 
+    from mcpkit.server._http_options import HttpAppOptions, HttpRunOptions
     from mcpkit.server._request_state import RequestStateSealer
     from mcpkit.server._stdio import InMemoryClientStream
     from mcpkit.server._tools import TaskStart, TaskSupport
@@ -596,11 +597,19 @@ class Server:
         if self.tasks is not None:
             await self.tasks.shutdown()
 
-    def run(self, transport: Transport = "stdio", **kwargs: Any) -> None:
+    @overload
+    def run(self, transport: Literal["stdio"] = "stdio") -> None: ...
+
+    @overload
+    def run(self, transport: Literal["http"], **options: Unpack[HttpRunOptions]) -> None: ...
+
+    def run(self, transport: Transport = "stdio", **options: Any) -> None:
         """Serve until the client goes away: ``stdio`` (default) or ``http``.
 
         ``http`` takes ``host``, ``port``, ``log_level``, ``uvicorn_options`` and the fields of
-        ``HttpOptions``; stdio takes none. An option the transport has no use for is refused
+        ``HttpOptions`` (:class:`~mcpkit.server.HttpRunOptions`); stdio takes none. The
+        overloads make a misspelt option, or an option with no transport (``run(port=8000)``),
+        a type error; at run time too an option the transport has no use for is refused
         (``UsageError`` naming the ones it takes) before anything starts: ``run(port=8000)``
         serving stdio, silently, would hide the mistake.
 
@@ -610,8 +619,8 @@ class Server:
         """
         if transport not in TRANSPORTS:
             raise UsageError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
-        if transport == "stdio" and kwargs:
-            given = ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
+        if transport == "stdio" and options:
+            given = ", ".join(f"{key}={value!r}" for key, value in options.items())
             raise UsageError(
                 f"server.run() serves stdio, which takes no options, but got {given}; "
                 f'for Streamable HTTP write server.run("http", {given})'
@@ -624,13 +633,14 @@ class Server:
         elif transport == "http":
             from mcpkit.server._http_entry import run_http
 
-            run_http(self, **kwargs)
+            run_http(self, **options)
         else:
             raise UsageError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
 
-    def http_app(self, **options: Any) -> McpHttpApp:
+    def http_app(self, **options: Unpack[HttpAppOptions]) -> McpHttpApp:
         """This server as an ASGI app (``mcpkit.transports.http.McpHttpApp``; needs the ``http``
-        extra). ``options`` are the fields of ``HttpOptions``; mount it with its lifespan."""
+        extra). ``options`` are the fields of ``HttpOptions`` (:class:`~mcpkit.server.
+        HttpAppOptions`); mount it with its lifespan."""
         from mcpkit.server._http_entry import asgi_app
 
         return asgi_app(self, **options)

@@ -38,6 +38,7 @@ from mcpkit.server._context import Context, ContextServices, InputRequired
 from mcpkit.server._request import RequestInfo
 from mcpkit.server._tasks_store import TaskRecord, TaskStatus, TaskStore
 from mcpkit.types import meta as keys
+from mcpkit.types._base import RESULT_TYPE_COMPLETE, RESULT_TYPE_KEY
 from mcpkit.types._jsonrpc import JSONObject
 
 if TYPE_CHECKING:
@@ -330,11 +331,11 @@ class TaskRunner:
                 return
             result = dict(result)
             if record.legacy:  # 2025-11-25: a tool error fails the task; no resultType there
-                result.pop("resultType", None)
+                result.pop(RESULT_TYPE_KEY, None)
                 status: TaskStatus = "failed" if result.get("isError") else "completed"
                 await self._settle(job.task_id, status, result=result)
                 return
-            result.setdefault("resultType", "complete")
+            result.setdefault(RESULT_TYPE_KEY, RESULT_TYPE_COMPLETE)
             await self._settle(job.task_id, "completed", result=result)
             return
 

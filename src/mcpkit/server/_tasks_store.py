@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, Final, Literal, cast
 
 from mcpkit.protocol._errors import InternalError, UsageError
+from mcpkit.types._base import INPUT_REQUESTS_KEY
 from mcpkit.types._jsonrpc import JSONObject
 
 __all__ = [
@@ -133,7 +134,7 @@ class TaskRecord:
         """The ``DetailedTask``: the task plus the payload its status carries."""
         out = self.task_fields()
         if self.status == "input_required":
-            out["inputRequests"] = dict(self.input_requests)
+            out[INPUT_REQUESTS_KEY] = dict(self.input_requests)
         elif self.status == "completed":
             out["result"] = self.result if self.result is not None else {}
         elif self.status == "failed":

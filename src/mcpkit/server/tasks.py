@@ -82,8 +82,10 @@ from mcpkit.server._tasks_store import (
 )
 from mcpkit.server._tools import TaskStart, TaskSupport
 from mcpkit.server.middleware import RequestView
+from mcpkit.types._base import RESULT_TYPE_KEY, RESULT_TYPE_TASK
 from mcpkit.types._jsonrpc import JSONObject
 from mcpkit.types._tasks_ext import TASKS_EXTENSION_ID as _TASKS_EXTENSION_ID
+from mcpkit.types._versions import CORE_TASKS_VERSION
 
 if TYPE_CHECKING:
     from mcpkit.server._tools import RegisteredTool
@@ -128,8 +130,6 @@ TASK_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 """What the extension adds; ``tasks/result`` and ``tasks/list`` (2025-11-25) are -32601 in 2026."""
 CORE_TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"})
 """The 2025-11-25 core task methods (served to 2025-11-25 sessions only)."""
-CORE_TASKS_VERSION: Final = "2025-11-25"
-"""The one handshake-era revision with core tasks."""
 MAX_TASKS_PAGE: Final = 100
 """Tasks per ``tasks/list`` page."""
 DEFAULT_TASK_TTL_MS: Final = 3_600_000
@@ -351,7 +351,7 @@ class TaskManager:
         assert self._host is not None
         self._runner.spawn(self._host.services, record, tool, arguments, info)
         result = record.task_fields()
-        result["resultType"] = "task"
+        result[RESULT_TYPE_KEY] = RESULT_TYPE_TASK
         return result
 
     async def _create_core(

@@ -14,21 +14,22 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final, Unpack
 
 if TYPE_CHECKING:
-    from mcpkit.client import Client
+    from mcpkit.client import Client, ClientOptions
     from mcpkit.server import Server
+    from mcpkit.types import ClientMode
 
 __all__ = ["ERAS", "connect"]
 
-ERAS: Final = ("legacy", "2026-07-28")
+ERAS: Final[tuple[ClientMode, ...]] = ("legacy", "2026-07-28")
 """Client modes covering both protocol eras."""
 
 
 @contextlib.asynccontextmanager
 async def connect(
-    server: Server, *, mode: str = "auto", **client_options: Any
+    server: Server, **client_options: Unpack[ClientOptions]
 ) -> AsyncIterator[Client]:
     """A connected :class:`~mcpkit.client.Client` for ``server``, with its lifespan running.
 
@@ -37,5 +38,5 @@ async def connect(
     """
     from mcpkit.client import Client
 
-    async with server.running(), Client(server, mode=mode, **client_options) as client:  # type: ignore[arg-type]
+    async with server.running(), Client(server, **client_options) as client:
         yield client

@@ -40,9 +40,13 @@ __all__ = [
     "Meta",
     "MessageModel",
     "ProgressToken",
+    "INPUT_REQUESTS_KEY",
+    "INPUT_RESPONSES_KEY",
+    "REQUEST_STATE_KEY",
     "RESULT_TYPE_COMPLETE",
     "RESULT_TYPE_INPUT_REQUIRED",
     "RESULT_TYPE_TASK",
+    "RESULT_TYPE_KEY",
     "RequestId",
     "Role",
     "UnsetType",
@@ -70,6 +74,14 @@ of the matching input request (``ElicitResult``, ``CreateMessageResult``, ``List
 JSON cannot tell them apart, so decode each one with
 :func:`mcpkit.types._methods.decode_input_response` once you know which request it answers."""
 
+RESULT_TYPE_KEY: Final = "resultType"
+"""2026-07-28: the result member saying what kind of result it is (one of the values below)."""
+INPUT_REQUESTS_KEY: Final = "inputRequests"
+"""2026-07-28 MRTR: the questions an ``input_required`` result asks, keyed by the server."""
+INPUT_RESPONSES_KEY: Final = "inputResponses"
+"""2026-07-28 MRTR: the client's answers, sent with the retried request (same keys)."""
+REQUEST_STATE_KEY: Final = "requestState"
+"""2026-07-28 MRTR: the server's sealed state, echoed back unchanged with the answers."""
 RESULT_TYPE_COMPLETE: Final = "complete"
 RESULT_TYPE_INPUT_REQUIRED: Final = "input_required"
 RESULT_TYPE_TASK: Final = "task"

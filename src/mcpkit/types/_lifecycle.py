@@ -16,6 +16,7 @@ from mcpkit.types._base import (
 )
 from mcpkit.types._capabilities import ClientCapabilities, ServerCapabilities
 from mcpkit.types._common import Implementation, NotificationParams, RequestParams
+from mcpkit.types._method_names import INITIALIZED_NOTIFICATION
 
 __all__ = [
     "DiscoverRequest",
@@ -79,5 +80,5 @@ class SetLevelRequest(RequestModel, tag="logging/setLevel", kw_only=True):
     params: SetLevelRequestParams
 
 
-class InitializedNotification(NotificationModel, tag="notifications/initialized", kw_only=True):
+class InitializedNotification(NotificationModel, tag=INITIALIZED_NOTIFICATION, kw_only=True):
     params: NotificationParams | UnsetType = msgspec.UNSET

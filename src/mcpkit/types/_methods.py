@@ -25,11 +25,17 @@ import msgspec
 
 from mcpkit.types._base import (
     RESULT_TYPE_INPUT_REQUIRED,
+    RESULT_TYPE_KEY,
     RESULT_TYPE_TASK,
     TASKS_EXTENSION_ID,
     JSONObject,
 )
-from mcpkit.types._versions import LEGACY_VERSIONS, MODERN_VERSIONS, Era, era_of
+from mcpkit.types._method_names import (
+    CANCELLED_NOTIFICATION,
+    INITIALIZED_NOTIFICATION,
+    PROGRESS_NOTIFICATION,
+)
+from mcpkit.types._versions import CORE_TASKS_VERSION, LEGACY_VERSIONS, MODERN_VERSIONS, Era, era_of
 
 __all__ = [
     "LEGACY_METHODS",
@@ -119,7 +125,7 @@ def _since(first: str, versions: tuple[str, ...] = LEGACY_VERSIONS) -> frozenset
 
 
 _ALL_LEGACY: Final = frozenset(LEGACY_VERSIONS)
-_TASKS_LEGACY: Final = _since("2025-11-25")
+_TASKS_LEGACY: Final = _since(CORE_TASKS_VERSION)
 _ALL_MODERN: Final = frozenset(MODERN_VERSIONS)
 _TASKS_EXT_GATE: Final = Gate("server", ("extensions", TASKS_EXTENSION_ID))
 
@@ -351,9 +357,9 @@ LEGACY_METHODS: Final[Mapping[str, MethodSpec]] = _table(
         gate=Gate("client", ("roots",)),
     ),
     # notifications
-    _legacy("notifications/initialized", "notification", "client", "NotificationParams"),
-    _legacy("notifications/cancelled", "notification", "both", "CancelledNotificationParams"),
-    _legacy("notifications/progress", "notification", "both", "ProgressNotificationParams"),
+    _legacy(INITIALIZED_NOTIFICATION, "notification", "client", "NotificationParams"),
+    _legacy(CANCELLED_NOTIFICATION, "notification", "both", "CancelledNotificationParams"),
+    _legacy(PROGRESS_NOTIFICATION, "notification", "both", "ProgressNotificationParams"),
     _legacy(
         "notifications/message",
         "notification",
@@ -554,8 +560,8 @@ MODERN_METHODS: Final[Mapping[str, MethodSpec]] = _table(
         gate=Gate("client", ("roots",)),
     ),
     # notifications
-    _modern("notifications/cancelled", "notification", "both", "CancelledNotificationParams"),
-    _modern("notifications/progress", "notification", "server", "ProgressNotificationParams"),
+    _modern(CANCELLED_NOTIFICATION, "notification", "both", "CancelledNotificationParams"),
+    _modern(PROGRESS_NOTIFICATION, "notification", "server", "ProgressNotificationParams"),
     _modern(
         "notifications/message",
         "notification",
@@ -653,7 +659,7 @@ def result_model(spec: MethodSpec, result: JSONObject) -> Any:
     2025-11-25: a task-augmentable method answered with ``{"task": ...}`` → ``CreateTaskResult``.
     """
     if spec.era == "modern":
-        result_type = result.get("resultType")
+        result_type = result.get(RESULT_TYPE_KEY)
         if result_type == RESULT_TYPE_INPUT_REQUIRED:
             return _model("InputRequiredResult")
         if result_type == RESULT_TYPE_TASK:

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import msgspec
 
-from mcpkit.types._base import InputResponses, Meta, WireModel
+from mcpkit.types._base import (
+    RESULT_TYPE_INPUT_REQUIRED,
+    RESULT_TYPE_KEY,
+    InputResponses,
+    Meta,
+    WireModel,
+)
 from mcpkit.types._elicitation import ElicitRequest
 from mcpkit.types._roots import ListRootsRequest
 from mcpkit.types._sampling import CreateMessageRequest
@@ -27,7 +33,9 @@ InputRequests = dict[str, InputRequest]
 """Server-chosen keys → input requests. Keys are echoed in ``inputResponses``."""
 
 
-class InputRequiredResult(WireModel, tag_field="resultType", tag="input_required", kw_only=True):
+class InputRequiredResult(
+    WireModel, tag_field=RESULT_TYPE_KEY, tag=RESULT_TYPE_INPUT_REQUIRED, kw_only=True
+):
     """``resultType: "input_required"``: answer ``input_requests`` and retry the same request
     (with a new JSON-RPC id) carrying ``inputResponses`` and the unchanged ``requestState``."""
 

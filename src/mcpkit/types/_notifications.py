@@ -21,6 +21,7 @@ from mcpkit.types._base import (
     WireModel,
 )
 from mcpkit.types._common import NotificationParams
+from mcpkit.types._method_names import CANCELLED_NOTIFICATION, PROGRESS_NOTIFICATION
 
 __all__ = [
     "CancelledNotification",
@@ -76,11 +77,11 @@ class ElicitationCompleteNotificationParams(WireModel, kw_only=True):
     meta: Meta | None = msgspec.field(default=None, name="_meta")
 
 
-class CancelledNotification(NotificationModel, tag="notifications/cancelled", kw_only=True):
+class CancelledNotification(NotificationModel, tag=CANCELLED_NOTIFICATION, kw_only=True):
     params: CancelledNotificationParams
 
 
-class ProgressNotification(NotificationModel, tag="notifications/progress", kw_only=True):
+class ProgressNotification(NotificationModel, tag=PROGRESS_NOTIFICATION, kw_only=True):
     params: ProgressNotificationParams
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import msgspec
 
 from mcpkit.types._base import (
+    RESULT_TYPE_KEY,
+    RESULT_TYPE_TASK,
     TASKS_EXTENSION_ID,
     InputResponses,
     JSONObject,
@@ -89,7 +91,7 @@ DetailedTask = WorkingTask | InputRequiredTask | CompletedTask | FailedTask | Ca
 ``notifications/tasks``."""
 
 
-class ExtCreateTaskResult(WireModel, tag_field="resultType", tag="task", kw_only=True):
+class ExtCreateTaskResult(WireModel, tag_field=RESULT_TYPE_KEY, tag=RESULT_TYPE_TASK, kw_only=True):
     """The server's answer to ``tools/call`` when it chose to run the call as a task."""
 
     task_id: str

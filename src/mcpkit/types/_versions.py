@@ -8,16 +8,19 @@ table avoids string comparisons scattered through the code.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 __all__ = [
     "ALL_VERSIONS",
+    "CLIENT_MODES",
+    "CORE_TASKS_VERSION",
     "DEFAULT_HTTP_LEGACY_VERSION",
     "LATEST_LEGACY_VERSION",
     "LATEST_MODERN_VERSION",
     "LATEST_VERSION",
     "LEGACY_VERSIONS",
     "MODERN_VERSIONS",
+    "ClientMode",
     "Era",
     "at_least",
     "era_of",
@@ -40,10 +43,19 @@ LATEST_LEGACY_VERSION: Final = "2025-11-25"
 LATEST_MODERN_VERSION: Final = "2026-07-28"
 LATEST_VERSION: Final = LATEST_MODERN_VERSION
 
+CORE_TASKS_VERSION: Final = "2025-11-25"
+"""The one handshake-era revision with core tasks (``tasks/*``, ``execution.taskSupport``); the
+2026-07-28 revision has tasks as an extension (``TASKS_EXTENSION_ID``) instead."""
+
 DEFAULT_HTTP_LEGACY_VERSION: Final = "2025-03-26"
 """What a Streamable HTTP server assumes when a legacy request carries no version header."""
 
 Era = Literal["legacy", "modern"]
+
+ClientMode = Literal["auto", "legacy", "2026-07-28"]
+"""How a client picks the era (``Client(mode=...)``, the command line's ``--era``): detect it,
+the legacy handshake only, or 2026-07-28 only."""
+CLIENT_MODES: Final[tuple[ClientMode, ...]] = get_args(ClientMode)
 
 
 def era_of(version: str) -> Era | None:

@@ -19,6 +19,8 @@ import shutil
 import subprocess
 from typing import Any, Final
 
+from mcpkit.types import CLIENT_MODES
+
 INSPECTOR_PACKAGE: Final = "@modelcontextprotocol/inspector"
 MIN_NODE_MAJOR: Final = 22
 """(The module docstring, which ``--help`` prints, says 22 in words: keep them together.)"""
@@ -53,7 +55,7 @@ def add_web_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--open", dest="open_browser", action="store_true",
                         help="open the page in the browser")  # fmt: skip
     parser.add_argument("--mode", "--era", dest="mode", default="auto",
-                        choices=("auto", "legacy", "2026-07-28"),
+                        choices=CLIENT_MODES,
                         help="protocol era for the first connection (default: detect)")  # fmt: skip
     parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE",
                         help="HTTP header for a URL target (repeatable)")  # fmt: skip

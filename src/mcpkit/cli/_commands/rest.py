@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Final
 
+from mcpkit.types import CLIENT_MODES
+
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8000
 
@@ -42,7 +44,7 @@ def register(subparsers: Any) -> None:
         help=f"per-call limit; past it the API answers 504 (default {DEFAULT_TIMEOUT:g})",
     )  # fmt: skip
     parser.add_argument(
-        "--era", choices=("auto", "legacy", "2026-07-28"), default="auto",
+        "--era", choices=CLIENT_MODES, default="auto",
         help="protocol era towards the server (default: detect)",
     )  # fmt: skip
     parser.add_argument(

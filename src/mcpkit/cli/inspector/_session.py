@@ -30,6 +30,7 @@ from mcpkit._runtime.concurrency import cancel_and_wait, join, race
 from mcpkit._runtime.tasks import TaskSet
 from mcpkit.cli._wire import WireLog
 from mcpkit.cli.inspector._events import EventHub, ServerEvents
+from mcpkit.types import CLIENT_MODES as MODES
 
 __all__ = [
     "MAX_OPEN_QUESTIONS",
@@ -55,7 +56,6 @@ OAUTH_SIGN_IN_TIMEOUT: Final = 300.0
 MAX_TASKS: Final = 256
 """Tasks the page keeps track of; the oldest finished ones are forgotten first."""
 
-MODES: Final = ("auto", "legacy", "2026-07-28")
 
 STDERR_TAIL_LINES: Final = 20
 """A stdio server's last stderr lines quoted in the page's error when it fails to start."""

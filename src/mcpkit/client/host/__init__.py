@@ -14,11 +14,13 @@ from mcpkit.client.host._host import (
     ToolCollision,
     ToolFilter,
 )
+from mcpkit.client.host._host_options import HostOptions
 from mcpkit.client.host._supervisor import ServerState, ServerSupervisor
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",
     "Host",
+    "HostOptions",
     "HostPrompt",
     "HostResource",
     "HostTool",

@@ -30,11 +30,14 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, Unpack
 
+from mcpkit._runtime.session import ProgressCallback
+from mcpkit.client._channel import DEFAULT, TimeoutArg
 from mcpkit.client._client import Client, SendHook
 from mcpkit.client._connectors import CommandConnector, resolve_target
 from mcpkit.client._errors import ClientError, ServerUnavailable, UnknownTool
+from mcpkit.client._schemas import ValidationMode
 from mcpkit.client.host._config import InputProvider, ServerEntry, load_servers, parse_servers
 from mcpkit.client.host._supervisor import ServerSupervisor
 from mcpkit.protocol._capabilities import has_capability
@@ -42,6 +45,9 @@ from mcpkit.protocol._errors import MCPError, UsageError
 from mcpkit.types._prompts import GetPromptResult, Prompt
 from mcpkit.types._resources import ReadResourceResult, Resource
 from mcpkit.types._tools import CallToolResult, Tool
+
+if TYPE_CHECKING:
+    from mcpkit.client.host._host_options import HostOptions
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",
@@ -188,7 +194,7 @@ class Host:
         *,
         inputs: InputProvider | None = None,
         workspace_folder: str | None = None,
-        **options: Any,
+        **options: Unpack[HostOptions],
     ) -> Host:
         """A host for the servers of a Claude Desktop, Cursor or VS Code configuration file."""
         entries = load_servers(path, inputs=inputs, workspace_folder=workspace_folder)
@@ -352,18 +358,40 @@ class Host:
         return route
 
     async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, **options: Any
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
+        output_validation: ValidationMode | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> CallToolResult:
-        """Call a tool by its host name on the server that offers it."""
+        """Call a tool by its host name on the server that offers it (the keywords are
+        :meth:`Client.call_tool`'s)."""
         server, own = await self._route(name)
-        return await self.servers[server].client.call_tool(own, arguments, **options)
+        return await self.servers[server].client.call_tool(
+            own,
+            arguments,
+            timeout=timeout,
+            progress_callback=progress_callback,
+            output_validation=output_validation,
+            meta=meta,
+        )
 
     async def ainvoke(
-        self, name: str, params: Mapping[str, Any] | None = None, **options: Any
+        self,
+        name: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: TimeoutArg = DEFAULT,
+        progress_callback: ProgressCallback | None = None,
     ) -> CallToolResult:
         """:meth:`Client.ainvoke` (inputs checked before sending) through the host's routing."""
         server, own = await self._route(name)
-        return await self.servers[server].client.ainvoke(own, params, **options)
+        return await self.servers[server].client.ainvoke(
+            own, params, timeout=timeout, progress_callback=progress_callback
+        )
 
     async def get_prompt(
         self, name: str, arguments: Mapping[str, str] | None = None

@@ -50,7 +50,7 @@ from mcpkit.contrib.langchain._bridge import (
 )
 from mcpkit.contrib.langchain._errors import era_neutral
 from mcpkit.protocol import InvalidParams, UsageError
-from mcpkit.types import CallToolResult, JSONObject
+from mcpkit.types import REQUEST_STATE_KEY, CallToolResult, JSONObject
 
 __all__ = ["PendingState", "ToolCallFailed", "structured_value", "tool_node"]
 
@@ -194,7 +194,7 @@ def tool_node(
                         )
                         replay = bool(pending.get("replay"))
                     except InvalidParams as exc:
-                        sent: JSONObject = {"requestState": pending.get("request_state")}
+                        sent: JSONObject = {REQUEST_STATE_KEY: pending.get("request_state")}
                         if not is_stale_state(exc, sent) or pending.get("request_state") is None:
                             raise
                         logger.warning(

@@ -244,7 +244,25 @@ async def load_tools(
     ]
 
 
-def load_tools_sync(source: SyncHost | SyncClient, **options: Any) -> list[MCPTool]:
-    """:func:`load_tools` for a blocking ``SyncHost`` / ``SyncClient`` (tools run on its loop)."""
+def load_tools_sync(
+    source: SyncHost | SyncClient,
+    *,
+    bridge: GraphBridge | None = None,
+    prefix: str = "",
+    validate: bool = True,
+    handle_tool_error: bool | str | Callable[[Exception], str] = True,
+    errors_to_model: bool = True,
+) -> list[MCPTool]:
+    """:func:`load_tools` for a blocking ``SyncHost`` / ``SyncClient`` (tools run on its loop);
+    the same keywords."""
     target: Source = source.host if isinstance(source, SyncHost) else source.client
-    return source._thread.run(load_tools(target, **options))
+    return source._thread.run(
+        load_tools(
+            target,
+            bridge=bridge,
+            prefix=prefix,
+            validate=validate,
+            handle_tool_error=handle_tool_error,
+            errors_to_model=errors_to_model,
+        )
+    )

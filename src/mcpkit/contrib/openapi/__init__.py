@@ -16,7 +16,22 @@ Nothing here is imported by ``import mcpkit``; names load on first use.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:  # the real types for type checkers; at run time names load on first use
+    from mcpkit.contrib.openapi._contract import Contract, ContractError, OperationError
+    from mcpkit.contrib.openapi._document import Document, fetch_document, load_document
+    from mcpkit.contrib.openapi._errors import OpenAPIError
+    from mcpkit.contrib.openapi._facade import RestFacade, rest_app
+    from mcpkit.contrib.openapi._fastapi import from_asgi, from_fastapi
+    from mcpkit.contrib.openapi._provider import (
+        Component,
+        Conversion,
+        add_openapi,
+        convert,
+        from_openapi,
+    )
+    from mcpkit.contrib.openapi._routes import GET_AS_RESOURCES, RouteMap
 
 __all__ = [
     "GET_AS_RESOURCES",

@@ -33,7 +33,7 @@ import logging
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar, Unpack
 
 from mcpkit.contrib.openapi._provider import Component, DocumentSource, convert
 from mcpkit.contrib.openapi._responses import (
@@ -47,7 +47,7 @@ from mcpkit.protocol import UsageError
 from mcpkit.server import RegisteredTool, ToolResult
 
 if TYPE_CHECKING:
-    from mcpkit.server import Server
+    from mcpkit.server import Server, ServerOptions
 
 __all__ = [
     "Contract",
@@ -235,7 +235,11 @@ class Contract:
     # -- serving -------------------------------------------------------------------------------
 
     def server(
-        self, name: str | None = None, *, require_all: bool = True, **options: Any
+        self,
+        name: str | None = None,
+        *,
+        require_all: bool = True,
+        **options: Unpack[ServerOptions],
     ) -> Server:
         """An MCP server with one tool per implemented operation."""
         from mcpkit.server import Server

@@ -53,6 +53,7 @@ from mcpkit.contrib.openapi._asgi import (
 from mcpkit.contrib.openapi._facade_document import PROBLEM_JSON, build_document
 from mcpkit.contrib.openapi._web_guard import is_json_media, refusal
 from mcpkit.protocol import DEFAULT_ALLOWED_HOSTS, HostPolicy, MissingRequiredClientCapability
+from mcpkit.types import RESULT_TYPE_KEY
 
 __all__ = ["RestFacade", "rest_app"]
 
@@ -436,7 +437,7 @@ class RestFacade:
             raise _Failure(400, "Bad Request", detail)
         result = msgspec.to_builtins(await self.client.get_prompt(name, arguments))
         result.pop("_meta", None)
-        result.pop("resultType", None)
+        result.pop(RESULT_TYPE_KEY, None)
         return 200, result
 
     async def _json_body(self, scope: Scope, receive: Receive) -> Any:

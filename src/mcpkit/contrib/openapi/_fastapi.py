@@ -15,13 +15,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, Unpack
 
 from mcpkit._runtime.concurrency import TaskScope, race
 from mcpkit.contrib.openapi._provider import from_openapi
 from mcpkit.contrib.openapi._responses import ValidationMode
 from mcpkit.contrib.openapi._routes import RouteMap
-from mcpkit.server import Server
+from mcpkit.server import Server, ServerOptions
 
 __all__ = ["SHUTDOWN_WAIT_SECONDS", "from_asgi", "from_fastapi"]
 
@@ -40,7 +40,7 @@ def from_fastapi(
     validate_responses: ValidationMode = "strict",
     headers: Mapping[str, str] | None = None,
     timeout: float = 30.0,
-    **server_options: Any,
+    **server_options: Unpack[ServerOptions],
 ) -> Server:
     """Serve ``app`` (a ``fastapi.FastAPI``) as MCP; ``headers`` go with every request."""
     return from_asgi(
@@ -66,7 +66,7 @@ def from_asgi(
     validate_responses: ValidationMode = "strict",
     headers: Mapping[str, str] | None = None,
     timeout: float = 30.0,
-    **server_options: Any,
+    **server_options: Unpack[ServerOptions],
 ) -> Server:
     """Serve any ASGI ``app`` described by ``document`` as MCP, in process."""
     import httpx

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Unpack
 
 from mcpkit.contrib.openapi._arguments import InputPlan, plan_inputs
 from mcpkit.contrib.openapi._document import Document, load_document
@@ -52,7 +52,7 @@ from mcpkit.server import RegisteredResource, RegisteredTool, ToolResult
 if TYPE_CHECKING:
     import httpx
 
-    from mcpkit.server import Server
+    from mcpkit.server import Server, ServerOptions
 
 __all__ = ["Component", "Conversion", "add_openapi", "convert", "from_openapi"]
 
@@ -172,7 +172,7 @@ def from_openapi(
     names: Mapping[str, str] | None = None,
     validate_responses: ValidationMode = "strict",
     uri_prefix: str = "openapi://",
-    **server_options: Any,
+    **server_options: Unpack[ServerOptions],
 ) -> Server:
     """A new :class:`~mcpkit.server.Server` serving the API ``source`` describes via ``client``."""
     from mcpkit.server import Server

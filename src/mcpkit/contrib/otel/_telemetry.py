@@ -27,7 +27,7 @@ from mcpkit import __version__
 from mcpkit.contrib.otel import _attributes as attr
 from mcpkit.contrib.otel._propagation import extract_from_meta, inject_into_params
 from mcpkit.protocol import JSONRPCError, declared_version, is_modern_request
-from mcpkit.types import JSONObject, Request
+from mcpkit.types import RESULT_TYPE_INPUT_REQUIRED, RESULT_TYPE_KEY, JSONObject, Request
 
 __all__ = ["DURATION_BUCKETS", "INSTRUMENTATION_NAME", "Telemetry"]
 
@@ -259,7 +259,7 @@ def _fail(span: trace.Span, exc: BaseException, error: str) -> None:
 
 def _finish(span: trace.Span, method: str, result: JSONObject) -> str | None:
     """Mark a result that reports a failure (``isError``) or asks for input; the error type."""
-    if result.get("resultType") == "input_required":
+    if result.get(RESULT_TYPE_KEY) == RESULT_TYPE_INPUT_REQUIRED:
         span.set_attribute(attr.RESULT_TYPE, "input_required")
     error = attr.result_error_type(method, result)
     if error is not None:

@@ -99,6 +99,7 @@ from mcpkit.types._jsonrpc import (
     RequestId,
     Response,
 )
+from mcpkit.types._method_names import INITIALIZED_NOTIFICATION
 
 __all__ = [
     "NO_GET_STREAM_STATUSES",
@@ -259,7 +260,7 @@ class LegacySessionStream:
                     ) from None
                 # a notification: shaped again for the new session's revision, and observed
                 message = self._reshape(message)
-        if isinstance(message, Notification) and message.method == "notifications/initialized":
+        if isinstance(message, Notification) and message.method == INITIALIZED_NOTIFICATION:
             self._start_listening()
 
     def _reshape(self, message: Message) -> Message:

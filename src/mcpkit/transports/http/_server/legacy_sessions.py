@@ -71,6 +71,7 @@ from mcpkit.types._jsonrpc import (
     RequestId,
     Response,
 )
+from mcpkit.types._method_names import CANCELLED_NOTIFICATION as CANCELLED
 
 __all__ = [
     "GET_STREAM_ID",
@@ -105,7 +106,6 @@ session is ended to make room (clients that never send DELETE keep working)."""
 
 Relay = Callable[[str, str, Any], Awaitable[None]]
 """``(kind, session id, payload)``: hand something to the other workers of a deployment."""
-CANCELLED: Final = "notifications/cancelled"
 PRINCIPAL_SNAPSHOT_KEY: Final = "mcpkit.principal"
 """Where a shared store's session snapshot keeps who created the session."""
 Answer = asyncio.Future[Response | ErrorResponse]

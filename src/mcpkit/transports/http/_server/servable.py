@@ -10,9 +10,19 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from mcpkit._runtime.outbound import Outbound
+from mcpkit.protocol._lifecycle import ServerLifecycle
 from mcpkit.types._jsonrpc import JSONObject, Request
 
-__all__ = ["HttpServable"]
+__all__ = ["Conversation", "HttpServable"]
+
+
+class Conversation(Protocol):
+    """What the app needs of the server's per-conversation state (``new_connection``'s
+    result): somewhere to point the conversation's unsolicited notifications (its GET stream).
+    The app hands it back to ``handle_request`` / ``handle_notification`` unchanged."""
+
+    notify: Outbound | None
 
 
 class HttpServable(Protocol):
@@ -40,12 +50,14 @@ class HttpServable(Protocol):
     @property
     def supported_versions(self) -> Sequence[str]: ...
 
-    def new_connection(self, session_id: str | None = None, *, lifecycle: Any) -> Any: ...
+    def new_connection(
+        self, session_id: str | None = None, *, lifecycle: ServerLifecycle
+    ) -> Conversation: ...
 
     async def handle_request(
         self,
         request: Request,
-        outbound: Any,
+        outbound: Outbound,
         *,
         connection: Any = None,
         auth: Any = None,
