@@ -24,10 +24,12 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from mcpkit._runtime.concurrency import cancel_and_wait, race
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.protocol._errors import InternalError, InvalidRequest, UsageError
 from mcpkit.protocol._http_security import DEFAULT_ALLOWED_HOSTS, HostPolicy
 from mcpkit.transports.http._server.body import BODY_TIMEOUT_SECONDS, MAX_BODY_BYTES
@@ -193,11 +195,13 @@ class McpHttpApp:
         self.host_policy = options.host_policy or HostPolicy.from_env(
             os.environ, options.allowed_hosts, options.allowed_origins
         )
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: TaskSet | None = None
+        """The owner of every handler and stream task (made on the serving loop: see
+        :meth:`_owner`); the reaper has its own, :attr:`_background`."""
+        self._background: TaskSet | None = None
         self._allowed: set[tuple[bytes | None, bytes | None]] = set()
         """``Host``/``Origin`` pairs ``host_policy`` accepted (see :meth:`_host_allowed`)."""
         self._allowed_policy: HostPolicy | None = None
-        self._idle: asyncio.Event | None = None
         self.owned_closers: list[Callable[[], Awaitable[None]]] = []
         """Closed by :meth:`aclose`: resources the app was handed to own (a SQLite store)."""
         self._stack: contextlib.AsyncExitStack | None = None
@@ -266,7 +270,7 @@ class McpHttpApp:
     @property
     def task_count(self) -> int:
         """Handler and stream tasks alive right now (a leak check for tests and metrics)."""
-        return len(self._tasks)
+        return 0 if self._tasks is None else len(self._tasks)
 
     def begin_shutdown(self) -> None:
         """The server is about to stop (SIGTERM): end every open ``subscriptions/listen`` now.
@@ -290,28 +294,22 @@ class McpHttpApp:
             except Exception:
                 logger.exception("closing %r failed", close)
 
-    def spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]:
-        """Run ``coro`` as a task owned by the app: cancelled at shutdown, never lost."""
-        task: asyncio.Task[None] = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        if self._idle is not None:
-            self._idle.clear()
-        return task
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``coro`` as a task owned by the app: cancelled and awaited at shutdown."""
+        tasks = self._tasks
+        if tasks is None:
+            tasks = self._owner()
+        return tasks.spawn(coro)
 
-    def _task_done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not self._tasks and self._idle is not None:
-            self._idle.set()
+    def _owner(self) -> TaskSet:
+        """The app's task owner, made on the running loop (the app is built before it runs)."""
+        self._tasks = TaskSet(asyncio.get_running_loop(), "mcpkit http app", logger)
+        return self._tasks
 
     async def wait_idle(self) -> None:
         """Return once no handler or stream task is running (tests, graceful drains)."""
-        if not self._tasks:
-            return
-        if self._idle is None:
-            self._idle = asyncio.Event()
-        self._idle.clear()
-        await self._idle.wait()
+        if self._tasks is not None:
+            await self._tasks.wait_empty()
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _app: Any = None) -> AsyncIterator[None]:
@@ -323,38 +321,45 @@ class McpHttpApp:
         if self.options.state is not None:
             await stack.enter_async_context(self.options.state.running(self))
         self._stack = stack
+        tasks = self._owner()  # a fresh owner on this loop (an app's lifespan may run again)
+        background = self._background = TaskSet(
+            asyncio.get_running_loop(), "mcpkit http app background", logger
+        )
         sessions = self.endpoint.sessions
         # ``is not None``: an empty session table is falsy, and the reaper must run from startup
         # (a table that starts empty is exactly the one an unauthenticated client can fill). It
         # is not one of the app's handler tasks: ``task_count`` and ``wait_idle`` ignore it.
-        reaper = (
-            asyncio.create_task(sessions.reap_forever(self.options.reap_interval))
-            if sessions is not None
-            else None
-        )
-        self._reaper = reaper
+        if sessions is not None:
+            self._reaper = background.spawn(
+                sessions.reap_forever(self.options.reap_interval), name="mcpkit session reaper"
+            )
         try:
             yield
         finally:
-            if reaper is not None:
-                reaper.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await reaper
+            # Every step runs even when the task shutting down is cancelled meanwhile; the
+            # cancellation is re-raised once they all ran (never swallowed: cancel_and_wait).
+            try:
+                await cancel_and_wait(self._reaper, timeout=SHUTDOWN_GRACE_SECONDS)
+                await background.aclose()
+            finally:
                 self._reaper = None
-            await self._shutdown()
-            self._stack = None
-            await stack.aclose()
+                try:
+                    await self._shutdown(tasks)
+                finally:
+                    self._stack = None
+                    await stack.aclose()
 
-    async def _shutdown(self) -> None:
+    async def _shutdown(self, tasks: TaskSet) -> None:
+        """End every session, give in-flight requests :data:`SHUTDOWN_GRACE_SECONDS` to finish,
+        then cancel the rest and wait for them (bounded by the owner's close)."""
         sessions = self.endpoint.sessions
-        if sessions is not None:
-            await sessions.close_all()
-        if self._tasks:
-            _, late = await asyncio.wait(list(self._tasks), timeout=SHUTDOWN_GRACE_SECONDS)
-            for task in late:
-                task.cancel()
-            if late:
-                await asyncio.wait(late, timeout=SHUTDOWN_GRACE_SECONDS)
+        try:
+            if sessions is not None:
+                await sessions.close_all()
+            if len(tasks):
+                await race(tasks.wait_empty(), timeout=SHUTDOWN_GRACE_SECONDS)
+        finally:
+            await tasks.aclose()
 
     # -- ASGI ----------------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
@@ -221,7 +221,7 @@ class GetStreamOutbound:
 Run = Callable[[], Awaitable[JSONObject]]
 Send = Callable[[Message, "str | None", "str | None"], Message]
 """A send point: ``(message, protocol_version, method)`` → the message to encode."""
-Spawn = Callable[[Awaitable[None]], asyncio.Task[None]]
+Spawn = Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]]
 
 
 class Answer(NamedTuple):
