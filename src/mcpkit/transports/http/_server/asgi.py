@@ -149,6 +149,34 @@ class HttpOptions:
             )
 
 
+async def _every_step(*steps: Callable[[], Awaitable[object]]) -> None:
+    """Run every shutdown step in order, whatever happens to one of them.
+
+    A cancellation of the task shutting down interrupts only the step it lands in (a wait; what
+    that step cancelled is awaited by the next one, its owner's close), and is re-raised after
+    the last step: never swallowed, never leaving the app half closed. A step that fails is
+    logged and its error re-raised at the end the same way.
+    """
+    first: BaseException | None = None
+    for step in steps:
+        try:
+            await step()
+        except asyncio.CancelledError as exc:
+            first = first or exc
+        except Exception as exc:
+            logger.exception("a step of the MCP app's shutdown failed")
+            first = first or exc
+    if first is not None:
+        raise first
+
+
+async def _stopped(task: asyncio.Task[Any] | None) -> None:
+    """Wait (bounded) for a task already cancelled to finish unwinding, without cancelling it
+    again (a second cancel would interrupt its cleanup)."""
+    if task is not None and not task.done():
+        await asyncio.wait((task,), timeout=SHUTDOWN_GRACE_SECONDS)
+
+
 def _route_path(scope: Scope) -> str:
     """The request path below the mount point (Starlette keeps the full path in ``path``)."""
     path: str = scope.get("path", "/")
@@ -336,30 +364,33 @@ class McpHttpApp:
         try:
             yield
         finally:
-            # Every step runs even when the task shutting down is cancelled meanwhile; the
-            # cancellation is re-raised once they all ran (never swallowed: cancel_and_wait).
+            reaper = self._reaper
             try:
-                await cancel_and_wait(self._reaper, timeout=SHUTDOWN_GRACE_SECONDS)
-                await background.aclose()
+                await _every_step(
+                    lambda: cancel_and_wait(reaper, timeout=SHUTDOWN_GRACE_SECONDS),
+                    lambda: _stopped(reaper),  # the step above was interrupted: no 2nd cancel
+                    background.aclose,
+                    lambda: self._drain(tasks),
+                    tasks.aclose,  # cancels what did not finish in time, and waits for it
+                    self._stopping,
+                    stack.aclose,
+                )
             finally:
                 self._reaper = None
-                try:
-                    await self._shutdown(tasks)
-                finally:
-                    self._stack = None
-                    await stack.aclose()
+                self._stack = None
 
-    async def _shutdown(self, tasks: TaskSet) -> None:
-        """End every session, give in-flight requests :data:`SHUTDOWN_GRACE_SECONDS` to finish,
-        then cancel the rest and wait for them (bounded by the owner's close)."""
+    async def _stopping(self) -> None:
+        """Requests are refused from here on (the server's own lifespan is left next)."""
+        self._stack = None
+
+    async def _drain(self, tasks: TaskSet) -> None:
+        """End every session, then give in-flight requests :data:`SHUTDOWN_GRACE_SECONDS` to
+        finish (the owner's close cancels the rest)."""
         sessions = self.endpoint.sessions
-        try:
-            if sessions is not None:
-                await sessions.close_all()
-            if len(tasks):
-                await race(tasks.wait_empty(), timeout=SHUTDOWN_GRACE_SECONDS)
-        finally:
-            await tasks.aclose()
+        if sessions is not None:
+            await sessions.close_all()
+        if len(tasks):
+            await race(tasks.wait_empty(), timeout=SHUTDOWN_GRACE_SECONDS)
 
     # -- ASGI ----------------------------------------------------------------------------------
 
