@@ -52,6 +52,7 @@ async def test_a_cancelled_shutdown_is_told_and_still_closes_everything() -> Non
     be swallowed by ``with suppress(CancelledError): await reaper``, and the caller went on as if
     nothing had happened)."""
     store = _SlowToStopStore()
+    await store.create(protocol_version="2025-11-25", now=0.0)  # a session to reap
     app: McpHttpApp = Server("owner").http_app(session_store=store, reap_interval=0.001)
     lifespan = app.lifespan()
     await lifespan.__aenter__()
