@@ -30,6 +30,7 @@ import compileall
 import contextlib
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -198,6 +199,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.old == args.new:
         parser.error("name two different revisions")
+    # stopped with SIGTERM, still remove the worktrees and stop the server being measured
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     started = time.perf_counter()
     with checked_out([args.old, args.new]) as revisions:
         for rev in revisions:
