@@ -344,12 +344,12 @@ class McpHttpApp:
         """The app's lifespan (usable as Starlette's ``lifespan=``; see the module docstring)."""
         if self._stack is not None:
             raise RuntimeError("the MCP app's lifespan is already running")
+        tasks = self._owner()  # a fresh owner on this loop (an app's lifespan may run again)
         stack = contextlib.AsyncExitStack()
         await stack.enter_async_context(self.server.running())
         if self.options.state is not None:
             await stack.enter_async_context(self.options.state.running(self))
         self._stack = stack
-        tasks = self._owner()  # a fresh owner on this loop (an app's lifespan may run again)
         background = self._background = TaskSet(
             asyncio.get_running_loop(), "mcpkit http app background", logger
         )
