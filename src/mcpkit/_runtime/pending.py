@@ -1,5 +1,9 @@
 """One of our requests awaiting its response: the future the caller waits on, and its deadline.
 
+The value a connection's outbound table carries for each of our requests, wherever the
+connection is driven: a stdio or memory :class:`~mcpkit._runtime.session.Session`, and a legacy
+HTTP session's questions to its client (``transports/http/_server/legacy_sessions.py``).
+
 The deadline is a single loop timer, not a waiting task: a request costs one ``call_at`` handle
 whatever the traffic. Progress does not touch the timer, it only moves :attr:`deadline`; when the
 timer fires early it re-arms itself for the moved deadline. This keeps a progress notification

@@ -8,6 +8,11 @@ calling task and says which case this is; :func:`finish` awaits the rest, exactl
 awaitable had been awaited whole (``yield from`` semantics: values sent, exceptions thrown and
 the close are passed through). Both run in the task that awaits, so ``current_task()``,
 cancellation and ``asyncio.timeout`` inside the awaitable see that task, as with ``await``.
+
+This is how the HTTP server drives a request without a task of its own: the ASGI server's task
+for the request reads the body (``transports/http/_server/body.py``) and runs the handler
+(``transports/http/_server/exchange.py``) through ``step``; see "One runtime model" in
+``docs/architecture.md``.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ T = TypeVar("T")
 class TaskSet:
     """Tasks started on behalf of one owner; see the module docstring."""
 
-    __slots__ = ("_loop", "_name", "_tasks", "_timers", "logger")
+    __slots__ = ("_empty", "_loop", "_name", "_tasks", "_timers", "logger")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, name: str, logger: logging.Logger) -> None:
         self._loop = loop
@@ -39,6 +39,8 @@ class TaskSet:
         # the loop holds a pending timer; once it fired or was cancelled and dropped, it goes
         self._timers: weakref.WeakSet[asyncio.TimerHandle] = weakref.WeakSet()
         self.logger = logger
+        self._empty: asyncio.Event | None = None
+        """Set when the last task ends while someone waits in :meth:`wait_empty`."""
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -76,9 +78,13 @@ class TaskSet:
     def forget(self, task: asyncio.Task[Any] | None) -> None:
         """Stop tracking a task that :meth:`start` started (it is ending)."""
         self._tasks.discard(task)
+        if not self._tasks and self._empty is not None:
+            self._empty.set()
 
     def _done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
+        if not self._tasks and self._empty is not None:
+            self._empty.set()
         if not task.cancelled() and task.exception() is not None:  # a bug: children catch
             self.logger.error(
                 "%s: task %s failed", self._name, task.get_name(), exc_info=task.exception()
@@ -86,6 +92,15 @@ class TaskSet:
 
     def __len__(self) -> int:
         return len(self._tasks)
+
+    async def wait_empty(self) -> None:
+        """Return once no task of this owner is running (graceful drains, tests). Timers do not
+        count. Bound it with :func:`~mcpkit._runtime.concurrency.race` for a drain deadline."""
+        while self._tasks:
+            if self._empty is None:
+                self._empty = asyncio.Event()
+            self._empty.clear()
+            await self._empty.wait()
 
     async def aclose(self, timeout: float = CLOSE_WAIT_SECONDS) -> None:
         """Cancel every timer and task (except the caller's own) and wait for the tasks to end.

@@ -55,7 +55,7 @@ async def test_a_slow_answer_is_promoted_to_sse_though_its_timer_fires_early(
             _pending(pipe, watch, StreamOptions(sse_after=sse_after), json_only=False), 2.0
         )
     finally:
-        watch.stop()
+        await watch.stop()
     assert promoted is True
 
 
@@ -73,4 +73,4 @@ async def test_a_json_only_request_starts_its_watch_though_the_timer_fires_early
         assert await asyncio.wait_for(waiting, 2.0) is False  # answered as JSON
     finally:
         waiting.cancel()
-        watch.stop()
+        await watch.stop()

@@ -24,10 +24,12 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from mcpkit._runtime.concurrency import cancel_and_wait, race
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.protocol._errors import InternalError, InvalidRequest, UsageError
 from mcpkit.protocol._http_security import DEFAULT_ALLOWED_HOSTS, HostPolicy
 from mcpkit.transports.http._server.body import BODY_TIMEOUT_SECONDS, MAX_BODY_BYTES
@@ -147,6 +149,34 @@ class HttpOptions:
             )
 
 
+async def _every_step(*steps: Callable[[], Awaitable[object]]) -> None:
+    """Run every shutdown step in order, whatever happens to one of them.
+
+    A cancellation of the task shutting down interrupts only the step it lands in (a wait; what
+    that step cancelled is awaited by the next one, its owner's close), and is re-raised after
+    the last step: never swallowed, never leaving the app half closed. A step that fails is
+    logged and its error re-raised at the end the same way.
+    """
+    first: BaseException | None = None
+    for step in steps:
+        try:
+            await step()
+        except asyncio.CancelledError as exc:
+            first = first or exc
+        except Exception as exc:
+            logger.exception("a step of the MCP app's shutdown failed")
+            first = first or exc
+    if first is not None:
+        raise first
+
+
+async def _stopped(task: asyncio.Task[Any] | None) -> None:
+    """Wait (bounded) for a task already cancelled to finish unwinding, without cancelling it
+    again (a second cancel would interrupt its cleanup)."""
+    if task is not None and not task.done():
+        await asyncio.wait((task,), timeout=SHUTDOWN_GRACE_SECONDS)
+
+
 def _route_path(scope: Scope) -> str:
     """The request path below the mount point (Starlette keeps the full path in ``path``)."""
     path: str = scope.get("path", "/")
@@ -193,11 +223,13 @@ class McpHttpApp:
         self.host_policy = options.host_policy or HostPolicy.from_env(
             os.environ, options.allowed_hosts, options.allowed_origins
         )
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: TaskSet | None = None
+        """The owner of every handler and stream task (made on the serving loop: see
+        :meth:`_owner`); the reaper has its own, :attr:`_background`."""
+        self._background: TaskSet | None = None
         self._allowed: set[tuple[bytes | None, bytes | None]] = set()
         """``Host``/``Origin`` pairs ``host_policy`` accepted (see :meth:`_host_allowed`)."""
         self._allowed_policy: HostPolicy | None = None
-        self._idle: asyncio.Event | None = None
         self.owned_closers: list[Callable[[], Awaitable[None]]] = []
         """Closed by :meth:`aclose`: resources the app was handed to own (a SQLite store)."""
         self._stack: contextlib.AsyncExitStack | None = None
@@ -266,7 +298,7 @@ class McpHttpApp:
     @property
     def task_count(self) -> int:
         """Handler and stream tasks alive right now (a leak check for tests and metrics)."""
-        return len(self._tasks)
+        return 0 if self._tasks is None else len(self._tasks)
 
     def begin_shutdown(self) -> None:
         """The server is about to stop (SIGTERM): end every open ``subscriptions/listen`` now.
@@ -290,71 +322,75 @@ class McpHttpApp:
             except Exception:
                 logger.exception("closing %r failed", close)
 
-    def spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]:
-        """Run ``coro`` as a task owned by the app: cancelled at shutdown, never lost."""
-        task: asyncio.Task[None] = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        if self._idle is not None:
-            self._idle.clear()
-        return task
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``coro`` as a task owned by the app: cancelled and awaited at shutdown."""
+        tasks = self._tasks
+        if tasks is None:
+            tasks = self._owner()
+        return tasks.spawn(coro)
 
-    def _task_done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not self._tasks and self._idle is not None:
-            self._idle.set()
+    def _owner(self) -> TaskSet:
+        """The app's task owner, made on the running loop (the app is built before it runs)."""
+        self._tasks = TaskSet(asyncio.get_running_loop(), "mcpkit http app", logger)
+        return self._tasks
 
     async def wait_idle(self) -> None:
         """Return once no handler or stream task is running (tests, graceful drains)."""
-        if not self._tasks:
-            return
-        if self._idle is None:
-            self._idle = asyncio.Event()
-        self._idle.clear()
-        await self._idle.wait()
+        if self._tasks is not None:
+            await self._tasks.wait_empty()
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _app: Any = None) -> AsyncIterator[None]:
         """The app's lifespan (usable as Starlette's ``lifespan=``; see the module docstring)."""
         if self._stack is not None:
             raise RuntimeError("the MCP app's lifespan is already running")
+        tasks = self._owner()  # a fresh owner on this loop (an app's lifespan may run again)
         stack = contextlib.AsyncExitStack()
         await stack.enter_async_context(self.server.running())
         if self.options.state is not None:
             await stack.enter_async_context(self.options.state.running(self))
         self._stack = stack
+        background = self._background = TaskSet(
+            asyncio.get_running_loop(), "mcpkit http app background", logger
+        )
         sessions = self.endpoint.sessions
         # ``is not None``: an empty session table is falsy, and the reaper must run from startup
         # (a table that starts empty is exactly the one an unauthenticated client can fill). It
         # is not one of the app's handler tasks: ``task_count`` and ``wait_idle`` ignore it.
-        reaper = (
-            asyncio.create_task(sessions.reap_forever(self.options.reap_interval))
-            if sessions is not None
-            else None
-        )
-        self._reaper = reaper
+        if sessions is not None:
+            self._reaper = background.spawn(
+                sessions.reap_forever(self.options.reap_interval), name="mcpkit session reaper"
+            )
         try:
             yield
         finally:
-            if reaper is not None:
-                reaper.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await reaper
+            reaper = self._reaper
+            try:
+                await _every_step(
+                    lambda: cancel_and_wait(reaper, timeout=SHUTDOWN_GRACE_SECONDS),
+                    lambda: _stopped(reaper),  # the step above was interrupted: no 2nd cancel
+                    background.aclose,
+                    lambda: self._drain(tasks),
+                    tasks.aclose,  # cancels what did not finish in time, and waits for it
+                    self._stopping,
+                    stack.aclose,
+                )
+            finally:
                 self._reaper = None
-            await self._shutdown()
-            self._stack = None
-            await stack.aclose()
+                self._stack = None
 
-    async def _shutdown(self) -> None:
+    async def _stopping(self) -> None:
+        """Requests are refused from here on (the server's own lifespan is left next)."""
+        self._stack = None
+
+    async def _drain(self, tasks: TaskSet) -> None:
+        """End every session, then give in-flight requests :data:`SHUTDOWN_GRACE_SECONDS` to
+        finish (the owner's close cancels the rest)."""
         sessions = self.endpoint.sessions
         if sessions is not None:
             await sessions.close_all()
-        if self._tasks:
-            _, late = await asyncio.wait(list(self._tasks), timeout=SHUTDOWN_GRACE_SECONDS)
-            for task in late:
-                task.cancel()
-            if late:
-                await asyncio.wait(late, timeout=SHUTDOWN_GRACE_SECONDS)
+        if len(tasks):
+            await race(tasks.wait_empty(), timeout=SHUTDOWN_GRACE_SECONDS)
 
     # -- ASGI ----------------------------------------------------------------------------------
 

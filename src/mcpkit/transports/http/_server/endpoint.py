@@ -145,7 +145,9 @@ class Endpoint:
         self.modern_ok = any(is_modern(v) for v in self.versions)
         self.sessions: LegacySessions | None = None
         if self.legacy_ok and not config.stateless:
-            store = config.session_store or session_store_factory()
+            store = config.session_store
+            if store is None:  # ``is None``: an empty store is falsy (it has a length)
+                store = session_store_factory()
             self.sessions = LegacySessions(
                 server, store, config.event_store, max_per_peer=config.max_sessions_per_peer
             )

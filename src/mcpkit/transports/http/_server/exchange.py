@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 import msgspec
 
+from mcpkit._runtime.concurrency import cancel_and_wait
 from mcpkit._runtime.step import Pending, finish, step
 from mcpkit.protocol._codec import encode_message
 from mcpkit.protocol._errors import ConnectionClosed, InternalError, JSONRPCError
@@ -221,7 +222,7 @@ class GetStreamOutbound:
 Run = Callable[[], Awaitable[JSONObject]]
 Send = Callable[[Message, "str | None", "str | None"], Message]
 """A send point: ``(message, protocol_version, method)`` → the message to encode."""
-Spawn = Callable[[Awaitable[None]], asyncio.Task[None]]
+Spawn = Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]]
 
 
 class Answer(NamedTuple):
@@ -519,9 +520,9 @@ class _Watch:
         self.disconnected.set()
         self._pipe.wake()
 
-    def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
+    async def stop(self) -> None:
+        """Stop the watching task, if it started, and wait until it has."""
+        await cancel_and_wait(self.task)
 
 
 class _Due:
@@ -700,7 +701,7 @@ class _InlineWriter:
                 self._cancel_handler("the server is closing the connection")
             raise
         finally:
-            watch.stop()
+            await watch.stop()
 
     def _cancel_handler(self, reason: str) -> None:
         if self._handler is not None and not self._handler.done():
@@ -833,4 +834,4 @@ async def serve_stream(
             on_keepalive=on_keepalive,
         )  # fmt: skip
     finally:
-        watcher.cancel()
+        await cancel_and_wait(watcher)

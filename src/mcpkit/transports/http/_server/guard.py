@@ -46,6 +46,8 @@ import asyncio
 import logging
 from typing import Any, Final
 
+from mcpkit._runtime.tasks import TaskSet
+from mcpkit._runtime.timers import Timer
 from mcpkit.transports.http._server.parked import serving
 from mcpkit.transports.http._server.peers import peer_key
 from mcpkit.transports.http._server.proxies import TrustedProxies
@@ -121,10 +123,23 @@ def guarded_protocol(
     overloaded = [False]  # one warning per overload, not one per refused request
     health_only: dict[str, int] = {}  # connections beyond the cap, for health checks
     health_target = health_path.encode() if health_path is not None else None
+    # The header deadlines' owner (the runtime's TaskSet: it cancels a pending timer when
+    # closed). Made on the serving loop, once per loop; each connection also cancels its own
+    # timer when its headers are complete or it is lost.
+    owner: dict[asyncio.AbstractEventLoop, TaskSet] = {}
+
+    def timers() -> TaskSet:
+        loop = asyncio.get_running_loop()
+        found = owner.get(loop)
+        if found is None:
+            owner.clear()  # a class outlives a loop only in tests: keep the current one alone
+            found = owner[loop] = TaskSet(loop, f"mcpkit http guard ({base.__name__})", logger)
+        return found
+
     cls: Any = base
 
     class Guarded(cls):  # type: ignore[misc]
-        _guard_timer: asyncio.TimerHandle | None = None
+        _guard_timer: Timer | None = None
         _guard_cycle: object = None
         _guard_peer: str | None = None
         _guard_bytes = False
@@ -256,7 +271,8 @@ def guarded_protocol(
                 if gated is None:
                     return
                 data = gated
-            if self._guard_timer is None and self._guard_between_requests():
+            timer = self._guard_timer
+            if (timer is None or not timer.armed) and self._guard_between_requests():
                 self._guard_arm()  # the first byte of the next request on a kept-alive connection
             self._guard_bytes = True
             if self in waiting:
@@ -310,17 +326,14 @@ def guarded_protocol(
         def _guard_arm(self) -> None:
             if header_timeout is None:
                 return
-            loop = asyncio.get_running_loop()
-            self._guard_timer = loop.call_later(header_timeout, self._guard_expired)
+            timer = self._guard_timer
+            if timer is None:
+                timer = self._guard_timer = Timer(timers(), self._guard_cut)
+            timer.arm(header_timeout)
 
         def _guard_disarm(self) -> None:
             if self._guard_timer is not None:
-                self._guard_timer.cancel()
-                self._guard_timer = None
-
-        def _guard_expired(self) -> None:
-            self._guard_timer = None
-            self._guard_cut()
+                self._guard_timer.disarm()
 
     Guarded.__name__ = Guarded.__qualname__ = f"Guarded{base.__name__}"
     guarded: type[asyncio.Protocol] = Guarded

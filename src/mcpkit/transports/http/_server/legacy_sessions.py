@@ -12,8 +12,10 @@ shape are decided there, not here. This module keeps only what needs an event lo
 * each request's :class:`RequestHandle` (its handler task, and why the session stopped it),
   attached to the engine's in-flight entry so ``notifications/cancelled`` and the session's end
   reach it;
-* a future per server→client request (sampling, elicitation, roots), attached to the engine's
-  entry for that request and resolved when the client POSTs the answer;
+* a :class:`~mcpkit._runtime.pending.PendingRequest` per server→client request (sampling,
+  elicitation, roots) — the runtime's own, as a stdio session holds: the future the tool waits
+  on and its deadline, one loop timer —, attached to the engine's entry for that request and
+  resolved when the client POSTs the answer;
 * ``pipes`` — POST streams that may still be resumed with ``Last-Event-ID`` while their handler
   runs — and the standalone ``GET`` stream's pipe (created on first use).
 
@@ -35,6 +37,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
+from mcpkit._runtime.pending import PendingRequest
 from mcpkit.protocol._cancellation import cancel_params, cancelled_request_id
 from mcpkit.protocol._codec import encode_message
 from mcpkit.protocol._connection import (
@@ -108,8 +111,6 @@ Relay = Callable[[str, str, Any], Awaitable[None]]
 """``(kind, session id, payload)``: hand something to the other workers of a deployment."""
 PRINCIPAL_SNAPSHOT_KEY: Final = "mcpkit.principal"
 """Where a shared store's session snapshot keeps who created the session."""
-Answer = asyncio.Future[Response | ErrorResponse]
-"""What waits for the client's answer to one of our requests."""
 
 
 class PeerSessionLimitReached(SessionLimitReached):
@@ -139,8 +140,9 @@ class RequestHandle:
         return self.task is not None and not self.task.done()
 
 
-SessionEngine = ServerConnection[Answer, RequestHandle]
-"""A session's protocol state: futures ride on our requests, handles on the client's."""
+SessionEngine = ServerConnection[PendingRequest, RequestHandle]
+"""A session's protocol state: the runtime's pending requests ride on our requests, handles on
+the client's."""
 
 
 def new_engine(supported_versions: Any, *, shared: bool = False) -> SessionEngine:
@@ -349,26 +351,32 @@ class LegacySessionState:
                 f"cannot send {method} to the client: its request stream is gone and it has no "
                 "GET stream open (enable an event store for resumable streams)"
             )
-        future: Answer = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        pending = PendingRequest(loop.create_future(), method, None)
         engine = self.engine
-        request = engine.start_request(method, params, future)
+        request = engine.start_request(method, params, pending)
         request_id: int = request.id  # type: ignore[assignment]  # ours are integers
         try:
             await target.emit(encode_message(self.send(request, None, method)))
+            # The deadline counts from here: the request is out (an emit never waits on the
+            # client reading: the pipe buffers, or the event store keeps it for a resume).
+            pending.sent = True
+            if timeout is not None:
+                pending.arm(loop, timeout, None)
             try:
-                async with asyncio.timeout(timeout):
-                    answer = await future
-            except TimeoutError:
+                return await pending.future
+            except RequestTimeout:
                 await self._cancel_remote(target, request_id, "request timed out")
-                raise RequestTimeout(method, timeout or 0.0) from None
+                raise
             except asyncio.CancelledError:
+                future = pending.future
+                if future.done() and not future.cancelled():
+                    future.exception()  # mark retrieved: an answer may have raced the cancel
                 await asyncio.shield(self._cancel_remote(target, request_id, "cancelled"))
                 raise
         finally:
+            pending.disarm()
             engine.end_request(request_id)
-        if isinstance(answer, ErrorResponse):
-            raise JSONRPCError.from_error_object(answer.error)
-        return answer.result
 
     async def _cancel_remote(self, target: EventPipe, request_id: int, reason: str) -> None:
         """Tell the client we gave up on one of our requests (never ``initialize``-like ones:
@@ -389,8 +397,13 @@ class LegacySessionState:
         entry = self.engine.receive_response(answer)
         if entry is None:
             return False
-        if not entry.value.done():
-            entry.value.set_result(answer)
+        future = entry.value.future
+        if future.done():
+            return True
+        if isinstance(answer, ErrorResponse):
+            future.set_exception(JSONRPCError.from_error_object(answer.error))
+        else:
+            future.set_result(answer.result)
         return True
 
     # -- the end -----------------------------------------------------------------------------
@@ -407,8 +420,10 @@ class LegacySessionState:
         self.closed = True
         engine = self.engine
         for pending in engine.fail_all():
-            if not pending.value.done():
-                pending.value.set_exception(ConnectionClosed(f"session {self.id[:8]}… ended"))
+            future = pending.value.future
+            if not future.done():
+                future.set_exception(ConnectionClosed(f"session {self.id[:8]}… ended"))
+                future.exception()  # mark retrieved: the tool may be gone already
         served = engine.close()  # closes the lifecycle too: nothing more is processed
         tasks = [entry.value.task for entry in served if entry.value.running]
         for entry in served:

@@ -16,6 +16,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
+from mcpkit._runtime.concurrency import cancel_and_wait
 from mcpkit.transports.http._server.event_store import WriterGone
 from mcpkit.transports.http._server.exchange import Spawn, StreamOptions
 from mcpkit.transports.http._server.sse_response import HttpResponse, Receive, watch_disconnect
@@ -75,6 +76,6 @@ async def serve_tail(
                     return
         await response.end()
     finally:
-        watcher.cancel()
+        await cancel_and_wait(watcher)
         with contextlib.suppress(Exception):
             await batches.aclose()  # type: ignore[attr-defined]
