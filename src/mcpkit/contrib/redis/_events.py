@@ -31,6 +31,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit.contrib.redis._conn import guarded, text
+from mcpkit.contrib.redis._wire import Scripted, Wire
 from mcpkit.protocol import UsageError
 from mcpkit.transports.http._server.event_store import (
     MAX_EVENTS_PER_STREAM,
@@ -189,6 +190,7 @@ class RedisEventStore:
         ttl: float = STREAM_TTL_SECONDS,
         worker_id: str = "",
         worker_alive: Callable[[str], Awaitable[bool]] | None = None,
+        wire: Wire | None = None,
     ) -> None:
         if max_events_per_stream < 1 or max_age <= 0 or ttl <= 0:
             raise UsageError("event store bounds must be positive")
@@ -199,10 +201,10 @@ class RedisEventStore:
         self._ttl_ms = max(1, int(ttl * 1000))
         self.worker_id = worker_id
         self._worker_alive = worker_alive
-        self._resolve = client.register_script(_RESOLVE)
-        self._append_script = client.register_script(_APPEND)
-        self._complete_script = client.register_script(_COMPLETE)
-        self._close_script = client.register_script(_CLOSE)
+        self._resolve = Scripted(client, wire, _RESOLVE)
+        self._append_script = Scripted(client, wire, _APPEND)
+        self._complete_script = Scripted(client, wire, _COMPLETE)
+        self._close_script = Scripted(client, wire, _CLOSE)
 
     # -- keys ----------------------------------------------------------------------------------
 
