@@ -62,16 +62,21 @@ FANOUT_BATCH: Final = 500
 # KEYS: index   ARGV: stream_id, new key, session, owner, ttl_ms, meta prefix, stream prefix
 _RESOLVE: Final = """
 local key = redis.call('HGET', KEYS[1], ARGV[1])
+local m
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
 if not key then
+  -- a new stream: its metadata is what is written here, and its (random) key holds no entries
   key = ARGV[2]
   redis.call('HSET', KEYS[1], ARGV[1], key)
   redis.call('HSET', ARGV[6] .. key, 'session', ARGV[3], 'stream', ARGV[1], 'owner', ARGV[4],
              'lms', 0, 'ln', 0, 'cms', -1, 'cn', 0)
+  redis.call('PEXPIRE', ARGV[6] .. key, ARGV[5])
+  m = {'0', '0', false}
+else
+  redis.call('PEXPIRE', ARGV[6] .. key, ARGV[5])
+  redis.call('PEXPIRE', ARGV[7] .. key, ARGV[5])
+  m = redis.call('HMGET', ARGV[6] .. key, 'lms', 'ln', 'closed')
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', ARGV[6] .. key, ARGV[5])
-redis.call('PEXPIRE', ARGV[7] .. key, ARGV[5])
-local m = redis.call('HMGET', ARGV[6] .. key, 'lms', 'ln', 'closed')
 return {key, m[1], m[2], m[3] or '0'}
 """
 
@@ -135,13 +140,17 @@ _COMPLETE: Final = (
     _WRITABLE
     + """
 local out = {'ok', key, lms, ln}
+local fresh = lms == 0 and ln == 0
 for i = 10, #ARGV do
   local ms, n = next_id(lms, ln)
   redis.call('XADD', stream, ms .. '-' .. n, 'd', ARGV[i])
   lms = ms; ln = n
   out[#out + 1] = ms; out[#out + 1] = n
 end
-local extra = redis.call('XLEN', stream) - tonumber(ARGV[8])
+local extra = 0
+if not fresh or #ARGV - 9 > tonumber(ARGV[8]) then  -- a new stream holds only these entries
+  extra = redis.call('XLEN', stream) - tonumber(ARGV[8])
+end
 if extra > 0 then
   local old = redis.call('XRANGE', stream, '-', '+', 'COUNT', extra)
   local cut = old[#old][1]
