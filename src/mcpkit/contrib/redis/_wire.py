@@ -50,19 +50,6 @@ class Script:
         self.sha = hashlib.sha1(self.source, usedforsecurity=False).hexdigest().encode()
 
 
-def _arg(value: Any) -> bytes:
-    """An argument as redis-py encodes it (floats by ``repr``)."""
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return value.encode()
-    if isinstance(value, bool):  # redis-py refuses booleans; so does this
-        raise TypeError("a boolean is not a Redis argument")
-    if isinstance(value, int | float):
-        return repr(value).encode()
-    raise TypeError(f"{type(value).__name__} is not a Redis argument")
-
-
 class _Connection(asyncio.Protocol):
     """One socket: commands written in order, each reply resolves the oldest waiting future."""
 
@@ -148,7 +135,8 @@ class Wire:
 
     async def run(self, script: Script, keys: list[str], args: list[Any]) -> Any:
         """``EVALSHA`` (``EVAL`` after ``NOSCRIPT``): the script's reply, as redis-py gives it."""
-        tail = (str(len(keys)).encode(), *map(_arg, keys), *map(_arg, args))
+        # hiredis packs str (UTF-8), bytes, int and float (as repr) as redis-py encodes them
+        tail = (len(keys), *keys, *args)
         attempt = 0
         while True:
             try:
@@ -169,7 +157,7 @@ class Wire:
                 raise self._response_error(str(reply))
             return reply
 
-    async def _command(self, parts: tuple[bytes, ...]) -> Any:
+    async def _command(self, parts: tuple[Any, ...]) -> Any:
         connection = self._connection
         if connection is None or connection.lost:
             connection = await self._open()
