@@ -8,14 +8,17 @@ JSON (``--json``) or as an SSE stream (``sse_after=0``: with a store, every SSE 
 stored, resumable stream — prime, append, close). Reported per call: the worker's CPU (µs), the
 Redis server's CPU (µs, from ``INFO cpu``) and the Redis commands it executed (``INFO
 commandstats``, commands inside scripts included), and the worker's CPU against the memory
-configuration of the same answer shape. The budget (issue #29): a call on Redis at most 2x the
-worker CPU of the same call in memory.
+configuration of the same answer shape. The three workers of one answer shape run side by side
+and are called in turns (``--rounds``), so a machine whose load changes during the run weighs on
+each alike. The budget (issue #29): a call on Redis at most 2x the worker CPU of the same call
+in memory.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import re
 import secrets
@@ -23,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -34,6 +38,7 @@ from procstats import CpuClock
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "scale_server.py"
 REDIS_URL = "redis://127.0.0.1:6379/0"
+STORES = ("memory", "sqlite", "redis")
 _SERVING = re.compile(rb"mcpkit: serving .* at http://[^:]+:(\d+)/mcp")
 
 
@@ -75,46 +80,69 @@ async def _calls(port: int, count: int) -> None:
         await client.close()
 
 
-def measure(store: str, shape: str, calls: int) -> dict[str, Any]:
+@contextlib.contextmanager
+def _worker(store: str, shape: str, tmp: str) -> Iterator[tuple[int, int]]:
+    """One worker serving ``shape`` answers with its state in ``store``: (port, pid)."""
     argv = [sys.executable, str(SERVER), "--stack", "speed", f"--{shape}"]
-    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryFile() as log:
-        if store == "redis":
-            argv += ["--redis", REDIS_URL, "--prefix", f"mcpkit-bench-{secrets.token_hex(4)}:"]
-        elif store == "sqlite":
-            argv += ["--event-store", str(Path(tmp) / "events.db")]
+    if store == "redis":
+        argv += ["--redis", REDIS_URL, "--prefix", f"mcpkit-bench-{secrets.token_hex(4)}:"]
+    elif store == "sqlite":
+        argv += ["--event-store", str(Path(tmp) / f"events-{shape}.db")]
+    with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         try:
-            port = _port(process, log)
-            asyncio.run(_calls(port, 200))  # warm up
-            clock = CpuClock(process.pid)
-            before = clock.read()
-            redis_before = _redis_counters() if store == "redis" else (0.0, 0)
-            asyncio.run(_calls(port, calls))
-            worker = clock.delta(before, clock.read())
-            redis_after = _redis_counters() if store == "redis" else (0.0, 0)
+            yield _port(process, log), process.pid
         finally:
             process.terminate()
             process.wait(10)
-    return {
-        "store": store,
-        "shape": shape,
-        "worker_us": worker / calls * 1e6,
-        "redis_us": (redis_after[0] - redis_before[0]) / calls * 1e6,
-        "redis_commands": (redis_after[1] - redis_before[1]) / calls,
-    }
+
+
+def measure(shape: str, calls: int, rounds: int) -> list[dict[str, Any]]:
+    """Every store's worker for ``shape``, measured in turns: ``rounds`` batches of
+    ``calls / rounds`` calls each, one worker after the other, so that a machine whose load
+    changes during the run weighs on every configuration alike."""
+    batch = max(1, calls // rounds)
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        workers = {store: stack.enter_context(_worker(store, shape, tmp)) for store in STORES}
+        for port, _ in workers.values():
+            asyncio.run(_calls(port, 200))  # warm up
+        cpu = dict.fromkeys(STORES, 0.0)
+        redis_cpu, redis_commands = 0.0, 0
+        for _ in range(rounds):
+            for store, (port, pid) in workers.items():
+                clock = CpuClock(pid)
+                before = clock.read()
+                redis_before = _redis_counters() if store == "redis" else (0.0, 0)
+                asyncio.run(_calls(port, batch))
+                cpu[store] += clock.delta(before, clock.read())
+                if store == "redis":
+                    redis_after = _redis_counters()
+                    redis_cpu += redis_after[0] - redis_before[0]
+                    redis_commands += redis_after[1] - redis_before[1]
+    done = batch * rounds
+    return [
+        {
+            "store": store,
+            "shape": shape,
+            "worker_us": cpu[store] / done * 1e6,
+            "redis_us": redis_cpu / done * 1e6 if store == "redis" else 0.0,
+            "redis_commands": redis_commands / done if store == "redis" else 0.0,
+        }
+        for store in STORES
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=8, help="turns the calls are split in")
     args = parser.parse_args()
     load = os.getloadavg()
-    rows = [
-        measure(store, shape, args.calls)
-        for shape in ("json", "sse")
-        for store in ("memory", "sqlite", "redis")
-    ]
-    print(f"load average before: {load[0]:.1f}; {args.calls} calls per configuration\n")
+    rows = [row for shape in ("json", "sse") for row in measure(shape, args.calls, args.rounds)]
+    print(
+        f"load average before: {load[0]:.1f}; {args.calls} calls per configuration, in "
+        f"{args.rounds} turns\n"
+    )
     print("| answer | store | worker µs/call | vs memory | Redis µs/call | Redis commands/call |")
     print("|---|---|---|---|---|---|")
     memory = {r["shape"]: r["worker_us"] for r in rows if r["store"] == "memory"}

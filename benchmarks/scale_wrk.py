@@ -9,13 +9,21 @@ the workers, not the generator, get the cores. Every request is a 2026-07-28 sta
 ``tools/call echo`` (no shared state: any worker answers it) with the headers a conforming client
 sends. The workers are ``scale_server.py`` (``server.run("http")``, ``mcpkit[speed]`` stack).
 "direct" with N workers shares one listening socket the way ``mcpkit run --workers N`` does (the
-kernel spreads connections); "haproxy" and "nginx" put the proxy of ``tests/deploy`` (the
-configuration ``docs/deploy.md`` gives) in front of one port per worker.
+workers accept from one queue); "reuseport" gives each worker its own ``SO_REUSEPORT`` socket on
+the one port, as ``mcpkit run --workers N --reuse-port`` does (the kernel hashes each connection
+to one socket); "haproxy" and "nginx" put the proxy of ``tests/deploy`` (the configuration
+``docs/deploy.md`` gives) in front of one port per worker.
 
-Reported per configuration: requests/s, wrk's latency percentiles, and the CPU each side used
-in cores (1.0 = one core busy for the whole run): workers (sum), proxy, wrk. Their sum against
-the machine's cores says where the rest went; the load average before each run is printed too.
-Run it on an idle machine: on a shared one the figures only say how the configurations compare.
+Reported per configuration: requests/s, wrk's latency percentiles, the workers' CPU per request
+(µs: the figure that still means something on a loaded machine), and the CPU each side used in
+cores (1.0 = one core busy for the whole run): workers (sum, and each worker's share of it in
+%: an uneven split is uneven accepting), proxy, wrk. Their sum against the machine's cores says
+where the rest went; the load average before each run is printed too. Run it on an idle
+machine: on a shared one requests/s only say how the configurations compare.
+
+The figure for docs/deploy.md, on an idle machine (~3 minutes)::
+
+    python benchmarks/scale_wrk.py --paths direct,reuseport,haproxy,nginx
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from procstats import CpuClock
 from scale import READY_TIMEOUT_S, _stop, _wait_port  # one way to start and stop a worker
 
 from deploy._deployment import haproxy_config, nginx_config
+from mcpkit.transports.http._server.serve import _listen
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "scale_server.py"
@@ -87,19 +96,22 @@ def fleet(workers: int, proxy: str, run_dir: Path) -> Iterator[tuple[int, list[i
     """``workers`` workers, direct or behind ``proxy``: (port to load, worker pids, proxy pid)."""
     env = {**os.environ, "MCPKIT_STATE_KEYS": "c2NhbGUtYmVuY2htYXJrLWtleS0xMjM0NTY3ODkwMTI="}
     with ExitStack() as stack:
-        shared: socket.socket | None = None
-        if proxy == "direct" and workers > 1:
-            shared = stack.enter_context(socket.socket())
-            shared.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            shared.bind((HOST, 0))
-            shared.listen(2048)
+        listeners: list[socket.socket] = []
+        if proxy == "direct" and workers > 1:  # one socket for all, as mcpkit run --workers N
+            listeners = [stack.enter_context(_listen(HOST, 0))] * workers
+        elif proxy == "reuseport":  # one socket each on one port (--reuse-port)
+            first = stack.enter_context(_listen(HOST, 0, reuse_port=True))
+            listeners = [first] + [
+                stack.enter_context(_listen(HOST, first.getsockname()[1], reuse_port=True))
+                for _ in range(workers - 1)
+            ]
         ports, pids = [], []
-        for _ in range(workers):
+        for slot in range(workers):
             log = stack.enter_context(tempfile.TemporaryFile())
             child_env, fds = env, ()
-            if shared is not None:
-                child_env = {**env, "MCPKIT_LISTEN_FD": str(shared.fileno())}
-                fds = (shared.fileno(),)
+            if listeners:
+                child_env = {**env, "MCPKIT_LISTEN_FD": str(listeners[slot].fileno())}
+                fds = (listeners[slot].fileno(),)
             process = subprocess.Popen(
                 [sys.executable, str(SERVER), "--stack", "speed"],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=child_env, pass_fds=fds,
@@ -107,7 +119,7 @@ def fleet(workers: int, proxy: str, run_dir: Path) -> Iterator[tuple[int, list[i
             stack.callback(_stop, process)
             ports.append(_wait_port(process, log))
             pids.append(process.pid)
-        if proxy == "direct":
+        if proxy in ("direct", "reuseport"):
             yield ports[0], pids, None
             return
         front = free_port()
@@ -170,7 +182,8 @@ def measure(
         result = _wrk(port, seconds, connections, script)
         wall = time.monotonic() - started
         children_after = os.times()
-        workers_cpu = sum(c.delta(b, c.read()) for c, b in zip(clocks, before, strict=True))
+        each = [c.delta(b, c.read()) for c, b in zip(clocks, before, strict=True)]
+        workers_cpu = sum(each)
         proxy_cpu = (
             proxy_clock.delta(proxy_before, proxy_clock.read())
             if proxy_clock is not None and proxy_before is not None
@@ -187,6 +200,8 @@ def measure(
         "p99_ms": result.get("p99", 0.0),
         "errors": result["errors"],
         "workers_cores": workers_cpu / wall,
+        "split": "/".join(f"{100 * cpu / max(workers_cpu, 1e-9):.0f}" for cpu in each),
+        "worker_us_per_request": workers_cpu / max(1.0, result["rps"] * wall) * 1e6,
         "proxy_cores": proxy_cpu / wall,
         "wrk_cores": wrk_cpu / wall,
         "load_before": load,
@@ -198,7 +213,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", default="1,2,3")
-    parser.add_argument("--paths", default="direct,haproxy,nginx")
+    parser.add_argument("--paths", default="direct,reuseport,haproxy,nginx")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args()
     rows = []
@@ -211,16 +226,17 @@ def main() -> None:
                 row = rows[-1]
                 print(f"{proxy} {workers}: {row['rps']:.0f} req/s", file=sys.stderr)
     print(f"cores: {os.cpu_count()}; wrk -t1 -c{args.connections}, {args.seconds:.0f} s a run\n")
-    print("| path | workers | req/s | vs 1 worker | p50 ms | p99 ms | workers (cores) | "
-          "proxy (cores) | wrk (cores) | non-2xx | load before |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| path | workers | req/s | vs 1 worker | p50 ms | p99 ms | worker CPU µs/req | "
+          "workers (cores) | split % | proxy (cores) | wrk (cores) | non-2xx | load before |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     base: dict[str, float] = {}
     for row in rows:
         one = base.setdefault(str(row["path"]), float(row["rps"]))
         print(
             f"| {row['path']} | {row['workers']} | {row['rps']:.0f} | "
             f"{float(row['rps']) / one:.2f}x | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | "
-            f"{row['workers_cores']:.2f} | {row['proxy_cores']:.2f} | {row['wrk_cores']:.2f} | "
+            f"{row['worker_us_per_request']:.0f} | {row['workers_cores']:.2f} | {row['split']} | "
+            f"{row['proxy_cores']:.2f} | {row['wrk_cores']:.2f} | "
             f"{row['errors']:.0f} | {row['load_before']:.1f} |"
         )
     if args.json:

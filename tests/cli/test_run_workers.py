@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import time
+from pathlib import Path
 from typing import Any, Final
 
 import httpx
@@ -57,8 +58,8 @@ def _text(result: dict[str, Any]) -> str:
     return text
 
 
-def _start() -> tuple[Running, str, set[int]]:
-    running = Running([*MCPKIT, "run", SERVER, "--http", "--port", "0", "--workers", "2"])
+def _start(*extra: str) -> tuple[Running, str, set[int]]:
+    running = Running([*MCPKIT, "run", SERVER, "--http", "--port", "0", "--workers", "2", *extra])
     found = _STARTED.search(running.wait_stderr("2 workers on"))
     assert found, running.stderr_seen
     for _ in range(2):  # both children are up once each has announced its endpoint
@@ -126,6 +127,37 @@ def test_a_killed_worker_is_replaced_and_the_port_keeps_serving() -> None:
         assert _seen_until(url, survivors) == survivors
     finally:
         _stop(running)
+
+
+def _listener_of(pid: int) -> str:
+    """The listening socket the supervisor handed ``pid`` (``socket:[inode]``)."""
+    environ = dict(
+        entry.split("=", 1)
+        for entry in Path(f"/proc/{pid}/environ").read_text().split("\0")
+        if "=" in entry
+    )
+    return os.readlink(f"/proc/{pid}/fd/{environ['MCPKIT_LISTEN_FD']}")
+
+
+def test_reuse_port_gives_each_worker_its_own_socket_on_the_one_port() -> None:
+    """``--reuse-port``: one SO_REUSEPORT socket per worker (the kernel spreads connections
+    over them); both workers serve, and a killed worker's replacement gets its socket back."""
+    running, url, pids = _start("--reuse-port")
+    try:
+        sockets = {pid: _listener_of(pid) for pid in pids}
+        assert len(set(sockets.values())) == 2, sockets  # not one shared socket
+        assert _seen_until(url, pids) == pids
+        victim = min(pids)
+        os.kill(victim, signal.SIGKILL)
+        line = running.wait_stderr(f"(pid {victim}) exited with code -9; started pid ")
+        replacement = int(line.rsplit(" ", 1)[1])
+        running.wait_stderr("mcpkit: serving pid-server at ")
+        assert _listener_of(replacement) == sockets[victim]
+        survivors = (pids - {victim}) | {replacement}
+        assert _seen_until(url, survivors) == survivors
+    finally:
+        code = _stop(running)
+    assert code == 128 + signal.SIGTERM
 
 
 def test_a_worker_failing_at_startup_stops_the_supervisor() -> None:
@@ -238,6 +270,8 @@ def test_workers_need_http_and_a_positive_count() -> None:
     assert ran.code == 2 and "--workers must be at least 1" in ran.err, ran
     ran = mcpkit("run", SERVER, "--http", "--reload", "--workers", "2")
     assert ran.code == 2 and "do not combine" in ran.err, ran
+    ran = mcpkit("run", SERVER, "--http", "--reuse-port")
+    assert ran.code == 2 and "--reuse-port applies to --workers N" in ran.err, ran
     ran = mcpkit("run", SERVER, "--redis", "redis://127.0.0.1:6379/15")
     assert ran.code == 2 and "--redis applies to --http" in ran.err, ran
     ran = mcpkit("run", SERVER, "--stateless")

@@ -25,7 +25,6 @@ BARE_TASK_CALLS = frozenset({"create_task", "ensure_future", "call_later"})
 
 # Converted by other branches of issue #26 in parallel; the lead empties this at merge.
 CONVERTED_ELSEWHERE = (
-    "contrib/redis/",
     "server/_stdio.py",
     "transports/_stdio_server.py",
     "transports/_stdio_client.py",

@@ -10,6 +10,14 @@ and stops them all on SIGTERM, SIGHUP or Ctrl-C. A child that fails within
 :data:`STARTUP_GRACE_SECONDS` of starting (an import error, a bad option) stops everything
 instead of restarting in a loop.
 
+With ``--reuse-port`` the supervisor binds one socket per worker instead, all on the same port
+with ``SO_REUSEPORT``: the kernel hands each new connection to one socket (by a hash of the
+connection's addresses), so no two workers wake up for the same connection. A restarted child
+gets its slot's socket back (still held by the supervisor), so the port stays bound; but the
+connections the kernel hashed to a dead worker's socket wait in its queue until the replacement
+accepts them (a second or two), where with the shared socket the other workers take them at
+once. See ``docs/deploy.md`` for the measured difference.
+
 What the processes share is only the port. Unless ``MCPKIT_STATE_KEYS`` is set, the supervisor
 makes one random key for its children, so a 2026 MRTR round started on one finishes on another.
 Legacy sessions, event logs and task records are per process unless the children share them
@@ -21,6 +29,7 @@ from __future__ import annotations
 import base64
 import os
 import secrets
+import socket
 import subprocess
 import sys
 import time
@@ -48,9 +57,10 @@ the supervisor instead of being restarted in a loop."""
 class _Workers:
     """The children; :meth:`stop_all` can always be called, whatever state they are in."""
 
-    def __init__(self, command: list[str], fd: int, env: dict[str, str]) -> None:
+    def __init__(self, command: list[str], fds: Sequence[int], env: dict[str, str]) -> None:
         self.command = command
-        self.fd = fd
+        self.fds = list(fds)
+        """The listening socket of each slot (the same one in every slot unless reuse-port)."""
         self.env = env
         self.arm = _die_with_parent(os.getpid())
         self.children: dict[int, tuple[subprocess.Popen[bytes], float]] = {}
@@ -58,10 +68,11 @@ class _Workers:
     def start(self, slot: int) -> subprocess.Popen[bytes]:
         from mcpkit.transports.http import LISTEN_FD_ENV
 
+        fd = self.fds[slot]
         child = subprocess.Popen(
             self.command,
-            env={**self.env, LISTEN_FD_ENV: str(self.fd)},
-            pass_fds=(self.fd,),
+            env={**self.env, LISTEN_FD_ENV: str(fd)},
+            pass_fds=(fd,),
             preexec_fn=self.arm,
         )
         self.children[slot] = (child, time.monotonic())
@@ -107,24 +118,48 @@ def _shared_env() -> dict[str, str]:
     return env
 
 
+def _listeners(host: str, port: int, count: int, reuse_port: bool) -> list[socket.socket]:
+    """The listening socket of each of ``count`` slots: one shared, or one each (reuse-port)."""
+    from mcpkit.transports.http import listening_socket
+
+    first = listening_socket(host, port, reuse_port=reuse_port)
+    if not reuse_port:
+        return [first] * count
+    sockets = [first]
+    try:
+        bound = first.getsockname()[1]  # port 0: the others join the port the first got
+        sockets += [listening_socket(host, bound, reuse_port=True) for _ in range(count - 1)]
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
 def supervise_workers(
-    target: str, count: int, host: str, port: int, *, extra: Sequence[str] = ()
+    target: str,
+    count: int,
+    host: str,
+    port: int,
+    *,
+    extra: Sequence[str] = (),
+    reuse_port: bool = False,
 ) -> int:
     """Serve ``target`` over HTTP from ``count`` processes on one port; returns the exit code.
 
-    ``extra`` is appended to each child's ``mcpkit run`` arguments (``--redis URL``). Raises
-    ``OSError`` when ``host:port`` cannot be bound (before any child starts).
+    ``extra`` is appended to each child's ``mcpkit run`` arguments (``--redis URL``).
+    ``reuse_port``: one ``SO_REUSEPORT`` socket per worker instead of one shared socket (see the
+    module docstring). Raises ``OSError`` when ``host:port`` cannot be bound (before any child
+    starts).
     """
-    from mcpkit.transports.http import listening_socket
-
-    sock = listening_socket(host, port)
+    sockets = _listeners(host, port, count, reuse_port)
     try:
-        bound = sock.getsockname()[1]
+        bound = sockets[0].getsockname()[1]
         command = [
             sys.executable, "-m", "mcpkit.cli", "run", target,
             "--http", "--host", host, "--port", str(bound), *extra,
         ]  # fmt: skip
-        workers = _Workers(command, sock.fileno(), _shared_env())
+        workers = _Workers(command, [sock.fileno() for sock in sockets], _shared_env())
         try:
             with _stop_on_signals():
                 pids = [workers.start(slot).pid for slot in range(count)]
@@ -138,7 +173,8 @@ def supervise_workers(
         finally:
             workers.stop_all()
     finally:
-        sock.close()
+        for sock in set(sockets):
+            sock.close()
 
 
 def worker_count(value: str) -> int:

@@ -70,6 +70,12 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="serve HTTP from N processes sharing the port (default 1; see docs/deploy.md)",
     )
+    parser.add_argument(
+        "--reuse-port",
+        action="store_true",
+        help="with --workers: one SO_REUSEPORT socket per worker, the kernel spreading the "
+        "connections, instead of one socket they all accept from (docs/deploy.md)",
+    )
 
 
 def server_argv(args: argparse.Namespace) -> list[str]:
@@ -131,6 +137,8 @@ def execute(args: argparse.Namespace) -> int:
             "--forwarded-allow-ips and --max-connections-per-peer apply to --http",
             hint="add --http",
         )
+    if args.reuse_port and args.workers < 2:
+        raise CliError("--reuse-port applies to --workers N", hint="add --workers 2 or more")
     if args.workers > 1:
         if not args.http:
             raise CliError("--workers applies to --http", hint="add --http")
@@ -148,7 +156,12 @@ def execute(args: argparse.Namespace) -> int:
             sys.stderr.flush()
         with _bind_errors(args):
             return supervise_workers(
-                args.target, args.workers, args.host, args.port, extra=_shared_state_argv(args)
+                args.target,
+                args.workers,
+                args.host,
+                args.port,
+                extra=_shared_state_argv(args),
+                reuse_port=args.reuse_port,
             )
     if args.reload:
         from mcpkit.cli._loader import source_file

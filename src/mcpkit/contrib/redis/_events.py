@@ -31,6 +31,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit.contrib.redis._conn import guarded, text
+from mcpkit.contrib.redis._wire import Scripted, Wire
 from mcpkit.protocol import UsageError
 from mcpkit.transports.http import (
     MAX_EVENTS_PER_STREAM,
@@ -61,16 +62,21 @@ FANOUT_BATCH: Final = 500
 # KEYS: index   ARGV: stream_id, new key, session, owner, ttl_ms, meta prefix, stream prefix
 _RESOLVE: Final = """
 local key = redis.call('HGET', KEYS[1], ARGV[1])
+local m
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
 if not key then
+  -- a new stream: its metadata is what is written here, and its (random) key holds no entries
   key = ARGV[2]
   redis.call('HSET', KEYS[1], ARGV[1], key)
   redis.call('HSET', ARGV[6] .. key, 'session', ARGV[3], 'stream', ARGV[1], 'owner', ARGV[4],
              'lms', 0, 'ln', 0, 'cms', -1, 'cn', 0)
+  redis.call('PEXPIRE', ARGV[6] .. key, ARGV[5])
+  m = {'0', '0', false}
+else
+  redis.call('PEXPIRE', ARGV[6] .. key, ARGV[5])
+  redis.call('PEXPIRE', ARGV[7] .. key, ARGV[5])
+  m = redis.call('HMGET', ARGV[6] .. key, 'lms', 'ln', 'closed')
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', ARGV[6] .. key, ARGV[5])
-redis.call('PEXPIRE', ARGV[7] .. key, ARGV[5])
-local m = redis.call('HMGET', ARGV[6] .. key, 'lms', 'ln', 'closed')
 return {key, m[1], m[2], m[3] or '0'}
 """
 
@@ -134,13 +140,17 @@ _COMPLETE: Final = (
     _WRITABLE
     + """
 local out = {'ok', key, lms, ln}
+local fresh = lms == 0 and ln == 0
 for i = 10, #ARGV do
   local ms, n = next_id(lms, ln)
   redis.call('XADD', stream, ms .. '-' .. n, 'd', ARGV[i])
   lms = ms; ln = n
   out[#out + 1] = ms; out[#out + 1] = n
 end
-local extra = redis.call('XLEN', stream) - tonumber(ARGV[8])
+local extra = 0
+if not fresh or #ARGV - 9 > tonumber(ARGV[8]) then  -- a new stream holds only these entries
+  extra = redis.call('XLEN', stream) - tonumber(ARGV[8])
+end
 if extra > 0 then
   local old = redis.call('XRANGE', stream, '-', '+', 'COUNT', extra)
   local cut = old[#old][1]
@@ -189,6 +199,7 @@ class RedisEventStore:
         ttl: float = STREAM_TTL_SECONDS,
         worker_id: str = "",
         worker_alive: Callable[[str], Awaitable[bool]] | None = None,
+        wire: Wire | None = None,
     ) -> None:
         if max_events_per_stream < 1 or max_age <= 0 or ttl <= 0:
             raise UsageError("event store bounds must be positive")
@@ -199,10 +210,10 @@ class RedisEventStore:
         self._ttl_ms = max(1, int(ttl * 1000))
         self.worker_id = worker_id
         self._worker_alive = worker_alive
-        self._resolve = client.register_script(_RESOLVE)
-        self._append_script = client.register_script(_APPEND)
-        self._complete_script = client.register_script(_COMPLETE)
-        self._close_script = client.register_script(_CLOSE)
+        self._resolve = Scripted(client, wire, _RESOLVE)
+        self._append_script = Scripted(client, wire, _APPEND)
+        self._complete_script = Scripted(client, wire, _COMPLETE)
+        self._close_script = Scripted(client, wire, _CLOSE)
 
     # -- keys ----------------------------------------------------------------------------------
 

@@ -1,11 +1,17 @@
 """A :class:`~mcpkit.transports.http._server.session_store.SessionStore` on Redis (any worker
 serves).
 
-Each legacy session is one hash, ``{prefix}s:{id}``, that expires after the idle timeout (every
-request pushes the expiry back). Besides the times and the negotiated version it holds a
-*snapshot* of the connection state the server needs to serve the session (lifecycle state,
-client capabilities and info, log level, resource subscriptions), so a worker that never saw the
-``initialize`` rebuilds the session on its first request.
+Each legacy session is one hash, ``{prefix}s:{id}``, that expires after the idle timeout (a
+request pushes the expiry back). Marking a session used is lazy: a request reads the session in
+one round trip, and writes its last use (and renews the expiry) only when the one recorded is
+:data:`RENEW_AFTER_SECONDS` old or more — a busy session costs one Redis command per request, not
+five. Every idle judgement (expiry, refusal, reaping, the session caps) allows for that much
+staleness, so a session is never ended early; it may live up to that much longer.
+
+Besides the times and the negotiated version the hash holds a *snapshot* of the connection state
+the server needs to serve the session (lifecycle state, client capabilities and info, log level,
+resource subscriptions), so a worker that never saw the ``initialize`` rebuilds the session on
+its first request.
 
 The cap on sessions is counted in Redis, across workers: ``{prefix}sessions`` is a sorted set of
 session ids by last use (idle ones do not count; :meth:`RedisSessionStore.reap` removes them), and
@@ -20,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 import msgspec
 
 from mcpkit.contrib.redis._conn import guarded, text
+from mcpkit.contrib.redis._wire import Scripted, Wire
 from mcpkit.protocol import UsageError, new_session_id
 from mcpkit.transports.http import (
     MAX_SESSIONS,
@@ -31,10 +38,13 @@ from mcpkit.transports.http import (
 if TYPE_CHECKING:
     import redis.asyncio
 
-__all__ = ["REAP_BATCH", "PeerLimitReached", "RedisSessionStore"]
+__all__ = ["REAP_BATCH", "RENEW_AFTER_SECONDS", "PeerLimitReached", "RedisSessionStore"]
 
 REAP_BATCH: Final = 500
 """Idle sessions one :meth:`RedisSessionStore.reap` call removes at most."""
+RENEW_AFTER_SECONDS: Final = 1.0
+"""A request records its session's last use only when the recorded one is this old (at most a
+tenth of the idle timeout): the rest only read it."""
 
 # KEYS: sessions zset, peer zset, record   ARGV: now, timeout, max, max_per_peer, id, version,
 # ttl_ms, peer
@@ -54,19 +64,22 @@ redis.call('PEXPIRE', KEYS[3], ARGV[7])
 return 'ok'
 """
 
-# KEYS: record, sessions zset   ARGV: now, timeout, ttl_ms, id, peer prefix
+# KEYS: record, sessions zset   ARGV: now, timeout (slack included), ttl_ms, id, peer prefix,
+# renew_after. The recorded last use may be up to renew_after stale: idle only past timeout plus
+# that; the last use, the index scores and the expiry are written only once it is that old.
 _TOUCH: Final = """
 local r = redis.call('HMGET', KEYS[1], 'v', 'c', 'l', 'd', 'p')
 if r[1] == false then return false end
 local now = tonumber(ARGV[1])
-if now - tonumber(r[3]) > tonumber(ARGV[2]) then return false end
-if now > tonumber(r[3]) then
+local idle = now - tonumber(r[3])
+if idle > tonumber(ARGV[2]) then return false end
+if idle >= tonumber(ARGV[6]) then
   redis.call('HSET', KEYS[1], 'l', ARGV[1])
   redis.call('ZADD', KEYS[2], ARGV[1], ARGV[4])
   if r[5] ~= '' then redis.call('ZADD', ARGV[5] .. r[5], 'XX', ARGV[1], ARGV[4]) end
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
   r[3] = ARGV[1]
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return r
 """
 
@@ -89,6 +102,7 @@ class RedisSessionStore:
         max_sessions: int = MAX_SESSIONS,
         max_sessions_per_peer: int | None = None,
         idle_timeout: float = SESSION_IDLE_TIMEOUT_SECONDS,
+        wire: Wire | None = None,
     ) -> None:
         if max_sessions < 1 or idle_timeout <= 0:
             raise UsageError("max_sessions and idle_timeout must be positive")
@@ -97,9 +111,12 @@ class RedisSessionStore:
         self._max = max_sessions
         self._max_per_peer = max_sessions_per_peer
         self._timeout = idle_timeout
-        self._ttl_ms = max(1, int(idle_timeout * 1000) + 1000)
-        self._create = client.register_script(_CREATE)
-        self._touch = client.register_script(_TOUCH)
+        self._renew_after = min(RENEW_AFTER_SECONDS, idle_timeout / 10)
+        self._idle_after = idle_timeout + self._renew_after
+        """Recorded idleness past which a session certainly idled ``idle_timeout``."""
+        self._ttl_ms = max(1, int(self._idle_after * 1000) + 1000)
+        self._create = Scripted(client, wire, _CREATE)
+        self._touch = Scripted(client, wire, _TOUCH)
 
     def _record_key(self, session_id: str) -> str:
         return f"{self._prefix}s:{session_id}"
@@ -131,7 +148,7 @@ class RedisSessionStore:
                     keys=[self._index, self._peer_key(peer), self._record_key(session_id)],
                     args=[
                         repr(now),
-                        repr(self._timeout),
+                        repr(self._idle_after),
                         self._max,
                         self._max_per_peer or 0,
                         session_id,
@@ -164,7 +181,14 @@ class RedisSessionStore:
         async with guarded():
             fields = await self._touch(
                 keys=[self._record_key(session_id), self._index],
-                args=[repr(now), repr(self._timeout), self._ttl_ms, session_id, self._peer_key("")],
+                args=[
+                    repr(now),
+                    repr(self._idle_after),
+                    self._ttl_ms,
+                    session_id,
+                    self._peer_key(""),
+                    repr(self._renew_after),
+                ],
             )
         return _record(session_id, fields) if fields else None
 
@@ -190,7 +214,7 @@ class RedisSessionStore:
     async def reap(self, now: float) -> list[SessionRecord]:
         async with guarded():
             idle = await self._redis.zrangebyscore(
-                self._index, "-inf", f"({now - self._timeout!r}", start=0, num=REAP_BATCH
+                self._index, "-inf", f"({now - self._idle_after!r}", start=0, num=REAP_BATCH
             )
         reaped: list[SessionRecord] = []
         for raw in idle:

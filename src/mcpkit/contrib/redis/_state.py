@@ -35,11 +35,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.contrib.redis._conn import RedisOptions, RedisUnavailable, connect, guarded, text
 from mcpkit.contrib.redis._events import RedisEventStore
 from mcpkit.contrib.redis._keys import KEY_REFRESH_SECONDS, SharedKeyRing
 from mcpkit.contrib.redis._sessions import RedisSessionStore
 from mcpkit.contrib.redis._tasks import RedisTaskStore
+from mcpkit.contrib.redis._wire import wire_for
 from mcpkit.protocol import UsageError, decode_json, encode_message, message_from_obj
 from mcpkit.server import DEFAULT_STATE_TTL, KeyRing, RequestStateSealer
 from mcpkit.transports.http import (
@@ -222,6 +224,8 @@ class RedisState:
         self.prefix = prefix
         self.worker_id = secrets.token_hex(8)
         self.client: Any = connect(self.options)
+        self.wire = wire_for(self.client, self.options)
+        """The lean connection the per-request scripts use (``None``: they go through redis-py)."""
         self.workers = Workers(self.client, prefix, self.worker_id, worker_lease)
         self.event_store: RedisEventStore = RedisEventStore(
             self.client,
@@ -231,6 +235,7 @@ class RedisState:
             ttl=event_ttl,
             worker_id=self.worker_id,
             worker_alive=self.workers.alive,
+            wire=self.wire,
         )
         self.session_store: RedisSessionStore = RedisSessionStore(
             self.client,
@@ -238,6 +243,7 @@ class RedisState:
             max_sessions=max_sessions,
             max_sessions_per_peer=max_sessions_per_peer,
             idle_timeout=session_idle_timeout,
+            wire=self.wire,
         )
         self.task_store: RedisTaskStore = RedisTaskStore(
             self.client, prefix=prefix, worker_id=self.worker_id, worker_alive=self.workers.alive
@@ -269,11 +275,11 @@ class RedisState:
             server.state_sealer = _KeysNotLoaded()  # never a key only this worker has
         with contextlib.suppress(RedisUnavailable):
             await self._load_keys()  # else the refresh loop keeps trying (every 0.5 s)
-        background = [
-            asyncio.create_task(self._beat_forever()),
-            asyncio.create_task(self._refresh_keys_forever()),
-            asyncio.create_task(self.bus.run(self._on_bus)),
-        ]
+        # Owned by this lifespan: cancelled and awaited (bounded) when it ends.
+        background = TaskSet(asyncio.get_running_loop(), "redis-state", logger)
+        background.spawn(self._beat_forever(), name="redis-heartbeat")
+        background.spawn(self._refresh_keys_forever(), name="redis-key-refresh")
+        background.spawn(self.bus.run(self._on_bus), name="redis-bus")
         # Serve only once the bus listens (a relayed answer must not be lost in the gap); if
         # Redis is down, start anyway: the bus keeps reconnecting and requests get 503 meanwhile.
         with contextlib.suppress(TimeoutError):
@@ -282,12 +288,12 @@ class RedisState:
         try:
             yield self
         finally:
-            for task in background:
-                task.cancel()
-            await asyncio.gather(*background, return_exceptions=True)
+            await background.aclose()
             await self.workers.stop()
             if hub is not None:
                 hub.relay = None
+            if self.wire is not None:
+                await self.wire.aclose()
             await self.client.aclose()
 
     # -- wiring --------------------------------------------------------------------------------

@@ -160,7 +160,7 @@ def _health_path(app: Any) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
+def listening_socket(host: str, port: int, *, reuse_port: bool = False) -> socket.socket:
     """A listening socket on ``host:port`` (``port`` 0: a free one), inheritable by children.
 
     What :func:`serve` accepts on, and what a supervisor binds once and hands to its worker
@@ -169,6 +169,10 @@ def listening_socket(host: str, port: int) -> socket.socket:
     Bound here, before uvicorn starts, so a port in use is one clear ``OSError`` (errno
     ``EADDRINUSE``) instead of uvicorn's log lines and ``sys.exit(1)``, and the real port is
     known (and connectable: it already listens) before the first request.
+
+    ``reuse_port``: ``SO_REUSEPORT``, so several sockets (one per worker) can listen on one port
+    and the kernel hands each new connection to one of them (``mcpkit run --workers N
+    --reuse-port``).
     """
     address = host.strip("[]")
     family = socket.AF_INET6 if ":" in address else socket.AF_INET
@@ -179,6 +183,8 @@ def listening_socket(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((address, port))
         sock.listen(LISTEN_BACKLOG)
     except OSError as exc:

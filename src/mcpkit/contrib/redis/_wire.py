@@ -1,0 +1,263 @@
+"""A lean Redis connection for the scripts every request runs (issue #29: Redis costs).
+
+Each legacy request on Redis makes one or two round trips: the session is read and marked used
+(``touch``), and an SSE answer's stream is written whole (``write_complete``). Through redis-py
+one round trip costs a worker ~150-300 µs of CPU — the pool checkout, the retry wrapper, the
+per-command timeout scope, argument encoding, the observability hooks — about as much as the
+whole request costs with the session in memory. :class:`Wire` sends the same ``EVALSHA`` packed
+by hiredis on one pipelined asyncio connection and parses the replies with ``hiredis.Reader``:
+~60 µs a round trip, the same replies (bytes, ints, lists, ``None``).
+
+It keeps the client's failure mode (:mod:`._conn`): the connect timeout, a deadline per command
+(``socket_timeout``), a bounded number of retries with the same exponential backoff, and
+redis-py's exception types, so :func:`~mcpkit.contrib.redis._conn.guarded` turns an outage into
+:class:`~mcpkit.contrib.redis._conn.RedisUnavailable` (503) exactly as before. A timed-out or
+broken connection is dropped and the next command opens a new one. A Redis that lost its script
+cache (a restart) answers ``NOSCRIPT``: the command is sent again as ``EVAL`` with the source.
+
+Used only where it can stand in for the client exactly: hiredis installed (``mcpkit[redis]``
+brings it) and a plain ``redis://`` or ``unix://`` URL (password and database number included).
+Elsewhere (``rediss://``, no hiredis) :func:`wire_for` gives ``None`` and the stores keep using
+redis-py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import hashlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from mcpkit.contrib.redis._conn import BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS, RedisOptions
+
+if TYPE_CHECKING:
+    import redis.asyncio
+
+__all__ = ["Script", "Scripted", "Wire", "wire_for"]
+
+_CLOSED: Final = "Connection closed by server."
+
+
+class Script:
+    """A Lua script run by :meth:`Wire.run` (by its SHA1; its source after ``NOSCRIPT``)."""
+
+    __slots__ = ("sha", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source.encode()
+        self.sha = hashlib.sha1(self.source, usedforsecurity=False).hexdigest().encode()
+
+
+class _Connection(asyncio.Protocol):
+    """One socket: commands written in order, each reply resolves the oldest waiting future."""
+
+    def __init__(self, reader: Any) -> None:
+        self._reader = reader
+        self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        self._transport: asyncio.Transport | None = None
+        self.lost = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport  # type: ignore[assignment]  # uvloop's is no subclass
+
+    def data_received(self, data: bytes) -> None:
+        self._reader.feed(data)
+        while True:
+            try:
+                reply = self._reader.gets()
+            except Exception as exc:  # a protocol error: the stream cannot be trusted any more
+                self.fail(exc)
+                return
+            if reply is False:
+                return
+            if not self._waiting:  # a reply nobody asked for: the stream is out of step
+                self.fail(ConnectionError("unexpected reply from Redis"))
+                return
+            future = self._waiting.popleft()
+            if not future.done():
+                future.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        self._fail_waiting(ConnectionError(str(exc) if exc else _CLOSED))
+
+    def send(self, packed: bytes) -> asyncio.Future[Any]:
+        assert self._transport is not None
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting.append(future)
+        self._transport.write(packed)
+        return future
+
+    def fail(self, exc: BaseException) -> None:
+        """Drop the connection (a timeout or a broken stream): waiting commands fail with
+        ``exc``; the next command opens a new connection."""
+        self.lost = True
+        self._fail_waiting(exc)
+        if self._transport is not None:
+            self._transport.abort()
+
+    def _fail_waiting(self, exc: BaseException) -> None:
+        while self._waiting:
+            future = self._waiting.popleft()
+            if not future.done():
+                future.set_exception(exc)
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    host: str
+    port: int
+    path: str | None
+    username: str | None
+    password: str | None
+    db: int
+
+
+class Wire:
+    """See the module docstring. Built by :func:`wire_for`; closed with :meth:`aclose`."""
+
+    def __init__(self, target: _Target, options: RedisOptions) -> None:
+        import hiredis
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import ResponseError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
+
+        self._hiredis: Any = hiredis  # its stubs type pack_command's tuple as a 1-tuple
+        self._target = target
+        self._options = options
+        self._connection: _Connection | None = None
+        self._opening = asyncio.Lock()
+        self._response_error = ResponseError
+        self._retryable = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
+        self._timeout_error = RedisTimeoutError
+
+    async def run(self, script: Script, keys: list[str], args: list[Any]) -> Any:
+        """``EVALSHA`` (``EVAL`` after ``NOSCRIPT``): the script's reply, as redis-py gives it."""
+        # hiredis packs str (UTF-8), bytes, int and float (as repr) as redis-py encodes them
+        tail = (len(keys), *keys, *args)
+        attempt = 0
+        while True:
+            try:
+                reply = await self._command((b"EVALSHA", script.sha, *tail))
+                if isinstance(reply, self._hiredis.ReplyError) and str(reply).startswith(
+                    "NOSCRIPT"
+                ):
+                    reply = await self._command((b"EVAL", script.source, *tail))
+            except self._retryable:
+                if attempt >= self._options.retries:
+                    raise
+                attempt += 1
+                await asyncio.sleep(  # redis-py's ExponentialBackoff, as _conn.connect sets it
+                    min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2**attempt)
+                )
+                continue
+            if isinstance(reply, self._hiredis.ReplyError):
+                raise self._response_error(str(reply))
+            return reply
+
+    async def _command(self, parts: tuple[Any, ...]) -> Any:
+        connection = self._connection
+        if connection is None or connection.lost:
+            connection = await self._open()
+        future = connection.send(self._hiredis.pack_command(parts))
+        try:
+            async with asyncio.timeout(self._options.socket_timeout):
+                return await future
+        except TimeoutError:
+            connection.fail(self._timeout_error("Timeout reading from Redis"))
+            raise self._timeout_error("Timeout reading from Redis") from None
+
+    async def _open(self) -> _Connection:
+        async with self._opening:
+            if self._connection is not None and not self._connection.lost:
+                return self._connection
+            loop = asyncio.get_running_loop()
+            target = self._target
+            connection = _Connection(self._hiredis.Reader())
+            try:
+                async with asyncio.timeout(self._options.connect_timeout):
+                    if target.path is not None:
+                        opened = await loop.create_unix_connection(lambda: connection, target.path)
+                    else:
+                        opened = await loop.create_connection(
+                            lambda: connection, target.host, target.port
+                        )
+                    connection.connection_made(opened[0])  # uvloop may not have called it yet
+                    await self._handshake(connection)
+            except TimeoutError:
+                connection.fail(self._timeout_error("Timeout connecting to Redis"))
+                raise self._timeout_error("Timeout connecting to Redis") from None
+            except BaseException:
+                connection.fail(ConnectionError("could not open a connection to Redis"))
+                raise
+            self._connection = connection
+            return connection
+
+    async def _handshake(self, connection: _Connection) -> None:
+        target = self._target
+        steps: list[tuple[bytes, ...]] = []
+        if target.password is not None:
+            auth = (target.username.encode(),) if target.username else ()
+            steps.append((b"AUTH", *auth, target.password.encode()))
+        if target.db:
+            steps.append((b"SELECT", str(target.db).encode()))
+        replies = [connection.send(self._hiredis.pack_command(step)) for step in steps]
+        for reply in replies:
+            answer = await reply
+            if isinstance(answer, self._hiredis.ReplyError):
+                raise self._response_error(str(answer))
+
+    async def aclose(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                connection.fail(ConnectionError("the connection was closed"))
+
+
+def wire_for(client: redis.asyncio.Redis, options: RedisOptions) -> Wire | None:
+    """A :class:`Wire` to the Redis ``client`` talks to, or ``None`` where it could not stand in
+    for the client exactly (no hiredis; TLS or another connection class)."""
+    try:
+        import hiredis  # noqa: F401
+        from redis.asyncio.connection import Connection, UnixDomainSocketConnection
+    except ImportError:
+        return None
+    pool: Any = client.connection_pool
+    kwargs: dict[str, Any] = pool.connection_kwargs
+    if pool.connection_class is UnixDomainSocketConnection:
+        path = kwargs.get("path")
+    elif pool.connection_class is Connection:
+        path = None
+    else:
+        return None
+    if kwargs.get("credential_provider") is not None:
+        return None
+    target = _Target(
+        host=str(kwargs.get("host", "localhost")),
+        port=int(kwargs.get("port", 6379)),
+        path=str(path) if path else None,
+        username=kwargs.get("username"),
+        password=kwargs.get("password"),
+        db=int(kwargs.get("db", 0) or 0),
+    )
+    return Wire(target, options)
+
+
+class Scripted:
+    """One Lua script, called like a redis-py ``Script`` (``keys=``, ``args=``, ``client=``):
+    on the :class:`Wire` when there is one, through redis-py when there is none or when a
+    ``client`` (a pipeline) is given."""
+
+    __slots__ = ("_lean", "_slow", "_wire")
+
+    def __init__(self, client: redis.asyncio.Redis, wire: Wire | None, source: str) -> None:
+        self._wire = wire
+        self._lean = Script(source)
+        self._slow: Any = client.register_script(source)
+
+    async def __call__(self, *, keys: list[str], args: list[Any], client: Any = None) -> Any:
+        if client is None and self._wire is not None:
+            return await self._wire.run(self._lean, keys, args)
+        return await self._slow(keys=keys, args=args, client=client)
