@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, KeysView, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, overload
 
 from mcpkit.protocol._errors import UsageError
@@ -319,6 +319,12 @@ class Server:
 
     def remove_tool(self, name: str) -> None:
         self._tools.remove(name)
+
+    @property
+    def tool_names(self) -> KeysView[str]:
+        """The names of the registered tools, as a live view (what a generator of tools, such as
+        the OpenAPI provider, must not reuse)."""
+        return self._tools.keys()
 
     def resource(
         self,

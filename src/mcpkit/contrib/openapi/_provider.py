@@ -213,7 +213,7 @@ def add_openapi(
         route_maps=route_maps,
         names=names,
         uri_prefix=uri_prefix,
-        taken=server._tools.keys(),
+        taken=server.tool_names,
     )
     prefix, templated = _base_prefix(conversion.document, client)
     # over the network only: a client with a transport of its own (in process, mocked, a
