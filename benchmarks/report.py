@@ -405,7 +405,7 @@ def issue34_lines(results: Results) -> list[str]:
         ratio = times_raw(mine, floor, False)
         cells = " | ".join(fmt(v) for v in values)
         lines.append(
-            f"| {label} ({unit}) | {cells} | ≤ {target:.1f}× | {ratio_text(ratio, '')} | "
+            f"| {label} ({unit}) | {cells} | ≤ {target:g}× | {ratio_text(ratio, '')} | "
             f"{_verdict(ratio, target)} |"
         )
 

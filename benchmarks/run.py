@@ -164,7 +164,7 @@ FULL = Settings(
 
 
 ISSUE34 = Settings(
-    repeats=5,
+    repeats=3,
     calls=3000,
     pipelined=3000,
     warmup=100,
@@ -177,7 +177,7 @@ ISSUE34 = Settings(
     http_max_seconds=0.8,
     sessions=0,
     client_calls=1000,
-    light_repeats=5,
+    light_repeats=3,
     extra_starts=3,
 )
 """Issue #34's rows: stdio and HTTP server CPU, client CPU and start-up, every repeat."""
