@@ -8,6 +8,8 @@ sequential `echo` calls after a warm-up. The server is the command after ``--``.
     python benchmarks/client_cpu.py --client mcpkit [--era legacy|modern] --calls N -- CMD...
 
 ``--client raw`` is the floor: a blocking newline-JSON loop with the stdlib, no library.
+``--client raw-asyncio`` is the asyncio floor: the same messages over an asyncio subprocess pipe,
+one future per call resolved by the read callback (what the event loop alone costs a client).
 """
 
 from __future__ import annotations
@@ -133,7 +135,90 @@ def run_raw(command: list[str], era: str, calls: int, warmup: int) -> dict[str, 
         proc.wait()
 
 
-CLIENTS = {"mcpkit": run_mcpkit, "mcp": run_mcp, "fastmcp": run_fastmcp}
+async def run_raw_asyncio(
+    command: list[str], era: str, calls: int, warmup: int
+) -> dict[str, float]:
+    """The asyncio floor of a client: the raw client's messages over an asyncio subprocess
+    pipe, each call a future resolved by the read callback (msgspec codec, no library). What
+    any asyncio client pays at least: the event loop's wake-up per answer."""
+    import msgspec
+
+    decode = msgspec.json.Decoder().decode
+    encode = msgspec.json.Encoder().encode
+    loop = asyncio.get_running_loop()
+    waiting: dict[int, asyncio.Future[Any]] = {}
+    exited: asyncio.Future[None] = loop.create_future()
+
+    class Answers(asyncio.SubprocessProtocol):
+        buffer = b""
+
+        def pipe_data_received(self, fd: int, data: bytes) -> None:
+            if fd != 1:
+                return
+            *lines, self.buffer = (self.buffer + data).split(b"\n")
+            for line in lines:
+                answer = decode(line)
+                future = waiting.pop(answer.get("id"), None)
+                if future is not None and not future.done():
+                    future.set_result(answer)
+
+        def process_exited(self) -> None:
+            exited.set_result(None)
+
+    transport, _ = await loop.subprocess_exec(Answers, *command, stderr=None)
+    stdin: Any = transport.get_pipe_transport(0)
+    meta: dict[str, Any] = {}
+    if era == "modern":
+        meta = {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        }
+
+    async def send(message: dict[str, Any]) -> Any:
+        future = None
+        if "id" in message:
+            future = waiting[message["id"]] = loop.create_future()
+        stdin.write(encode(message) + b"\n")
+        return None if future is None else await future
+
+    try:
+        if era == "legacy":
+            await send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": LEGACY_VERSION,
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "0"},
+                    },
+                }
+            )
+            await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        ids = iter(range(1, 1 << 30))
+
+        async def call() -> Any:
+            params = {"name": "echo", "arguments": ECHO, **meta}
+            return await send(
+                {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": params}
+            )
+
+        return await _timed(call, calls, warmup)
+    finally:
+        stdin.close()
+        await exited
+        transport.close()
+
+
+CLIENTS = {
+    "mcpkit": run_mcpkit,
+    "mcp": run_mcp,
+    "fastmcp": run_fastmcp,
+    "raw-asyncio": run_raw_asyncio,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -345,6 +345,8 @@ def environment(
 def render(results: Results, env: list[str]) -> str:
     """The markdown report; ``env`` is :func:`environment`'s description of the run."""
     out = ["# mcpkit benchmark report", "", *env, ""]
+    if "startup" in results.runs:  # the issue #34 suite
+        out += ["## Issue #34: the distance to the floors", "", *issue34_lines(results)]
     out += ["## Budgets (DESIGN.md §4)", "", *budget_lines(results)]
 
     headline = [
@@ -382,6 +384,71 @@ def render(results: Results, env: list[str]) -> str:
         out += [f"- {k}: {v}" for k, v in {**results.skipped, **results.failures}.items()]
         out.append("")
     return "\n".join(out)
+
+
+def _verdict(ratio: float | None, target: float) -> str:
+    if ratio is None:
+        return "–"
+    return "**met**" if ratio <= target else "**NOT MET**"
+
+
+def issue34_lines(results: Results) -> list[str]:
+    """The five rows of issue #34, each against its floor, with the peers for scale."""
+    lines = [
+        "| row | raw floor | raw asyncio | mcpkit | mcp 2.3.0 | fastmcp 4.2.3 | target "
+        "| mcpkit × floor | verdict |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---|",
+    ]
+
+    def row(label: str, values: list[float | None], target: float, unit: str) -> None:
+        floor, mine = values[0], values[2]
+        ratio = times_raw(mine, floor, False)
+        cells = " | ".join(fmt(v) for v in values)
+        lines.append(
+            f"| {label} ({unit}) | {cells} | ≤ {target:g}× | {ratio_text(ratio, '')} | "
+            f"{_verdict(ratio, target)} |"
+        )
+
+    impls = (RAW, ASYNCIO, MCPKIT, *PEERS)
+    field = "sequential_server_cpu_us_per_call"
+    for era in ("legacy", "modern"):
+        values = [results.median("stdio", i, era, field) for i in impls]
+        row(f"stdio server CPU/call, {era}", values, 2.0, "µs")
+    clients = ("raw client", "raw asyncio client", "mcpkit client", "mcp 2.3.0 client")
+    for era in ("legacy", "modern"):
+        values = [
+            results.median("client", c, f"raw server · {era}", "client_cpu_us_per_call")
+            for c in clients
+        ]
+        fast = results.median("client", "fastmcp 4.2.3 client", "raw server · auto",
+                              "client_cpu_us_per_call")  # fmt: skip
+        row(f"client CPU/call vs raw server, {era}", [*values, fast], 2.0, "µs")
+    for era in ("legacy", "modern"):
+        values = [results.median("stdio", i, era, "start_to_first_answer_ms") for i in impls]
+        row(f"start → first answer, {era}", values, 2.0, "ms")
+    for mode, target in (("modern", 1.2), ("legacy-sse", 1.12), ("legacy-json", 1.12)):
+        for phase, title in (("sequential", "seq"), ("concurrent", "32 clients")):
+            metric = f"{phase}_server_cpu_us_per_call"
+            values = [results.median("http", i, mode, metric) for i in impls]
+            row(f"HTTP {mode} server CPU/call, {title}", values, target, "µs")
+    out = [*lines, ""]
+    bare = results.runs.get("startup", {}).get("bare", {}).get("python", [])
+    server = results.runs.get("startup", {}).get(MCPKIT, {}).get("imports", [])
+    if bare and server:
+        out += [
+            "Start-up breakdown (medians, ms; `-X importtime` self time by package, wall time "
+            "of the interpreter alone):",
+            "",
+            "| what | ms |",
+            "|---|---:|",
+        ]
+        for key in bare[0]:
+            out.append(f"| `{key}` | {fmt(results.median('startup', 'bare', 'python', key))} |")
+        for key in server[0]:
+            value = results.median("startup", MCPKIT, "imports", key)
+            out.append(f"| mcpkit server `{key}` | {fmt(value)} |")
+        out.append("")
+    return out
 
 
 def client_table(results: Results) -> list[str]:

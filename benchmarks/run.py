@@ -32,6 +32,7 @@ from typing import Any
 from driver import ERAS, PeerError, measure, measure_large, measure_list
 from http_driver import MODES, measure_http, measure_sessions
 from report import Results, environment, render
+from startup import bare, breakdown
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "benchmarks" / "results"
@@ -69,7 +70,13 @@ IMPLS: list[Impl] = [
         "benchmarks/raw_asgi_server.py",
         "raw",
     ),
-    Impl(ASYNCIO_REFERENCE, PROJECT_PYTHON, "benchmarks/raw_asyncio_server.py", None, None),
+    Impl(
+        ASYNCIO_REFERENCE,
+        PROJECT_PYTHON,
+        "benchmarks/raw_asyncio_server.py",
+        None,
+        "raw-asyncio",
+    ),
     Impl(
         MCPKIT,
         PROJECT_PYTHON,
@@ -93,7 +100,9 @@ IMPLS: list[Impl] = [
         "fastmcp",
     ),
 ]
-SECTIONS = ("stdio", "http", "list", "large", "sessions", "client")
+SECTIONS = ("stdio", "http", "list", "large", "sessions", "client", "startup")
+SUITES = {"issue34": ("stdio", "http", "client", "startup")}
+"""Named sets of sections (``--suite``), each with its own settings (``SUITE_SETTINGS``)."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +161,27 @@ FULL = Settings(
     light_repeats=2,
     extra_starts=3,
 )
+
+
+ISSUE34 = Settings(
+    repeats=3,
+    calls=3000,
+    pipelined=3000,
+    warmup=100,
+    max_seconds=1.0,
+    list_calls=0,
+    list_tools=0,
+    large_sizes=(),
+    large_repeats=0,
+    http_calls=600,
+    http_max_seconds=0.8,
+    sessions=0,
+    client_calls=1000,
+    light_repeats=3,
+    extra_starts=3,
+)
+"""Issue #34's rows: stdio and HTTP server CPU, client CPU and start-up, every repeat."""
+SUITE_SETTINGS = {"issue34": ISSUE34}
 
 
 def unavailable(impl: Impl, script: str | None, http: bool = False) -> str | None:
@@ -226,6 +256,19 @@ class Runner:
                 self.sessions(order)
             if "client" in self.sections and light:
                 self.client(order)
+            if "startup" in self.sections and light:
+                self.startup()
+
+    def startup(self) -> None:
+        """Where mcpkit's start goes (``startup.py``), and the bare interpreter's."""
+        mcpkit = next(i for i in self.impls if i.name == MCPKIT)
+        self.job("startup", "bare", "python", lambda: bare(str(PROJECT_PYTHON), 3))
+        self.job(
+            "startup",
+            MCPKIT,
+            "imports",
+            lambda: breakdown(mcpkit.command(mcpkit.stdio), 3),  # type: ignore[arg-type]
+        )
 
     def stdio(self, order: list[Impl]) -> None:
         s = self.settings
@@ -307,7 +350,11 @@ class Runner:
         clients = [i for i in order if i.client is not None]
         raw = next(i for i in self.impls if i.name == RAW)
         pairs = [(c, raw) for c in clients] + [
-            (c, srv) for c in clients if c.name == MCPKIT for srv in servers if srv.name != RAW
+            (c, srv)
+            for c in clients
+            if c.name == MCPKIT
+            for srv in servers
+            if srv.name not in (RAW, ASYNCIO_REFERENCE)
         ]
         for client, server in pairs:
             if not self.available("client", client, "benchmarks/client_cpu.py"):
@@ -367,6 +414,9 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="fewer calls and repeats")
+    parser.add_argument(
+        "--suite", choices=sorted(SUITES), help="a named set of sections with its own settings"
+    )
     parser.add_argument("--only", action="append", choices=SECTIONS, default=[], help="section")
     parser.add_argument(
         "--server", action="append", default=[], help="only this implementation (raw always runs)"
@@ -374,6 +424,9 @@ def main() -> int:
     parser.add_argument("--output", type=Path, default=RESULTS_DIR, help="report directory")
     args = parser.parse_args()
     settings = QUICK if args.quick else FULL
+    if args.suite is not None:
+        settings = SUITE_SETTINGS[args.suite]
+        args.only = args.only or list(SUITES[args.suite])
     os.chdir(ROOT)
     compile_bytecode()
     impls = [i for i in IMPLS if not args.server or i.name in args.server or i.name == RAW]

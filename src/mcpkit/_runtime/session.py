@@ -39,6 +39,7 @@ from mcpkit._runtime.context import (
     RequestHandler,
 )
 from mcpkit._runtime.pending import PendingRequest
+from mcpkit._runtime.step import start_eagerly
 from mcpkit._runtime.stream import MessageStream
 from mcpkit._runtime.tasks import Slots, TaskSet
 from mcpkit.protocol._batch import BatchAnswers
@@ -161,6 +162,8 @@ class Session:
         self._input_failure: TransportError | None = None
         """Set when the peer's side ended: nothing can be received any more."""
         self._closing = False
+        self._eager = False
+        """Start request handlers eagerly (see ``_accept_request``)."""
 
     @property
     def protocol_version(self) -> str | None:
@@ -179,7 +182,9 @@ class Session:
         self._loop = asyncio.get_running_loop()
         self._tasks = TaskSet(self._loop, self.name, logger)
         start_push = getattr(self._stream, "start_push", None)
-        if start_push is None or not start_push(self._dispatch, self._on_pushed_end):
+        if start_push is not None and start_push(self._dispatch, self._on_pushed_end):
+            self._eager = True  # requests arrive in read callbacks, outside any task
+        else:
             self._tasks.spawn(self._read_loop(), name=f"{self.name}-reader")
         return self
 
@@ -535,14 +540,23 @@ class Session:
             self._spawn(self._await_quietly(result))
 
     def _accept_request(self, request: Request) -> None:
-        ctx = self._admit_request(request)
-        if type(ctx) is ErrorResponse:
-            self._spawn(self._send_quietly(ctx, request.method))
+        admitted = self._admit_request(request)
+        if type(admitted) is ErrorResponse:
+            self._spawn(self._send_quietly(admitted, request.method))
             return
+        ctx: RequestContext = admitted  # type: ignore[assignment]
         assert self._tasks is not None
+        if self._eager:
+            # pushed from a read callback: the handler's first step runs now (most answer
+            # within it), not one loop iteration later; a handler that waits goes on as a task
+            task = start_eagerly(self._loop, self._serve(ctx, ctx._entry))  # type: ignore[arg-type]
+            if not task.done():
+                ctx._task = task
+                self._tasks.adopt(task)
+            return
         # started, not spawned: _serve forgets its own task, so that a request answered within
         # one step costs no extra loop iteration for a done callback
-        ctx._task = self._tasks.start(self._serve(ctx, ctx._entry))  # type: ignore[union-attr, arg-type]
+        ctx._task = self._tasks.start(self._serve(ctx, ctx._entry))  # type: ignore[arg-type]
 
     def _admit_request(self, request: Request) -> RequestContext | ErrorResponse:
         """Let the connection judge a request: its context to serve it, or the error to answer

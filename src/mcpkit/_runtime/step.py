@@ -17,11 +17,13 @@ for the request reads the body (``transports/http/_server/body.py``) and runs th
 
 from __future__ import annotations
 
+import asyncio
 import types
-from collections.abc import Awaitable, Generator
+from collections import deque
+from collections.abc import Awaitable, Coroutine, Generator
 from typing import Any, TypeVar
 
-__all__ = ["Pending", "finish", "step"]
+__all__ = ["Pending", "finish", "start_eagerly", "step"]
 
 T = TypeVar("T")
 
@@ -81,3 +83,36 @@ def finish(pending: Pending) -> Generator[Any, Any, Any]:
                 value = next(it) if send is None else send(sent)
             except StopIteration as done:
                 return done.value
+
+
+# -- a task whose first step runs now ------------------------------------------------------------
+# A stdio request is read in a protocol callback (``data_received``); a task created there runs
+# its first step one event-loop iteration later: another ``epoll_wait`` (with a zero timeout)
+# and another pass over the ready queue per request, for a handler that usually answers without
+# ever waiting. Python 3.12's ``eager_start`` runs that first step in the caller. This does the
+# same on 3.11 and later for the loops whose ready queue it knows (asyncio's own): the task is
+# created as usual (named, registered, its own context, its first step scheduled), and that
+# scheduled step — the handle the task just appended to the ready queue — is taken off the queue
+# and run at once, exactly as the loop would have run it an iteration later. The task's own step
+# does everything (entering the task, so ``current_task()``, ``asyncio.timeout`` and
+# ``TaskGroup`` inside see it; its result, its cancellation, waiting on a future), so a
+# coroutine that waits simply goes on as the ordinary task it is.
+
+
+def start_eagerly(
+    loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any]
+) -> asyncio.Task[Any]:
+    """A task running ``coro``, whose first step has already run when called outside any task.
+
+    ``task.done()`` then says whether it finished within that step (no loop iteration was spent
+    on it). Inside a running task, or on a loop whose ready queue is not asyncio's ``deque`` of
+    handles, this is ``loop.create_task``: the first step runs on the next iteration.
+    """
+    task = loop.create_task(coro)
+    ready = getattr(loop, "_ready", None)
+    if type(ready) is deque and ready and asyncio.current_task(loop) is None:
+        handle = ready[-1]
+        if getattr(getattr(handle, "_callback", None), "__self__", None) is task:
+            ready.pop()
+            handle._run()  # the task's step, as the loop runs it (errors to its handler)
+    return task

@@ -75,6 +75,10 @@ class TaskSet:
         self._tasks.add(task)
         return task
 
+    def adopt(self, task: asyncio.Task[Any]) -> None:
+        """Track a task made elsewhere (``step.start_eagerly``) as if :meth:`start` had made it."""
+        self._tasks.add(task)
+
     def forget(self, task: asyncio.Task[Any] | None) -> None:
         """Stop tracking a task that :meth:`start` started (it is ending)."""
         self._tasks.discard(task)

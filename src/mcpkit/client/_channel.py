@@ -23,6 +23,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, Literal, Protocol
 
+from mcpkit._runtime.concurrency import TaskScope, race
 from mcpkit._runtime.pending import DEFAULT_MAX_TOTAL_TIMEOUT
 from mcpkit._runtime.session import ProgressCallback, Session
 from mcpkit.client._connectors import ExchangeTransport
@@ -287,22 +288,23 @@ class ExchangeChannel:
 
         version = protocol_version or connection.protocol_version or ""
         try:
-            exchange = asyncio.ensure_future(
-                self._transport.exchange(
-                    request, protocol_version=version, on_notification=sink, tool=tool
+            # leaving the scope cancels an exchange still running and waits for it: closing the
+            # stream is the 2026 cancel signal on HTTP
+            async with TaskScope(f"exchange-{request_id}", logger) as scope:
+                exchange = scope.spawn(
+                    self._transport.exchange(
+                        request, protocol_version=version, on_notification=sink, tool=tool
+                    )
                 )
-            )
-        except BaseException:
-            connection.end_request(request_id)
-            raise
-        try:
-            response = await _await_with_deadline(
-                exchange, progressed, method, timeout, max_timeout, progress_callback is not None
-            )
+                response = await _await_with_deadline(
+                    exchange,
+                    progressed,
+                    method,
+                    timeout,
+                    max_timeout,
+                    progress_callback is not None,
+                )
         finally:
-            if not exchange.done():
-                exchange.cancel()  # closing the stream is the 2026 cancel signal on HTTP
-                await asyncio.gather(exchange, return_exceptions=True)
             connection.end_request(request_id)
         if isinstance(response, Response):
             return response.result
@@ -337,18 +339,10 @@ async def _await_with_deadline(
             capped = wait is None or left <= wait
             wait = left if wait is None else min(wait, left)
         progressed.clear()
-        waiter = asyncio.ensure_future(progressed.wait())
-        try:
-            done, _ = await asyncio.wait(
-                (exchange, waiter),
-                timeout=max(wait or 0.0, 0.0),
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-        finally:
-            waiter.cancel()
-        if exchange in done:
+        first = await race(exchange, progressed.wait(), timeout=max(wait or 0.0, 0.0))
+        if first is exchange:
             return exchange.result()
-        if resets and waiter in done and (hard is None or loop.time() < hard):
+        if resets and first is not None and (hard is None or loop.time() < hard):
             continue
         if (capped or (hard is not None and loop.time() >= hard)) and timeout is not None:
             raise RequestTimeout(method, max_timeout or 0.0, total=True)

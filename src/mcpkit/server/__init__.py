@@ -12,7 +12,7 @@ are served at once. The whole public surface is listed in ``docs/api.md``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit.server import content
 from mcpkit.server._auth_hooks import ScopeRequired
@@ -21,7 +21,6 @@ from mcpkit.server._http_options import HttpAppOptions, HttpRunOptions
 from mcpkit.server._memo import MAX_MEMO_BYTES, MemoTooLarge
 from mcpkit.server._prompts import Message, RegisteredPrompt
 from mcpkit.server._resources import RegisteredResource, ResourceData
-from mcpkit.server._safe_files import read_under
 from mcpkit.server._sampling_options import SamplingOptions
 from mcpkit.server._server import Server
 from mcpkit.server._server_options import ServerOptions
@@ -33,7 +32,6 @@ from mcpkit.server._tools import (
     ToolError,
     ToolResult,
 )
-from mcpkit.server._uri_template import UriTemplate
 from mcpkit.server.middleware import (
     CallNext,
     Handler,
@@ -50,6 +48,11 @@ if TYPE_CHECKING:
         KeyRing,
         RequestStateSealer,
     )
+    from mcpkit.server._safe_files import read_under
+    from mcpkit.server._uri_template import UriTemplate
+
+if TYPE_CHECKING:
+    from mcpkit.server._safe_files import read_under
 
 __all__ = [
     "MAX_MEMO_BYTES",
@@ -90,16 +93,25 @@ __all__ = [
 ]
 
 
-_REQUEST_STATE = frozenset({"DEFAULT_STATE_TTL", "STATE_KEYS_ENV", "KeyRing", "RequestStateSealer"})
+_LAZY: Final = {
+    # the request-state names: serving needs them only for a 2026 multi-round-trip request
+    "DEFAULT_STATE_TTL": "_request_state",
+    "STATE_KEYS_ENV": "_request_state",
+    "KeyRing": "_request_state",
+    "RequestStateSealer": "_request_state",
+    # the URI template engine (three dataclasses and their generated methods)
+    "read_under": "_safe_files",
+    "UriTemplate": "_uri_template",
+}
+"""Names loaded on first use (PEP 562): a stdio server must not pay for them on its way up."""
 
 
 def __getattr__(name: str) -> Any:
-    """The request-state names load on first use (PEP 562): serving needs them only for a
-    2026 multi-round-trip request, and a stdio server must not pay for them on its way up."""
-    if name not in _REQUEST_STATE:
-        raise AttributeError(f"module 'mcpkit.server' has no attribute {name!r}")
-    from mcpkit.server import _request_state
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
 
-    value = getattr(_request_state, name)
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value

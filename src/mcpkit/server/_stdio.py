@@ -8,6 +8,7 @@ import signal
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
+from mcpkit._runtime.concurrency import race
 from mcpkit._runtime.pending import PendingRequest
 from mcpkit._runtime.session import (
     DEFAULT_MAX_CONCURRENT_REQUESTS,
@@ -18,6 +19,7 @@ from mcpkit._runtime.session import (
     Session,
 )
 from mcpkit._runtime.stream import MessageStream
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.protocol._connection import ServerConnection
 from mcpkit.protocol._errors import MessageDecodeError
 from mcpkit.types._jsonrpc import JSONObject, Message, Notification
@@ -100,13 +102,7 @@ async def _input_ended_or(session: Session, stop: asyncio.Event | None) -> None:
     if stop is None:
         await session.wait_input_ended()
         return
-    ended = asyncio.ensure_future(session.wait_input_ended())
-    stopped = asyncio.ensure_future(stop.wait())
-    try:
-        await asyncio.wait([ended, stopped], return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        ended.cancel()
-        stopped.cancel()
+    await race(session.wait_input_ended(), stop.wait())
 
 
 async def run_stdio(server: Server) -> None:
@@ -135,11 +131,15 @@ async def run_stdio(server: Server) -> None:
 class InMemoryClientStream:
     """The client end of an in-memory connection; closing it also waits for the server side.
 
-    So ``async with`` blocks that open one leave nothing running behind them.
+    So ``async with`` blocks that open one leave nothing running behind them: the server side
+    is a task of this object's own :class:`TaskSet`.
     """
 
-    def __init__(self, stream: MessageStream, server_task: asyncio.Task[None]) -> None:
+    def __init__(
+        self, stream: MessageStream, tasks: TaskSet, server_task: asyncio.Task[None]
+    ) -> None:
         self._stream = stream
+        self._tasks = tasks
         self._server_task = server_task
 
     async def send(self, message: Message) -> None:
@@ -151,10 +151,9 @@ class InMemoryClientStream:
     async def aclose(self) -> None:
         await self._stream.aclose()
         if not self._server_task.done():
-            done, _ = await asyncio.wait([self._server_task], timeout=SHUTDOWN_GRACE_SECONDS + 1)
-            if not done:
-                self._server_task.cancel()
-                await asyncio.wait([self._server_task])
+            # the server side sees end of stream and winds down; cut it short past its grace
+            await asyncio.wait([self._server_task], timeout=SHUTDOWN_GRACE_SECONDS + 1)
+        await self._tasks.aclose()
 
 
 def connect_in_memory(server: Server) -> InMemoryClientStream:
@@ -166,7 +165,6 @@ def connect_in_memory(server: Server) -> InMemoryClientStream:
     from mcpkit.transports._memory import memory_pair
 
     client_end, server_end = memory_pair()
-    task = asyncio.get_running_loop().create_task(
-        serve_stream(server, server_end, name=f"{server.name}-memory")
-    )
-    return InMemoryClientStream(client_end, task)
+    tasks = TaskSet(asyncio.get_running_loop(), f"{server.name}-memory", logger)
+    task = tasks.spawn(serve_stream(server, server_end, name=f"{server.name}-memory"))
+    return InMemoryClientStream(client_end, tasks, task)

@@ -22,7 +22,6 @@ import asyncio
 import functools
 import inspect
 import logging
-import secrets
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -135,6 +134,8 @@ def _internal_error_result(tool: str, exc: BaseException, masked: bool) -> JSONO
     """The ``isError`` result of an unexpected exception: its text, or with ``masked`` (the
     server's ``mask_errors``) a generic one and a reference also written to the server's log."""
     if masked:
+        import secrets  # here, not at import: it loads hashlib and OpenSSL, ~2 % of a start
+
         reference = secrets.token_hex(4)
         logger.error("tool %r failed: error reference %s", tool, reference)
         text = f"Error executing tool {tool}: internal error (reference {reference})"

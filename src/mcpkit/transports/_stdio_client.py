@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Final, Literal, TextIO
 
+from mcpkit._runtime.concurrency import cancel_and_wait
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.protocol._errors import PARSE_ERROR, ConnectionBroken, MessageDecodeError, ParseError
 from mcpkit.protocol._framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer
 from mcpkit.transports._lines import READ_CHUNK_BYTES, LineStream
@@ -204,10 +206,12 @@ class StdioClientStream(LineStream):
         self._tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self._exited = protocol.exited
         self._stopping = False
-        self._exit_task = asyncio.create_task(
+        # the exit watch, the stderr pump and the shutdown: all ended by the shutdown itself
+        self._tasks = TaskSet(asyncio.get_running_loop(), f"mcpkit-stdio-{self._pid}", self._log)
+        self._exit_task = self._tasks.spawn(
             self._watch_exit(), name=f"mcpkit-stdio-exit-{self._pid}"
         )
-        self._stderr_task = asyncio.create_task(
+        self._stderr_task = self._tasks.spawn(
             self._pump_stderr(), name=f"mcpkit-stdio-stderr-{self._pid}"
         )
         self._shutdown_task: asyncio.Task[None] | None = None
@@ -385,7 +389,7 @@ class StdioClientStream(LineStream):
         self._closed = True
         self._stopping = True
         if self._shutdown_task is None:
-            self._shutdown_task = asyncio.create_task(
+            self._shutdown_task = self._tasks.spawn(
                 self._shutdown(), name=f"mcpkit-stdio-shutdown-{self.pid}"
             )
         try:
@@ -410,10 +414,8 @@ class StdioClientStream(LineStream):
         await asyncio.wait([self._exit_task], timeout=KILL_TIMEOUT)
         await self._drain_stdout()
         await asyncio.wait([self._stderr_task], timeout=DRAIN_TIMEOUT)
-        for task in (self._exit_task, self._stderr_task):
-            if not task.done():
-                task.cancel()
-        await asyncio.wait([self._exit_task, self._stderr_task])
+        await cancel_and_wait(self._exit_task)
+        await cancel_and_wait(self._stderr_task)
         # Normally every pipe is at EOF by now and this only confirms it; if something outside
         # the process group still holds a pipe, this lets go of our ends.
         self._transport.close()

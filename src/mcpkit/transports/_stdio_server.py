@@ -28,6 +28,7 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Final, TextIO
 
+from mcpkit._runtime.tasks import TaskSet
 from mcpkit.protocol._framing import MAX_LINE_BYTES
 from mcpkit.transports._lines import LineStream
 from mcpkit.transports._pipes import FileSink, PipeSink, ReadPipe, open_read_fd, open_write_fd
@@ -166,7 +167,7 @@ async def stdio_server(
     parent = os.getppid()  # now, not when the watch task first runs: the parent may die first
     redirect = _StdioRedirect()
     redirect.enter()
-    watcher: asyncio.Task[None] | None = None
+    tasks = TaskSet(asyncio.get_running_loop(), "mcpkit-stdio-server", logger)
     stream: StdioServerStream | None = None
     try:
         read_pipe = await open_read_fd(redirect.protocol_in)
@@ -179,16 +180,14 @@ async def stdio_server(
         redirect.protocol_out = -1
         stream = StdioServerStream(read_pipe, sink, max_message_bytes=max_message_bytes)
         if parent_poll_interval is not None:
-            watcher = asyncio.create_task(
+            tasks.spawn(
                 _watch_parent(stream, parent, parent_poll_interval),
                 name="mcpkit-stdio-parent-watch",
             )
         yield stream
     finally:
         try:
-            if watcher is not None:
-                watcher.cancel()
-                await asyncio.wait([watcher])
+            await tasks.aclose()
             if stream is not None:
                 await stream.aclose()
         finally:
