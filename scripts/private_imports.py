@@ -4,8 +4,8 @@ The composition layer (``mcpkit.gateway``, each ``mcpkit.contrib.<name>``, ``mcp
 on what the packages below it publish (their ``__all__``, listed in ``docs/api.md``): it never
 imports another package's private modules or names. A module or name is private when a
 component of its dotted path starts with ``_`` (dunders such as ``__version__`` are not). A
-package's own private modules are its business, and ``mcpkit._runtime`` (``TaskSet``,
-``TaskScope``, ``race`` ...) is the one internal toolkit every layer uses.
+package's own private modules are its business. The runtime's concurrency primitives
+(``TaskSet``, ``TaskScope``, ``race`` ...) are public as ``mcpkit.concurrency``.
 
 Two checks share the rule:
 
@@ -32,8 +32,9 @@ PENDING_EXT: tuple[str, ...] = ()
 COMPOSITION_ROOTS = ("mcpkit.gateway", "mcpkit.contrib", "mcpkit.cli")
 """Where the rule applies: every module under these."""
 
-SHARED_INTERNALS = ("mcpkit._runtime",)
-"""Private packages anyone may import: the runtime's concurrency primitives."""
+SHARED_INTERNALS: tuple[str, ...] = ()
+"""Private packages anyone may import (none: the runtime's primitives are public as
+``mcpkit.concurrency``)."""
 
 
 def is_private_name(name: str) -> bool:

@@ -117,9 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    from mcpkit import __version__
+    import mcpkit
 
-    return f"mcpkit {__version__}"
+    return f"mcpkit {mcpkit.__version__}"
 
 
 SERVER_COMMANDS: Final = ("run", "gateway")

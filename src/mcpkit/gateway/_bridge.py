@@ -40,7 +40,7 @@ from typing import Any, Final
 
 import msgspec
 
-from mcpkit._runtime.concurrency import race
+from mcpkit.concurrency import race
 from mcpkit.protocol import InternalError
 from mcpkit.server import Context, ElicitAnswer, Question
 from mcpkit.types import JSONObject

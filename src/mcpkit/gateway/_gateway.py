@@ -33,11 +33,10 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, Unpack, overload
 
 import msgspec
 
-from mcpkit._runtime.concurrency import race
-from mcpkit._runtime.tasks import TaskSet
 from mcpkit.client import ServerUnavailable
 from mcpkit.client.host import Host, ServerEntry, load_servers, parse_servers
 from mcpkit.client.parked import ParkedCall, ParkingLot
+from mcpkit.concurrency import TaskSet, race
 from mcpkit.gateway._audit import AuditOutcome, AuditRecord, AuditSink, JsonLinesAudit, emit
 from mcpkit.gateway._audit import arguments_digest as digest
 from mcpkit.gateway._bridge import (
@@ -240,9 +239,9 @@ def _outage(backend: str, exc: BaseException) -> str:
 
 def _client_info(name: str) -> JSONObject:
     """How the gateway introduces itself to its backends."""
-    from mcpkit import __version__
+    import mcpkit
 
-    return {"name": name, "version": __version__}
+    return {"name": name, "version": mcpkit.__version__}
 
 
 class _GatewayServer(Server):

@@ -26,10 +26,9 @@ from typing import Any, Final
 
 import msgspec
 
-from mcpkit._runtime.concurrency import cancel_and_wait, join, race
-from mcpkit._runtime.tasks import TaskSet
 from mcpkit.cli._wire import WireLog
 from mcpkit.cli.inspector._events import EventHub, ServerEvents
+from mcpkit.concurrency import TaskSet, cancel_and_wait, join, race
 from mcpkit.types import CLIENT_MODES as MODES
 
 __all__ = [

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
-from mcpkit._runtime.tasks import TaskSet
+from mcpkit.concurrency import TaskSet
 from mcpkit.contrib.auth._errors import InvalidToken, OAuthFlowError
 from mcpkit.contrib.auth._http import SafeHttp, UrlPolicy
 from mcpkit.contrib.auth._models import ClientInfo

@@ -17,7 +17,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any, Final, Unpack
 
-from mcpkit._runtime.concurrency import TaskScope, race
+from mcpkit.concurrency import TaskScope, race
 from mcpkit.contrib.openapi._provider import from_openapi
 from mcpkit.contrib.openapi._responses import ValidationMode
 from mcpkit.contrib.openapi._routes import RouteMap

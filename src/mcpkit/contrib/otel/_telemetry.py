@@ -23,7 +23,7 @@ from opentelemetry.metrics import CallbackOptions, Observation
 from opentelemetry.propagators.textmap import TextMapPropagator
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
-from mcpkit import __version__
+import mcpkit
 from mcpkit.contrib.otel import _attributes as attr
 from mcpkit.contrib.otel._propagation import extract_from_meta, inject_into_params
 from mcpkit.protocol import JSONRPCError, declared_version, is_modern_request
@@ -78,9 +78,11 @@ class Telemetry:
         propagator: TextMapPropagator | None = None,
     ) -> None:
         self.tracer = trace.get_tracer(
-            INSTRUMENTATION_NAME, __version__, tracer_provider=tracer_provider
+            INSTRUMENTATION_NAME, mcpkit.__version__, tracer_provider=tracer_provider
         )
-        meter = metrics.get_meter(INSTRUMENTATION_NAME, __version__, meter_provider=meter_provider)
+        meter = metrics.get_meter(
+            INSTRUMENTATION_NAME, mcpkit.__version__, meter_provider=meter_provider
+        )
         self.propagator = propagator or propagate.get_global_textmap()
         self._fields = frozenset(self.propagator.fields)
         self.server_duration = meter.create_histogram(

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from mcpkit._runtime.tasks import TaskSet
+from mcpkit.concurrency import TaskSet
 from mcpkit.contrib.redis._conn import RedisOptions, RedisUnavailable, connect, guarded, text
 from mcpkit.contrib.redis._events import RedisEventStore
 from mcpkit.contrib.redis._keys import KEY_REFRESH_SECONDS, SharedKeyRing
