@@ -50,7 +50,7 @@ from procstats import CpuClock
 from scale import READY_TIMEOUT_S, _stop, _wait_port  # one way to start and stop a worker
 
 from deploy._deployment import haproxy_config, nginx_config
-from mcpkit.transports.http._server.serve import _listen
+from mcpkit.transports.http import listening_socket
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "scale_server.py"
@@ -98,11 +98,11 @@ def fleet(workers: int, proxy: str, run_dir: Path) -> Iterator[tuple[int, list[i
     with ExitStack() as stack:
         listeners: list[socket.socket] = []
         if proxy == "direct" and workers > 1:  # one socket for all, as mcpkit run --workers N
-            listeners = [stack.enter_context(_listen(HOST, 0))] * workers
+            listeners = [stack.enter_context(listening_socket(HOST, 0))] * workers
         elif proxy == "reuseport":  # one socket each on one port (--reuse-port)
-            first = stack.enter_context(_listen(HOST, 0, reuse_port=True))
+            first = stack.enter_context(listening_socket(HOST, 0, reuse_port=True))
             listeners = [first] + [
-                stack.enter_context(_listen(HOST, first.getsockname()[1], reuse_port=True))
+                stack.enter_context(listening_socket(HOST, first.getsockname()[1], reuse_port=True))
                 for _ in range(workers - 1)
             ]
         ports, pids = [], []
