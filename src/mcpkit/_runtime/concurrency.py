@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Coroutine, Iterable
+from collections.abc import Awaitable, Coroutine
 from types import TracebackType
 from typing import Any, TypeVar
 
 from mcpkit._runtime.tasks import TaskSet
 
-__all__ = ["TaskScope", "cancel_and_wait", "join", "race", "start_soon"]
+__all__ = ["TaskScope", "cancel_and_wait", "join", "race"]
 
 T = TypeVar("T")
 
@@ -154,10 +154,3 @@ class TaskScope:
         tb: TracebackType | None,
     ) -> None:
         await self._tasks.aclose()
-
-
-def start_soon(
-    owner: TaskSet, coros: Iterable[Coroutine[Any, Any, Any]]
-) -> list[asyncio.Task[Any]]:
-    """Spawn several children on ``owner`` at once; their tasks, in order."""
-    return [owner.spawn(coro) for coro in coros]
