@@ -20,6 +20,9 @@ FIXTURE_TOOLS: Final = 5
 """tests/cli/fixtures/inspector_server.py's own tools, before ``EXTRA_TOOLS``."""
 UI_TIMEOUT_MS: Final = 30_000
 """How long one expectation about the page may take (the machine is shared)."""
+expect.set_options(timeout=UI_TIMEOUT_MS)
+# ``context.set_default_timeout`` bounds actions (click, fill) only; ``expect`` keeps its own
+# 5-second default, which a call through a peer's app server exceeded at load average 10.
 
 
 @pytest.fixture(scope="module")
