@@ -10,10 +10,18 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
-from mcpkit.contrib.auth import InsecureURLError, InvalidToken, JWTVerifier, OAuthFlowError
+from mcpkit.contrib.auth import (
+    InsecureURLError,
+    InvalidToken,
+    JWTVerifier,
+    OAuthFlowError,
+    ProtectedResource,
+    RequireBearer,
+)
 from mcpkit.contrib.auth._http import ALLOW_LOOPBACK_ENV, SafeHttp, UrlPolicy, check_url
 
 from ._issuer import LocalIssuer, Receive, Scope, Send, serve
@@ -168,6 +176,54 @@ async def test_an_expired_cache_keeps_serving_while_it_refreshes() -> None:
         for _ in range(5):
             await asyncio.wait_for(verifier.verify(issuer.mint(aud="https://r")), BOUND)
         assert jwks.fetches == 2  # one background refresh in flight, not one per call
+        jwks.release.set()
+
+
+async def test_shutdown_ends_a_jwks_refresh_in_flight_and_its_waiters() -> None:
+    """The lifespan's shutdown, through :class:`RequireBearer`, closes the verifier: a JWKS fetch
+    stuck on the issuer is cancelled before the loop closes, and a request waiting on it is
+    refused (401-worthy) instead of hanging on a fetch nobody owns any more."""
+    issuer = LocalIssuer(base_url="https://as.example")
+    jwks = GatedJwks(issuer)
+
+    async def lifespan_app(scope: Scope, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            else:
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async with serve(jwks) as base:
+        verifier = JWTVerifier(
+            issuer=issuer.issuer,
+            audience="https://r",
+            jwks_uri=base + "/jwks",
+            # the fetch's own deadline is far beyond the test's bound: only the shutdown ends it
+            url_policy=UrlPolicy(allow_insecure_loopback=True, timeout=10 * BOUND),
+            min_refetch_interval=0.0,
+        )
+        await verifier.verify(issuer.mint(aud="https://r"))
+        jwks.hold = True
+        waiter = asyncio.create_task(verifier.verify(issuer.mint(aud="https://r", kid="rotated")))
+        await asyncio.wait_for(jwks.arrived.wait(), BOUND)
+
+        app = RequireBearer(lifespan_app, ProtectedResource("https://r", [issuer.issuer], verifier))
+        inbox = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+        sent: list[str] = []
+
+        async def receive() -> dict[str, str]:
+            return inbox.pop(0)
+
+        async def send(message: Any) -> None:
+            sent.append(message["type"])
+
+        await asyncio.wait_for(app({"type": "lifespan"}, receive, send), BOUND)
+        assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+        with pytest.raises(InvalidToken, match="unknown key"):
+            await asyncio.wait_for(waiter, BOUND)
+        assert not jwks.release.is_set()  # ended by the shutdown, not by the issuer answering
         jwks.release.set()
 
 

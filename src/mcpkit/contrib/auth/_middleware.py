@@ -58,6 +58,9 @@ class RequireBearer:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
+        if kind == "lifespan":
+            await self.app(scope, receive, self._closing_verifier_on_shutdown(send))
+            return
         if kind not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
@@ -75,6 +78,23 @@ class RequireBearer:
             await send({"type": "websocket.close", "code": 1008})
         else:
             await _answer(send, *outcome)
+
+    def _closing_verifier_on_shutdown(self, send: Send) -> Send:
+        """``send`` for the lifespan, closing the verifier before shutdown is reported done.
+
+        A verifier may own background work (:class:`JWTVerifier`'s shared JWKS refresh); once the
+        server says it has shut down, its loop is about to close, so that work is cancelled and
+        awaited first, not left pending.
+        """
+
+        async def forward(message: Message) -> None:
+            if message["type"] in ("lifespan.shutdown.complete", "lifespan.shutdown.failed"):
+                close = getattr(self.resource.verifier, "aclose", None)
+                if close is not None:
+                    await close()
+            await send(message)
+
+        return forward
 
     async def _metadata(self, scope: Scope, send: Send) -> None:
         method = scope["method"]

@@ -253,7 +253,14 @@ class JWTVerifier:
                     return []
                 self._unknown_kid_fetch_at = now
             refresh = self._start_refresh()
-        await asyncio.shield(refresh)
+        try:
+            await asyncio.shield(refresh)
+        except asyncio.CancelledError:
+            caller = asyncio.current_task()
+            if caller is not None and caller.cancelling():
+                raise  # this caller was cancelled: the shared fetch goes on for the others
+            # the fetch itself was cancelled (aclose: the server is shutting down); the caller
+            # gets the keys there are, so an unknown key is refused rather than an odd cancel
         return matching()
 
     async def verify(self, token: str) -> AccessToken:
