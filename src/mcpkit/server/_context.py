@@ -18,7 +18,6 @@ import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -30,6 +29,8 @@ from typing import (
     Unpack,
     overload,
 )
+
+import msgspec
 
 from mcpkit.protocol._capabilities import (
     has_capability,
@@ -71,8 +72,7 @@ __all__ = [
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class ElicitAnswer(Generic[T]):
+class ElicitAnswer(msgspec.Struct, Generic[T], frozen=True):
     """The user's answer: ``accept`` (with ``content``), ``decline`` or ``cancel``.
 
     ``content`` is an instance of the schema type given to :meth:`Context.elicit` (a dataclass,
@@ -438,8 +438,7 @@ _SAMPLING_OPTIONS: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Question:
+class Question(msgspec.Struct, frozen=True):
     """One thing to ask the client: build with :meth:`elicit`, :meth:`elicit_url`,
     :meth:`sample` or :meth:`list_roots`, then ``await ctx.ask(q1, q2, ...)``."""
 

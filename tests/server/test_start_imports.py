@@ -1,0 +1,95 @@
+"""What a stdio server imports on its way to the first answer.
+
+Start-up is measured in instructions (benchmarks/startup.py, docs/performance.md "Issue #34"):
+most of what mcpkit adds to a bare asyncio + msgspec server is import work, and the biggest
+items were modules that building a class pulls in or that run generated code at import
+(``dataclasses``, a ``TypedDict`` per option set, the HTTP header rules). These tests start a
+real server process the normal way (``Server.run()`` on stdin/stdout), answer ``initialize``
+over the pipe, and read the modules it had loaded when stdin closed: a module listed here that
+comes back is a start-up regression, caught without timing anything.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "start-imports", "version": "0"},
+    },
+}
+
+SERVER = textwrap.dedent(
+    """
+    import json, sys
+    from mcpkit.server import Server
+
+    app = Server("start")
+
+    @app.tool
+    async def echo(text: str) -> str:
+        '''Return the text.'''
+        return text
+
+    @app.tool
+    def add(a: int, b: int = 2) -> int:
+        return a + b
+
+    app.run()
+    print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+    """
+)
+
+NOT_AT_START = [
+    # generated __init__/__repr__/__eq__ source, compiled at class creation (2-4 M instructions
+    # per dataclass) — and ``copy``, which it imports
+    "dataclasses",
+    "copy",
+    # the HTTP transport's header rules (three dataclasses, three regular expressions)
+    "mcpkit.protocol._http_headers",
+    # option TypedDicts, for type checkers only (a ForwardRef compiled per key)
+    "mcpkit.server._http_options",
+    "mcpkit.server._server_options",
+    "mcpkit.server._sampling_options",
+]
+
+
+@pytest.fixture(scope="module")
+def loaded_at_start() -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", SERVER],
+        input=json.dumps(INITIALIZE) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    answer = json.loads(done.stdout.splitlines()[0])
+    assert answer["id"] == 0 and answer["result"]["serverInfo"]["name"] == "start"
+    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("module", NOT_AT_START)
+def test_a_stdio_server_answers_without_importing(module: str, loaded_at_start: set[str]) -> None:
+    assert module not in loaded_at_start
+
+
+def test_the_lazy_names_still_resolve() -> None:
+    from mcpkit.server import HttpAppOptions, HttpRunOptions, SamplingOptions, ServerOptions
+    from mcpkit.server._http_options import HttpAppOptions as app_options
+    from mcpkit.server._sampling_options import SamplingOptions as sampling
+    from mcpkit.server._server_options import ServerOptions as server
+
+    assert HttpAppOptions is app_options and SamplingOptions is sampling
+    assert ServerOptions is server
+    assert "host" in HttpRunOptions.__optional_keys__
