@@ -61,6 +61,13 @@ NOT_AT_START = [
     "mcpkit.server._http_options",
     "mcpkit.server._server_options",
     "mcpkit.server._sampling_options",
+    # re-exports a plain server never touches (each module costs ~0.5 M instructions to find,
+    # load and run, before anything in it is used)
+    "mcpkit.server.content",
+    "mcpkit.server.middleware",
+    "mcpkit.server._memo",
+    "mcpkit.server._auth_hooks",
+    "mcpkit.protocol._sampling_rules",
 ]
 
 
@@ -93,3 +100,16 @@ def test_the_lazy_names_still_resolve() -> None:
     assert HttpAppOptions is app_options and SamplingOptions is sampling
     assert ServerOptions is server
     assert "host" in HttpRunOptions.__optional_keys__
+
+
+def test_the_lazy_re_exports_are_the_modules_objects() -> None:
+    import mcpkit.server as server
+    from mcpkit.server import _auth_hooks, _memo, _request, content, middleware
+
+    assert server.content is content and server.content.text is content.text
+    assert server.Middleware is middleware.Middleware
+    assert server.RequestView is middleware.RequestView
+    assert server.InputRequested is middleware.InputRequested is _request.InputRequested
+    assert server.ScopeRequired is _auth_hooks.ScopeRequired
+    assert server.MemoTooLarge is _memo.MemoTooLarge
+    assert server.MAX_MEMO_BYTES == _memo.MAX_MEMO_BYTES

@@ -47,7 +47,6 @@ from mcpkit.protocol._errors import (
 )
 from mcpkit.protocol._meta import LOG_LEVELS, log_allowed
 from mcpkit.protocol._progress import ProgressSender
-from mcpkit.protocol._sampling_rules import sampling_messages_problem
 from mcpkit.protocol._shape import request_unsupported
 from mcpkit.server._request import InputRequired as InputRequired  # raised here, caught above
 from mcpkit.server._request import RequestInfo
@@ -481,6 +480,8 @@ class Question(msgspec.Struct, frozen=True):
     ) -> Question:
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        from mcpkit.protocol._sampling_rules import sampling_messages_problem  # (not at start)
+
         problem = sampling_messages_problem(messages)
         if problem is not None:  # the tool author's bug: said here, never sent to the client
             raise UsageError(problem)

@@ -44,8 +44,6 @@ from mcpkit.server._request import LegacyConnection, Outbound
 from mcpkit.server._resources import RegisteredResource, file_resource_reader
 from mcpkit.server._session_handlers import SessionHandlers
 from mcpkit.server._tools import RegisteredTool
-from mcpkit.server.middleware import Handler as PublicHandler
-from mcpkit.server.middleware import Middleware, RequestHook
 from mcpkit.types._jsonrpc import JSONObject, Request
 from mcpkit.types._versions import ALL_VERSIONS, LEGACY_VERSIONS
 
@@ -58,6 +56,8 @@ if TYPE_CHECKING:
     from mcpkit.server._stdio import InMemoryClientStream
     from mcpkit.server._tools import TaskStart, TaskSupport
     from mcpkit.server.apps import UiOptions, UiResource
+    from mcpkit.server.middleware import Handler as PublicHandler
+    from mcpkit.server.middleware import Middleware, RequestHook
     from mcpkit.server.tasks import TaskManager, TaskStore
     from mcpkit.transports.http._server.asgi import McpHttpApp
     from mcpkit.types._apps import AppVisibility
@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcpkit.server")
 
 F = TypeVar("F", bound=Callable[..., Any])
-H = TypeVar("H", bound=PublicHandler)
+H = TypeVar("H", bound="PublicHandler")  # (a name: the middleware module is not imported)
 
 Transport = Literal["stdio", "http"]
 """What :meth:`Server.run` serves on."""
