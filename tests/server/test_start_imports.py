@@ -12,6 +12,7 @@ comes back is a start-up regression, caught without timing anything.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -68,6 +69,8 @@ NOT_AT_START = [
     "mcpkit.server._memo",
     "mcpkit.server._auth_hooks",
     "mcpkit.protocol._sampling_rules",
+    # MCPKIT_WIRE_LOG's writer, unless the variable is set
+    "mcpkit._runtime.wire_log",
 ]
 
 
@@ -75,6 +78,7 @@ NOT_AT_START = [
 def loaded_at_start() -> set[str]:
     done = subprocess.run(
         [sys.executable, "-c", SERVER],
+        env={k: v for k, v in os.environ.items() if k != "MCPKIT_WIRE_LOG"},
         input=json.dumps(INITIALIZE) + "\n",
         capture_output=True,
         text=True,
