@@ -274,15 +274,24 @@ class Server:
             from mcpkit.server.apps import tool_ui_meta
 
             meta = {**(meta or {}), "ui": tool_ui_meta(ui, visibility)}
-        hints = dict(annotations or {})
-        for key, value in (
-            ("readOnlyHint", read_only),
-            ("destructiveHint", destructive),
-            ("idempotentHint", idempotent),
-            ("openWorldHint", open_world),
+        # (a copy, as the user's dict may change later; the loop only when a hint is given:
+        # registering 1,000 tools must stay cheap)
+        hints = dict(annotations) if annotations else None
+        if (
+            read_only is not None
+            or destructive is not None
+            or idempotent is not None
+            or open_world is not None
         ):
-            if value is not None:
-                hints[key] = value
+            hints = hints or {}
+            for key, value in (
+                ("readOnlyHint", read_only),
+                ("destructiveHint", destructive),
+                ("idempotentHint", idempotent),
+                ("openWorldHint", open_world),
+            ):
+                if value is not None:
+                    hints[key] = value
 
         def register(func: F) -> F:
             self.add_tool(
