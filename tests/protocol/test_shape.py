@@ -343,3 +343,20 @@ def test_the_committed_tables_match_the_schemas() -> None:
         del sys.modules["gen_shape_tables"]
     committed = (ROOT / "src" / "mcpkit" / "protocol" / "_shape_tables.py").read_text("utf-8")
     assert committed == expected, "run scripts/gen_shape_tables.py"
+
+
+def test_a_revision_compiles_only_the_shapers_it_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first answer of a session (``initialize``) compiles one shaper, not the revision's
+    whole table (~1.2 M instructions of a server's start); the rest come on first use."""
+    from mcpkit.protocol import _shape
+
+    monkeypatch.setattr(_shape, "_compiled", {})
+    result = {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": ICON}
+    shape_result("2025-06-18", "initialize", result)
+    compiled = _shape._compiled["2025-06-18"]
+    assert list(compiled.results) == ["initialize"] and compiled.params == {}
+    assert compiled.special == {}
+    assert "icons" not in tool_in("2025-06-18")  # (icons came in 2025-11-25)
+    assert sorted(compiled.results) == ["initialize", "tools/list"]

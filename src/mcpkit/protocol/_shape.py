@@ -49,6 +49,7 @@ __all__ = [
     "shape_result",
 ]
 
+_UNCOMPILED: Final[Any] = object()
 _TASK_AUGMENTABLE: Final = frozenset({"tools/call", "sampling/createMessage", "elicitation/create"})
 _RANK: Final = {version: rank for rank, version in enumerate(ALL_VERSIONS)}
 
@@ -84,7 +85,9 @@ def shape_for(revision: str | None, message: Message, method: str | None = None)
         return message if shaped is result else Response(message.id, shaped)
     if isinstance(message, ErrorResponse) or message.params is None:
         return message
-    shaper = compiled.params.get(message.method)
+    shaper = compiled.params.get(message.method, _UNCOMPILED)
+    if shaper is _UNCOMPILED:
+        shaper = compiled.compile("params", message.method)
     if shaper is None:
         return message
     params = message.params
@@ -141,18 +144,21 @@ def _shape_result(
         # extension, whose definitions are outside the core schema
         if result[RESULT_TYPE_KEY] != RESULT_TYPE_INPUT_REQUIRED:
             return result
-        shaper = compiled.special.get("InputRequiredResult")
+        shaper = compiled.shaper("special", "InputRequiredResult")
     elif (
         "task" in result
         and method in _TASK_AUGMENTABLE
-        and "CreateTaskResult" in (compiled.special)
+        and compiled.has_special("CreateTaskResult")
     ):
-        shaper = compiled.special["CreateTaskResult"]
+        shaper = compiled.shaper("special", "CreateTaskResult")
     else:
-        plain = compiled.plain_call_keys
-        if plain is not None and method == "tools/call" and _plain_call_result(result, plain):
-            return result  # the common answer, which no revision changes: no walk
-        shaper = compiled.results.get(method)
+        if method == "tools/call":
+            plain = compiled.plain_call_keys
+            if plain is not None and _plain_call_result(result, plain):
+                return result  # the common answer, which no revision changes: no walk
+        shaper = compiled.results.get(method, _UNCOMPILED)
+        if shaper is _UNCOMPILED:
+            shaper = compiled.compile("results", method)
     if shaper is None:
         return result
     shaped: dict[str, Any] = shaper(result)
@@ -325,24 +331,50 @@ def _plain_call_keys(table: dict[str, Any], shaper: Shaper | None) -> frozenset[
 
 
 class _Revision:
-    """The compiled shapers of one revision, built on first use."""
+    """The shapers of one revision, each compiled on first use.
 
-    __slots__ = ("params", "plain_call_keys", "results", "special")
+    ``params``, ``results`` and ``special`` are plain dicts filled as methods are first sent
+    (a lookup is one ``dict.get``; :data:`_UNCOMPILED` means "not compiled yet": see
+    :meth:`compile`). Compiling a whole revision up front cost ~1.2 M instructions on the
+    way to a server's first answer, for the two or three methods a session uses early.
+    """
+
+    __slots__ = ("_compiler", "_plain_call_keys", "_table", "params", "results", "special")
 
     def __init__(self, revision: str, table: dict[str, Any]) -> None:
-        compiler = _Compiler(revision, table["defs"])
-        self.params = {
-            method: compiler.compile(node)
-            for method, node in table["params"].items()
-            if node is not None
-        }
-        self.results = {
-            method: compiler.compile(node)
-            for method, node in table["results"].items()
-            if node is not None
-        }
-        self.special = {name: compiler.compile(node) for name, node in table["special"].items()}
-        self.plain_call_keys = _plain_call_keys(table, self.results.get("tools/call"))
+        self._compiler = _Compiler(revision, table["defs"])
+        self._table = table
+        self.params: dict[str, Shaper | None] = {}
+        self.results: dict[str, Shaper | None] = {}
+        self.special: dict[str, Shaper | None] = {}
+        self._plain_call_keys: Any = _UNCOMPILED
+
+    def compile(self, kind: str, name: str) -> Shaper | None:
+        """The shaper of ``name`` in the table's ``kind`` section (``params``, ``results``,
+        ``special``), compiled and kept; ``None`` when the revision shapes nothing there."""
+        node = self._table[kind].get(name, _UNCOMPILED)
+        if node is _UNCOMPILED or (node is None and kind != "special"):
+            shaper = None
+        else:
+            shaper = self._compiler.compile(node)
+        shapers: dict[str, Shaper | None] = getattr(self, kind)
+        shapers[name] = shaper
+        return shaper
+
+    def shaper(self, kind: str, name: str) -> Shaper | None:
+        shaper = getattr(self, kind).get(name, _UNCOMPILED)
+        return self.compile(kind, name) if shaper is _UNCOMPILED else shaper
+
+    def has_special(self, name: str) -> bool:
+        return name in self._table["special"]
+
+    @property
+    def plain_call_keys(self) -> frozenset[str] | None:
+        keys = self._plain_call_keys
+        if keys is _UNCOMPILED:
+            tools_call = self.shaper("results", "tools/call")
+            keys = self._plain_call_keys = _plain_call_keys(self._table, tools_call)
+        return keys  # type: ignore[no-any-return]
 
 
 _compiled: dict[str, _Revision] = {}

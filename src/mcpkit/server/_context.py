@@ -18,7 +18,6 @@ import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -30,6 +29,8 @@ from typing import (
     Unpack,
     overload,
 )
+
+import msgspec
 
 from mcpkit.protocol._capabilities import (
     has_capability,
@@ -46,7 +47,6 @@ from mcpkit.protocol._errors import (
 )
 from mcpkit.protocol._meta import LOG_LEVELS, log_allowed
 from mcpkit.protocol._progress import ProgressSender
-from mcpkit.protocol._sampling_rules import sampling_messages_problem
 from mcpkit.protocol._shape import request_unsupported
 from mcpkit.server._request import InputRequired as InputRequired  # raised here, caught above
 from mcpkit.server._request import RequestInfo
@@ -71,8 +71,7 @@ __all__ = [
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class ElicitAnswer(Generic[T]):
+class ElicitAnswer(msgspec.Struct, Generic[T], frozen=True):
     """The user's answer: ``accept`` (with ``content``), ``decline`` or ``cancel``.
 
     ``content`` is an instance of the schema type given to :meth:`Context.elicit` (a dataclass,
@@ -438,8 +437,7 @@ _SAMPLING_OPTIONS: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Question:
+class Question(msgspec.Struct, frozen=True):
     """One thing to ask the client: build with :meth:`elicit`, :meth:`elicit_url`,
     :meth:`sample` or :meth:`list_roots`, then ``await ctx.ask(q1, q2, ...)``."""
 
@@ -482,6 +480,8 @@ class Question:
     ) -> Question:
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        from mcpkit.protocol._sampling_rules import sampling_messages_problem  # (not at start)
+
         problem = sampling_messages_problem(messages)
         if problem is not None:  # the tool author's bug: said here, never sent to the client
             raise UsageError(problem)

@@ -28,7 +28,6 @@ from mcpkit.protocol._meta import is_modern_request, parse_request_meta
 from mcpkit.protocol._versions import check_modern_version
 from mcpkit.server._context import Context, ContextServices, InputRequired, Question
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
-from mcpkit.server.middleware import Middleware
 from mcpkit.types import meta as keys
 from mcpkit.types._base import (
     INPUT_REQUESTS_KEY,
@@ -44,6 +43,7 @@ from mcpkit.types._versions import LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION,
 
 if TYPE_CHECKING:
     from mcpkit.server._request_state import RequestStateSealer
+    from mcpkit.server.middleware import Middleware
 
     class DispatchSettings(Protocol):  # a Protocol class costs every server's start: mypy only
         """What the dispatcher reads of its server, per request."""

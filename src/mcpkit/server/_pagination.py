@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Sequence
-from typing import Final, Generic, NamedTuple, TypeVar
+from typing import Final, TypeAlias, TypeVar
 
 import msgspec
 
@@ -51,11 +51,9 @@ class InvalidCursor(InvalidParams):
     """The cursor is not one this server issued for the current list (-32602)."""
 
 
-class Page(NamedTuple, Generic[T]):
-    """One page: its ``items`` and the cursor of the next page (``None`` at the end)."""
-
-    items: list[T]
-    next_cursor: str | None
+Page: TypeAlias = tuple[list[T], str | None]
+"""One page: its items and the cursor of the next page (``None`` at the end). A plain tuple:
+a generic ``NamedTuple`` cost ~0.85 M instructions to build at import, on every server's start."""
 
 
 def _checksum(body: bytes) -> bytes:
@@ -113,4 +111,4 @@ def paginate(
     offset = decode_cursor(cursor, version) if cursor else 0
     end = offset + page_size
     page = list(items[offset:end])
-    return Page(page, encode_cursor(end, version) if end < len(items) else None)
+    return page, (encode_cursor(end, version) if end < len(items) else None)

@@ -44,8 +44,6 @@ from mcpkit.server._request import LegacyConnection, Outbound
 from mcpkit.server._resources import RegisteredResource, file_resource_reader
 from mcpkit.server._session_handlers import SessionHandlers
 from mcpkit.server._tools import RegisteredTool
-from mcpkit.server.middleware import Handler as PublicHandler
-from mcpkit.server.middleware import Middleware, RequestHook
 from mcpkit.types._jsonrpc import JSONObject, Request
 from mcpkit.types._versions import ALL_VERSIONS, LEGACY_VERSIONS
 
@@ -58,6 +56,8 @@ if TYPE_CHECKING:
     from mcpkit.server._stdio import InMemoryClientStream
     from mcpkit.server._tools import TaskStart, TaskSupport
     from mcpkit.server.apps import UiOptions, UiResource
+    from mcpkit.server.middleware import Handler as PublicHandler
+    from mcpkit.server.middleware import Middleware, RequestHook
     from mcpkit.server.tasks import TaskManager, TaskStore
     from mcpkit.transports.http._server.asgi import McpHttpApp
     from mcpkit.types._apps import AppVisibility
@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcpkit.server")
 
 F = TypeVar("F", bound=Callable[..., Any])
-H = TypeVar("H", bound=PublicHandler)
+H = TypeVar("H", bound="PublicHandler")  # (a name: the middleware module is not imported)
 
 Transport = Literal["stdio", "http"]
 """What :meth:`Server.run` serves on."""
@@ -274,15 +274,24 @@ class Server:
             from mcpkit.server.apps import tool_ui_meta
 
             meta = {**(meta or {}), "ui": tool_ui_meta(ui, visibility)}
-        hints = dict(annotations or {})
-        for key, value in (
-            ("readOnlyHint", read_only),
-            ("destructiveHint", destructive),
-            ("idempotentHint", idempotent),
-            ("openWorldHint", open_world),
+        # (a copy, as the user's dict may change later; the loop only when a hint is given:
+        # registering 1,000 tools must stay cheap)
+        hints = dict(annotations) if annotations else None
+        if (
+            read_only is not None
+            or destructive is not None
+            or idempotent is not None
+            or open_world is not None
         ):
-            if value is not None:
-                hints[key] = value
+            hints = hints or {}
+            for key, value in (
+                ("readOnlyHint", read_only),
+                ("destructiveHint", destructive),
+                ("idempotentHint", idempotent),
+                ("openWorldHint", open_world),
+            ):
+                if value is not None:
+                    hints[key] = value
 
         def register(func: F) -> F:
             self.add_tool(

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import msgspec
 
 from mcpkit._runtime.concurrency import TaskScope
 from mcpkit._runtime.tasks import TaskSet
@@ -217,7 +218,7 @@ class TaskRunner:
         outbound = TaskOutbound(
             record.task_id, info.protocol_version, forward=forward, asking=asking
         )
-        job_info = dataclasses.replace(
+        job_info = msgspec.structs.replace(
             info,
             outbound=outbound,
             log_level=None,
@@ -320,7 +321,7 @@ class TaskRunner:
             if record.status == "input_required":
                 await self._wait_for_input(job)
                 continue
-            info = dataclasses.replace(job.info, answers=dict(record.answers))
+            info = msgspec.structs.replace(job.info, answers=dict(record.answers))
             try:
                 result = await job.tool.call(job.arguments, Context(info, job.services))
             except InputRequired as needed:

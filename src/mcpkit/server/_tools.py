@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import msgspec
 
 from mcpkit.protocol._errors import JSONRPCError, UsageError
-from mcpkit.protocol._http_headers import X_MCP_HEADER
 from mcpkit.server._context import Context, InputRequired
 from mcpkit.server._names import validate_tool_name
 from mcpkit.server._signature import ArgumentError
@@ -83,6 +82,9 @@ def _apply_headers(hints: dict[str, Any], schema: JSONObject) -> None:
             continue
         for extra in hint.__metadata__:
             if isinstance(extra, Header) and isinstance(properties.get(param), dict):
+                # (imported here: the HTTP header module is not part of a stdio server's start)
+                from mcpkit.protocol._http_headers import X_MCP_HEADER
+
                 properties[param] = {**properties[param], X_MCP_HEADER: extra.name}
 
 

@@ -34,10 +34,12 @@ _TYPE_WORDS: Final = {
     "decimal": "a decimal number",
     "duration": "an ISO 8601 duration",
 }
-_BACKTICKED = re.compile(r"`([^`]*)`")
-_AT_PATH = re.compile(r"^(?P<msg>.*?) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
-_MISSING = re.compile(r"^Object missing required field `(?P<field>[^`]*)`$")
-_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<field>[^`]*)`$")
+# Patterns, compiled by ``re`` on the first bad argument (and cached there): compiling them at
+# import cost ~1.35 M instructions on every server's start, for the error path only.
+_BACKTICKED = r"`([^`]*)`"
+_AT_PATH = r"(?s)^(?P<msg>.*?) - at `\$(?P<path>[^`]*)`$"
+_MISSING = r"^Object missing required field `(?P<field>[^`]*)`$"
+_UNKNOWN = r"^Object contains unknown field `(?P<field>[^`]*)`$"
 
 
 def _describe_type(name: str) -> str:
@@ -47,7 +49,7 @@ def _describe_type(name: str) -> str:
 
 def _humanise(message: str) -> str:
     """``Expected `int` >= 1, got `str``` → ``expected an integer >= 1, got a string``."""
-    text = _BACKTICKED.sub(lambda m: _describe_type(m.group(1)), message)
+    text = re.sub(_BACKTICKED, lambda m: _describe_type(m.group(1)), message)
     return text[:1].lower() + text[1:] if text else text
 
 
@@ -100,14 +102,14 @@ class ArgumentError(InvalidParams):
         ``allowed`` lists the accepted top-level argument names (for the unknown-argument hint);
         ``enums`` maps top-level argument names to their allowed values (for the enum hint).
         """
-        match = _AT_PATH.match(message)
+        match = re.match(_AT_PATH, message)
         body, path = (match.group("msg"), match.group("path")) if match else (message, "")
         full = _join_path(prefix, path)
-        if missing := _MISSING.match(body):
+        if missing := re.match(_MISSING, body):
             where = _join_path(full, "." + missing.group("field"))
             what = "required argument is missing" if not full else "required field is missing"
             return cls([(where, what)])
-        if unknown := _UNKNOWN.match(body):
+        if unknown := re.match(_UNKNOWN, body):
             where = _join_path(full, "." + unknown.group("field"))
             names = sorted(allowed)
             if full:
