@@ -24,7 +24,7 @@ import pytest
 
 from _loopback import serving
 from mcpkit.client import Client, TasksUnsupported
-from mcpkit.gateway import ClientRule
+from mcpkit.gateway import ClientRule, Gateway
 from mcpkit.gateway._policy import ALLOW_ALL
 from mcpkit.protocol._errors import (
     INVALID_REQUEST,
@@ -302,6 +302,37 @@ async def test_a_backends_core_tasks_are_carried_for_a_2025_client(transport: st
         with pytest.raises(TasksUnsupported):
             await client.call_tool_as_task("tasks__slow", {"steps": 1})
         assert _text(await client.call_tool("tasks__slow", {"steps": 1})) == "counted to 1"
+
+
+async def test_a_listen_is_acknowledged_only_once_the_backends_own_listen_is_in_place() -> None:
+    """The backend takes a second to accept the gateway's listen of the task. The client's
+    listen is acknowledged after that, so a change the client causes right after the ack (the
+    task released and completed) is relayed, not lost in the gap (it was, under load)."""
+    tasks_server = Path(seams_gateway.TASKS)
+    gateway = Gateway(
+        {
+            "tasks": {
+                "command": sys.executable,
+                "args": [str(tasks_server)],
+                "env": {"TASKS_FIXTURE_LISTEN_DELAY": "1.0"},
+            }
+        },
+        name="slow-listen-gateway",
+    )
+    async with (
+        serving(gateway.http_app()) as url,
+        Client(f"{url}/mcp", mode="2026-07-28", timeout=WAIT, extensions=TASKS) as client,
+    ):
+        held = await client.call_tool_as_task("tasks__hold")
+        assert held.task_id is not None
+        async with client.listen(task_ids=[held.task_id]) as changes:
+            await asyncio.wait_for(changes.__anext__(), WAIT)
+            await client.call_tool("tasks__release")
+            async with asyncio.timeout(WAIT):
+                async for note in changes:
+                    params = getattr(note, "params", None) or {}
+                    if params.get("taskId") == held.task_id and params.get("status") == "completed":
+                        break
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -389,7 +389,10 @@ class Gateway:
         self._owned: TaskSet | None = None
         """The gateway's background work (refreshes, followers, audit writes)."""
         self._watches = Watches(self._follow, spawn=self._spawn)
-        self._task_follows: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._task_follows: dict[
+            tuple[str, str], tuple[asyncio.Task[None], asyncio.Future[None]]
+        ] = {}
+        """Backend tasks followed for 2026 listeners: the relay, and when its listen is in place."""
         self._announced: Catalog | None = None
         self.server: Server = _GatewayServer(
             self,
@@ -1143,22 +1146,31 @@ class Gateway:
 
         return await self._audited(info, None, requested, run)
 
-    def _follow_task(self, task_id: str, route: TaskRoute) -> None:
+    def _follow_task(self, task_id: str, route: TaskRoute) -> asyncio.Future[None]:
         """Follow a 2026 backend's task on its own listen stream (once, whoever listens) and
-        publish its ``notifications/tasks`` to the gateway's listeners of that task."""
-        key = (route.backend, f"task:{task_id}")
-        if key in self._task_follows and not self._task_follows[key].done():
-            return
-        self._task_follows[key] = self._spawn(self._relay_task(route.backend, task_id))
+        publish its ``notifications/tasks`` to the gateway's listeners of that task.
 
-    async def _relay_task(self, backend: str, task_id: str) -> None:
+        Returns a future done once the backend has acknowledged that listen (or the relay has
+        ended): the client's own listen is acknowledged only then."""
+        key = (route.backend, f"task:{task_id}")
+        follow = self._task_follows.get(key)
+        if follow is not None and not follow[0].done():
+            return follow[1]
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        relay = self._spawn(self._relay_task(route.backend, task_id, ready))
+        self._task_follows[key] = (relay, ready)
+        return ready
+
+    async def _relay_task(self, backend: str, task_id: str, ready: asyncio.Future[None]) -> None:
         try:
             client = self.host.client(backend)
             async with client.listen(task_ids=[task_id]) as subscription:
                 first = True
                 async for note in subscription:
                     if first:
-                        first = False  # the acknowledgement
+                        first = False  # the acknowledgement: the backend's listen is in place
+                        if not ready.done():
+                            ready.set_result(None)
                         continue
                     if getattr(note, "method", None) != "notifications/tasks":
                         continue
@@ -1173,6 +1185,9 @@ class Gateway:
             raise
         except Exception as exc:  # the backend went away: the client still polls tasks/get
             logger.info("backend %r: following task %s ended: %s", backend, task_id, exc)
+        finally:
+            if not ready.done():
+                ready.set_result(None)  # nothing more to wait for
 
     async def _follow(self, backend: str, uris: list[str]) -> None:
         """Follow ``uris`` on ``backend`` with one stream (until cancelled: :mod:`._watches`)."""

@@ -15,6 +15,8 @@ stream and pass its ``notifications/tasks`` on (:class:`GatewayTasks`).
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -27,7 +29,12 @@ from mcpkit.types import Era
 
 __all__ = ["MAX_ROUTED_TASKS", "MAX_ROUTE_SECONDS", "GatewayTasks", "TaskRoute", "TaskRoutes"]
 
+logger = logging.getLogger("mcpkit.gateway")
+
 MAX_ROUTED_TASKS: Final = 10_000
+FOLLOW_READY_SECONDS: Final = 10.0
+"""How long a client's listen waits for the backend's own listen of its task to be in place
+before it is acknowledged anyway (a backend that does not answer must not hold the client)."""
 """Task routes the gateway keeps (beyond this the oldest are forgotten)."""
 MAX_ROUTE_SECONDS: Final = 86_400.0
 """The longest a route is kept (a task without a ``ttlMs`` lives until its backend forgets it)."""
@@ -111,7 +118,7 @@ class GatewayTasks(TaskManager):
         self,
         routes: TaskRoutes,
         client_of: Callable[[RequestView], str],
-        follow: Callable[[str, TaskRoute], None],
+        follow: Callable[[str, TaskRoute], asyncio.Future[None]],
     ) -> None:
         super().__init__()
         self._routes = routes
@@ -122,9 +129,21 @@ class GatewayTasks(TaskManager):
         # (``info``: the request, as the manager is given it; read as a RequestView here)
         agreed = await super().agree_listen(task_ids, info)  # the extension and the bound
         client = self._client_of(info)
+        following: list[asyncio.Future[None]] = []
         for task_id in dict.fromkeys(task_ids):
             route = self._routes.find(task_id, client, "modern")
             if route is not None and task_id not in agreed:
                 agreed.append(task_id)
-                self._follow(task_id, route)
+                following.append(self._follow(task_id, route))
+        if following:
+            # The acknowledgement promises the client every change from now on: the backend's
+            # listen must be in place first, or a change right after the ack is never relayed.
+            _, pending = await asyncio.wait(following, timeout=FOLLOW_READY_SECONDS)
+            if pending:
+                logger.warning(
+                    "%d backend task listens not acknowledged within %.0f s; "
+                    "acknowledging the client's listen anyway",
+                    len(pending),
+                    FOLLOW_READY_SECONDS,
+                )
         return agreed
