@@ -42,7 +42,7 @@ from mcpkit._runtime.tasks import TaskSet
 from mcpkit.protocol._errors import PARSE_ERROR, ConnectionBroken, MessageDecodeError, ParseError
 from mcpkit.protocol._framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer
 from mcpkit.transports._lines import READ_CHUNK_BYTES, LineStream
-from mcpkit.transports._pipes import limit_pipe_reads
+from mcpkit.transports._pipes import PipeSink, PipeSource, limit_pipe_reads
 from mcpkit.transports._process import (
     DEFAULT_ALLOWED_ENV,
     KILL_SIGNAL,
@@ -157,20 +157,69 @@ class StdioServerParameters:
         return self.name or PurePath(self.command).name or self.command
 
 
-class _ChildProtocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """``create_subprocess_exec``'s protocol, plus an event set the moment the process exits.
+class _ChildProtocol(asyncio.SubprocessProtocol):
+    """The child's three pipes as mcpkit's own pipe ends, and an event set when it exits.
 
-    On Python 3.11 ``Process.wait()`` returns only once the process has exited *and* all its pipes
-    have closed, which a grandchild holding stderr, or unread stdout, can postpone forever.
+    ``create_subprocess_exec``'s protocol gives ``StreamReader``/``StreamWriter`` ends, which
+    can only be pulled: every answer then woke a reader task, which woke the caller. Here stdout
+    is a :class:`~mcpkit.transports._pipes.PipeSource`, so the session can have answers pushed
+    from the pipe's read callback (``LineStream.start_push``), and stdin a
+    :class:`~mcpkit.transports._pipes.PipeSink`, whose ``drain`` is skipped while the pipe is
+    not full. stderr is a ``PipeSource`` too, pulled by the stderr pump.
+
+    The exit is its own event: on Python 3.11 ``Process.wait()`` returns only once the process
+    has exited *and* all its pipes have closed, which a grandchild holding stderr, or unread
+    stdout, can postpone forever.
     """
 
-    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(limit=limit, loop=loop)
+    def __init__(self, limit: int) -> None:
+        self.stdin = PipeSink()
+        self.stdout = PipeSource(limit)
+        self.stderr = PipeSource(limit)
         self.exited = asyncio.Event()
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._open_pipes = {1, 2}
+        self._process_exited = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.SubprocessTransport)
+        self._transport = transport
+        for fd, end in ((0, self.stdin), (1, self.stdout), (2, self.stderr)):
+            pipe = transport.get_pipe_transport(fd)
+            if pipe is not None:
+                end.connection_made(pipe)
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        if fd == 1:
+            self.stdout.data_received(data)
+        elif fd == 2:
+            self.stderr.data_received(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 0:
+            self.stdin.connection_lost(exc)
+            return
+        (self.stdout if fd == 1 else self.stderr).connection_lost(exc)
+        self._open_pipes.discard(fd)
+        self._maybe_close_transport()
+
+    # the stdin pipe's flow control reaches the subprocess protocol, not the pipe's own
+    def pause_writing(self) -> None:
+        self.stdin.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.stdin.resume_writing()
 
     def process_exited(self) -> None:
-        super().process_exited()
+        self._process_exited = True
         self.exited.set()
+        self._maybe_close_transport()
+
+    def _maybe_close_transport(self) -> None:
+        # as asyncio's own protocol does: once nothing more can arrive, let go of the transport
+        if not self._open_pipes and self._process_exited and self._transport is not None:
+            self._transport.close()
+            self._transport = None
 
 
 class StdioClientStream(LineStream):
@@ -191,7 +240,6 @@ class StdioClientStream(LineStream):
         stdin_close_timeout: float,
         terminate_timeout: float,
     ) -> None:
-        assert protocol.stdin is not None and protocol.stdout is not None
         super().__init__(protocol.stdout, protocol.stdin, max_message_bytes=max_message_bytes)
         self._transport = transport
         self._protocol = protocol
@@ -231,7 +279,7 @@ class StdioClientStream(LineStream):
         try:
             # What asyncio.create_subprocess_exec does, with a protocol that reports the exit.
             transport, protocol = await loop.subprocess_exec(
-                lambda: _ChildProtocol(READ_CHUNK_BYTES, loop),
+                lambda: _ChildProtocol(READ_CHUNK_BYTES),
                 params.command,
                 *params.args,
                 stdin=asyncio.subprocess.PIPE,
@@ -288,8 +336,6 @@ class StdioClientStream(LineStream):
 
     async def _pump_stderr(self) -> None:
         stderr = self._protocol.stderr
-        if stderr is None:  # pragma: no cover - we always pipe it
-            return
         framer = LineFramer(MAX_STDERR_LINE_BYTES)
         while True:
             try:
@@ -421,9 +467,7 @@ class StdioClientStream(LineStream):
         self._transport.close()
 
     async def _stop_process(self) -> None:
-        stdin = self._protocol.stdin
-        if stdin is not None:
-            stdin.close()  # EOF: a well-behaved server exits now
+        self._protocol.stdin.close()  # EOF: a well-behaved server exits now
         if self._exited.is_set() or await self._wait_exit(self._stdin_close_timeout):
             return
         self._log.info(
@@ -446,8 +490,6 @@ class StdioClientStream(LineStream):
     async def _drain_stdout(self) -> None:
         """Read leftover output to EOF so the child's pipes close cleanly (bounded)."""
         stdout = self._protocol.stdout
-        if stdout is None:  # pragma: no cover
-            return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + DRAIN_TIMEOUT
         try:
