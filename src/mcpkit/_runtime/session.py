@@ -38,7 +38,7 @@ from mcpkit._runtime.context import (
     RequestContext,
     RequestHandler,
 )
-from mcpkit._runtime.pending import PendingRequest
+from mcpkit._runtime.pending import PendingRequest, SharedDeadlines
 from mcpkit._runtime.step import start_eagerly
 from mcpkit._runtime.stream import MessageStream
 from mcpkit._runtime.tasks import Slots, TaskSet
@@ -156,6 +156,8 @@ class Session:
             bind(self.connection)  # a stream that needs the revision reads it from here
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: TaskSet | None = None
+        self._deadlines: SharedDeadlines | None = None
+        """One timer for the deadlines of all our pending requests (see ``_runtime.pending``)."""
         self._input_ended = asyncio.Event()
         self._failure: TransportError | None = None
         """Set when the transport broke: nothing can be sent any more."""
@@ -181,6 +183,7 @@ class Session:
             raise UsageError(f"{self.name} can only be entered once")
         self._loop = asyncio.get_running_loop()
         self._tasks = TaskSet(self._loop, self.name, logger)
+        self._deadlines = SharedDeadlines(self._loop)
         start_push = getattr(self._stream, "start_push", None)
         if start_push is not None and start_push(self._dispatch, self._on_pushed_end):
             self._eager = True  # requests arrive in read callbacks, outside any task
@@ -197,6 +200,8 @@ class Session:
             return
         self._closing = True
         self._fail_pending(ConnectionClosed(f"{self.name} was closed"))
+        if self._deadlines is not None:
+            self._deadlines.close()
         tasks = self._tasks
         try:
             with contextlib.suppress(Exception):
@@ -276,7 +281,7 @@ class Session:
             timeout = self._default_timeout
         try:
             if timeout is not None or max_timeout is not None:
-                pending.arm(loop, timeout, max_timeout)
+                pending.arm(loop, timeout, max_timeout, self._deadlines)
             if on_request_id is not None:
                 on_request_id(request_id)
             await self._send(request, version, method)
