@@ -158,7 +158,7 @@ class StdioServerParameters:
 
 
 class _ChildProtocol(asyncio.SubprocessProtocol):
-    """The child's three pipes as mcpkit's own pipe ends, and an event set when it exits.
+    """The child's pipes as mcpkit's own pipe ends, and an event set when it exits.
 
     ``create_subprocess_exec``'s protocol gives ``StreamReader``/``StreamWriter`` ends, which
     can only be pulled: every answer then woke a reader task, which woke the caller. Here stdout
@@ -166,6 +166,12 @@ class _ChildProtocol(asyncio.SubprocessProtocol):
     from the pipe's read callback (``LineStream.start_push``), and stdin a
     :class:`~mcpkit.transports._pipes.PipeSink`, whose ``drain`` is skipped while the pipe is
     not full. stderr is a ``PipeSource`` too, pulled by the stderr pump.
+
+    stdout is not one of the subprocess transport's pipes: asyncio's subprocess transport hands
+    each chunk a pipe reads to the protocol with ``call_soon``, one more event-loop iteration
+    for every answer. :meth:`StdioClientStream.spawn` gives the child a pipe of its own and
+    connects :attr:`stdout` to it with ``connect_read_pipe``, whose read callback is the
+    protocol's ``data_received`` itself.
 
     The exit is its own event: on Python 3.11 ``Process.wait()`` returns only once the process
     has exited *and* all its pipes have closed, which a grandchild holding stderr, or unread
@@ -178,7 +184,7 @@ class _ChildProtocol(asyncio.SubprocessProtocol):
         self.stderr = PipeSource(limit)
         self.exited = asyncio.Event()
         self._transport: asyncio.SubprocessTransport | None = None
-        self._open_pipes = {1, 2}
+        self._open_pipes: set[int] = set()
         self._process_exited = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -188,6 +194,8 @@ class _ChildProtocol(asyncio.SubprocessProtocol):
             pipe = transport.get_pipe_transport(fd)
             if pipe is not None:
                 end.connection_made(pipe)
+                if fd:
+                    self._open_pipes.add(fd)
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         if fd == 1:
@@ -234,6 +242,7 @@ class StdioClientStream(LineStream):
         self,
         transport: asyncio.SubprocessTransport,
         protocol: _ChildProtocol,
+        stdout: asyncio.ReadTransport,
         params: StdioServerParameters,
         *,
         max_message_bytes: int,
@@ -243,6 +252,7 @@ class StdioClientStream(LineStream):
         super().__init__(protocol.stdout, protocol.stdin, max_message_bytes=max_message_bytes)
         self._transport = transport
         self._protocol = protocol
+        self._stdout = stdout
         self._pid = transport.get_pid()
         self._params = params
         self._name = params.display_name
@@ -276,6 +286,7 @@ class StdioClientStream(LineStream):
         """Start the server process; raises :class:`ServerStartError` if it cannot start."""
         env = child_environment(params.inherit_env, params.env)
         loop = asyncio.get_running_loop()
+        stdout_fd, child_stdout_fd = os.pipe()  # see _ChildProtocol: not the transport's pipe
         try:
             # What asyncio.create_subprocess_exec does, with a protocol that reports the exit.
             transport, protocol = await loop.subprocess_exec(
@@ -283,23 +294,38 @@ class StdioClientStream(LineStream):
                 params.command,
                 *params.args,
                 stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
+                stdout=child_stdout_fd,
                 stderr=asyncio.subprocess.PIPE,
                 env=env,
                 cwd=params.cwd,
                 start_new_session=True,
             )
         except OSError as exc:
+            os.close(stdout_fd)
             reason = exc.strerror or str(exc)
             cwd = os.fspath(params.cwd) if params.cwd is not None else None
             if cwd is not None and exc.filename is not None and os.fspath(exc.filename) == cwd:
                 reason = f"working directory {cwd!r}: {reason}"
             raise ServerStartError(f"could not start {params.command!r}: {reason}") from exc
-        for fd in (1, 2):
-            limit_pipe_reads(transport.get_pipe_transport(fd))
+        except BaseException:
+            os.close(stdout_fd)
+            raise
+        finally:
+            os.close(child_stdout_fd)  # the child has its copy: EOF comes when it lets go
+        stdout_pipe = os.fdopen(stdout_fd, "rb", buffering=0)
+        try:
+            stdout, _ = await loop.connect_read_pipe(lambda: protocol.stdout, stdout_pipe)
+        except BaseException:  # cancelled (or failed) before it could be used: leave nothing
+            stdout_pipe.close()
+            signal_group(transport.get_pid(), KILL_SIGNAL)
+            transport.close()
+            raise
+        limit_pipe_reads(stdout)
+        limit_pipe_reads(transport.get_pipe_transport(2))
         return cls(
             transport,
             protocol,
+            stdout,
             params,
             max_message_bytes=max_message_bytes,
             stdin_close_timeout=stdin_close_timeout,
@@ -464,6 +490,7 @@ class StdioClientStream(LineStream):
         await cancel_and_wait(self._stderr_task)
         # Normally every pipe is at EOF by now and this only confirms it; if something outside
         # the process group still holds a pipe, this lets go of our ends.
+        self._stdout.close()
         self._transport.close()
 
     async def _stop_process(self) -> None:
