@@ -284,7 +284,15 @@ class Session:
                 pending.arm(loop, timeout, max_timeout, self._deadlines)
             if on_request_id is not None:
                 on_request_id(request_id)
-            await self._send(request, version, method)
+            # what _send does, without its coroutine: this runs once per call
+            if self._failure is not None:
+                raise self._failure
+            message = connection.send(request, version, method)  # the one send point
+            try:
+                await self._stream.send(message)
+            except ConnectionBroken as exc:
+                self._on_broken(exc)
+                raise
             pending.sent = True
             return await pending.future
         except RequestTimeout:

@@ -186,12 +186,15 @@ class SessionChannel:
     ) -> JSONObject:
         session = self.session
         claimed: list[RequestId] = []
+        claim: Callable[[RequestId], None] | None = None
+        if on_notification is not None:  # (no closure to build for the usual call)
+            sink, routes = on_notification, self._routes
 
-        def claim(request_id: RequestId) -> None:
-            if on_notification is not None:
-                self._routes[request_id] = on_notification
+            def claim_id(request_id: RequestId) -> None:
+                routes[request_id] = sink
                 claimed.append(request_id)
 
+            claim = claim_id
         try:
             return await session.send_request(
                 method,
@@ -200,7 +203,7 @@ class SessionChannel:
                 max_timeout=max_timeout,
                 progress_callback=progress_callback,
                 protocol_version=protocol_version,
-                on_request_id=claim if on_notification is not None else None,
+                on_request_id=claim,
             )
         except ConnectionBroken as exc:
             wait_report = getattr(self._stream, "wait_exit_report", None)

@@ -32,10 +32,10 @@ import os
 import signal
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Final, Literal, TextIO
+from typing import Any, Final, Literal, TextIO
 
 from mcpkit._runtime.concurrency import cancel_and_wait
 from mcpkit._runtime.tasks import TaskSet
@@ -421,13 +421,17 @@ class StdioClientStream(LineStream):
 
     # -- MessageStream -------------------------------------------------------------------------
 
-    async def send(self, message: Message) -> None:
+    def send(self, message: Message) -> Coroutine[Any, Any, None]:
         # Once the server's stdout has ended nothing can answer; and the end of stdout can be
         # seen a moment before the kernel closes the server's stdin (so a write could still
-        # "succeed" into a pipe nobody will read): fail now, with the reason.
-        if not self._closed and (self._eof or self.returncode is not None):
-            raise ConnectionBroken(await self._broken_reason())
-        await super().send(message)
+        # "succeed" into a pipe nobody will read): fail now, with the reason. A plain method
+        # handing over LineStream's coroutine: one coroutine per message, not two.
+        if not self._closed and (self._eof or self._transport.get_returncode() is not None):
+            return self._refuse_send()
+        return LineStream.send(self, message)
+
+    async def _refuse_send(self) -> None:
+        raise ConnectionBroken(await self._broken_reason())
 
     async def wait_exit_report(self) -> None:
         """Wait (bounded by :data:`EXIT_REPORT_TIMEOUT`) for the exit code and the last stderr
