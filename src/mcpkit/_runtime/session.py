@@ -114,6 +114,9 @@ class Session:
     :class:`~mcpkit.protocol._connection.Connection` sized for those limits. ``on_refused`` is
     told of each peer request the connection refuses (the request and the error it is answered
     with), so the layer above can say so in its log: the session itself knows no policy.
+    ``explain_broken`` may replace the ``ConnectionBroken`` a request of ours fails with by one
+    that says more (the stdio client: the server's exit code and last stderr lines); it is
+    awaited in the caller's task, so it may wait for what it wants to say.
     """
 
     def __init__(
@@ -128,6 +131,7 @@ class Session:
         max_queued_requests: int = MAX_QUEUED_REQUESTS,
         connection: SessionConnection | None = None,
         on_refused: Callable[[Request, JSONRPCError], None] | None = None,
+        explain_broken: Callable[[ConnectionBroken], Awaitable[ConnectionBroken]] | None = None,
     ) -> None:
         if max_concurrent_requests < 1 or max_queued_requests < 0:
             raise UsageError(
@@ -142,6 +146,7 @@ class Session:
         self._slots = Slots(max_concurrent_requests)
         self._default_timeout = default_timeout
         self._on_refused = on_refused
+        self._explain_broken = explain_broken
         self.name = name
         self.connection: SessionConnection = (
             connection
@@ -264,10 +269,9 @@ class Session:
         loop = self._loop
         if self._closing or loop is None:
             raise ConnectionClosed(f"{self.name} is closed")
-        if self._failure is not None:
-            raise self._failure
-        if self._input_failure is not None:
-            raise self._input_failure
+        failure = self._failure or self._input_failure
+        if failure is not None:
+            raise await self._explained(failure)
         pending = PendingRequest(loop.create_future(), method, progress_callback)
         connection = self.connection
         # fresh id, progress token, and the role's rules (TooManyInFlight, LocalProtocolError, a
@@ -298,6 +302,14 @@ class Session:
         except RequestTimeout:
             self._cancel_remote(request_id, "request timed out", version)
             raise
+        except ConnectionBroken as exc:
+            if self._explain_broken is None:
+                raise
+            pending.disarm()  # (nothing is pending any more; its deadline must not fire)
+            explained = await self._explained(exc)
+            if explained is exc:
+                raise
+            raise explained from exc
         except asyncio.CancelledError:
             future = pending.future
             if future.done() and not future.cancelled():
@@ -312,6 +324,17 @@ class Session:
         finally:
             pending.disarm()
             connection.end_request(request_id)
+
+    async def _explained(self, exc: TransportError) -> TransportError:
+        """``exc`` as ``explain_broken`` says it (a ``ConnectionBroken`` raised from the
+        original), or ``exc`` itself."""
+        explain = self._explain_broken
+        if explain is None or not isinstance(exc, ConnectionBroken):
+            return exc
+        explained = await explain(exc)
+        if explained is not exc:
+            explained.__cause__ = exc
+        return explained
 
     def _cancel_remote(self, request_id: int, reason: str, protocol_version: str | None) -> None:
         """Tell the peer we gave up on a request (sent from a session task: never blocks us)."""

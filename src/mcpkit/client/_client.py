@@ -382,6 +382,7 @@ class Client(ClientFeatures):
                 max_inbound=DEFAULT_MAX_CONCURRENT_REQUESTS + MAX_QUEUED_REQUESTS,
             ),
             on_refused=self._on_refused,
+            explain_broken=channel.explain_broken,
         )
         await stack.enter_async_context(session)
         channel.attach(session, stream)

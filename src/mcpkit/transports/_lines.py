@@ -75,7 +75,8 @@ def oversized_line_error(line: FrameTooLarge) -> MessageDecodeError:
     )
 
 
-def _decode_line(line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
+def decode_line(line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
+    """One received line as a message, or the decode error standing for it."""
     if isinstance(line, FrameTooLarge):
         return oversized_line_error(line)
     try:
@@ -209,7 +210,7 @@ class LineStream:
     def _decode(self, line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
         """One received line as a message, or the decode error standing for it; subclasses
         may say more about a bad line (the stdio client: a server's stray stdout text)."""
-        return _decode_line(line)
+        return decode_line(line)
 
     async def _broken_reason(self) -> str:
         """Why the peer is gone, for ``ConnectionBroken``; subclasses add what they know."""

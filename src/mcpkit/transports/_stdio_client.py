@@ -41,7 +41,7 @@ from mcpkit._runtime.concurrency import cancel_and_wait
 from mcpkit._runtime.tasks import TaskSet
 from mcpkit.protocol._errors import PARSE_ERROR, ConnectionBroken, MessageDecodeError, ParseError
 from mcpkit.protocol._framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer
-from mcpkit.transports._lines import READ_CHUNK_BYTES, LineStream
+from mcpkit.transports._lines import READ_CHUNK_BYTES, LineStream, decode_line
 from mcpkit.transports._pipes import PipeSink, PipeSource, limit_pipe_reads
 from mcpkit.transports._process import (
     DEFAULT_ALLOWED_ENV,
@@ -397,7 +397,7 @@ class StdioClientStream(LineStream):
             pass
 
     def _decode(self, line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
-        decoded = super()._decode(line)
+        decoded = decode_line(line)  # LineStream's, without the extra call: once per message
         if (
             isinstance(decoded, MessageDecodeError)
             and decoded.error.code == PARSE_ERROR
