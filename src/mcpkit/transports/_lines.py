@@ -128,6 +128,8 @@ class LineStream:
         self._receive_lock = asyncio.Lock()
         self._write_lock = asyncio.Lock()
         """Held while a large message is written in slices; other messages wait their turn."""
+        self._slicing = False
+        """``_write_lock`` is held (what ``locked()`` says, read without a call per message)."""
         self._eof = False
         self._closed = False
         self._push: tuple[Deliver, Ended] | None = None
@@ -152,7 +154,7 @@ class LineStream:
             raise ConnectionClosed(f"{self} is closed")
         data = encode_message(message)
         sink = self._sink
-        if len(data) > SINGLE_WRITE_MAX_BYTES or self._write_lock.locked() or sink.is_closing():
+        if len(data) > SINGLE_WRITE_MAX_BYTES or self._slicing or sink.is_closing():
             await self._write_line(data)  # large, queued behind a large one, or the peer is gone
             return
         # The usual message, as _write_line writes it, without its coroutine (nor drain's when
@@ -180,12 +182,16 @@ class LineStream:
         if sink.is_closing():
             raise ConnectionBroken(await self._broken_reason())
         try:
-            if len(data) <= SINGLE_WRITE_MAX_BYTES and not self._write_lock.locked():
+            if len(data) <= SINGLE_WRITE_MAX_BYTES and not self._slicing:
                 sink.write(data + _NEWLINE)
                 await sink.drain()
             else:
                 async with self._write_lock:
-                    await self._write_slices(sink, data)
+                    self._slicing = True
+                    try:
+                        await self._write_slices(sink, data)
+                    finally:
+                        self._slicing = False
         except (ConnectionError, OSError) as exc:
             if self._closed:
                 raise ConnectionClosed(f"{self} is closed") from None
