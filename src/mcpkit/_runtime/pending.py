@@ -68,7 +68,8 @@ class PendingRequest:
         self._timer: asyncio.TimerHandle | None = None
         self._shared: SharedDeadlines | None = None
         self.caller: asyncio.Task[object] | None = None
-        """The task waiting for this request (only tracked while a deadline is armed)."""
+        """The task waiting for this request (tracked while a deadline is armed, and on a pushed
+        session for ``resume_now``)."""
         self.sent = False
         """The request was handed to the transport (until then, expiry interrupts the send)."""
         self.expired = False

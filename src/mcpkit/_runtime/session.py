@@ -39,7 +39,7 @@ from mcpkit._runtime.context import (
     RequestHandler,
 )
 from mcpkit._runtime.pending import PendingRequest, SharedDeadlines
-from mcpkit._runtime.step import start_eagerly
+from mcpkit._runtime.step import resume_now, start_eagerly
 from mcpkit._runtime.stream import MessageStream
 from mcpkit._runtime.tasks import Slots, TaskSet
 from mcpkit.protocol._batch import BatchAnswers
@@ -286,6 +286,8 @@ class Session:
         try:
             if timeout is not None or max_timeout is not None:
                 pending.arm(loop, timeout, max_timeout, self._deadlines)
+            elif self._eager:
+                pending.caller = asyncio.current_task(loop)  # for resume_now (arm sets it too)
             if on_request_id is not None:
                 on_request_id(request_id)
             # what _send does, without its coroutine: this runs once per call
@@ -509,6 +511,8 @@ class Session:
             future.set_result(response.result)
         else:
             future.set_exception(JSONRPCError.from_error_object(response.error))  # type: ignore[union-attr]
+        if self._eager:  # pushed: the caller goes on now rather than an iteration later
+            resume_now(self._loop, entry.value.caller)  # type: ignore[arg-type]
 
     def _accept_notification(self, note: Notification) -> None:
         event = self.connection.receive_notification(note)
