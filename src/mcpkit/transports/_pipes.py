@@ -1,4 +1,4 @@
-"""Asyncio byte streams over a process's own file descriptors (the server side of stdio).
+"""Asyncio byte streams over pipes: a process's own descriptors (stdio server), a child's (client).
 
 Pipes, sockets and terminals go through the event loop's pipe transports (non-blocking, no
 threads). A regular file (``server < requests.jsonl > out.jsonl``) cannot be polled, so it gets a
@@ -179,7 +179,7 @@ class PipeSource(asyncio.Protocol):
     Pulled, it is a small ``StreamReader``: chunks are handed over as they came, without
     copying them into one buffer, and reading pauses while more than the limit waits. Pushed
     (:meth:`push_to`), every chunk goes straight from the event loop's read callback to a
-    consumer: no task has to wake up for it. That is the stdio server's hot path (see
+    consumer: no task has to wake up for it. That is the hot path of both stdio ends (see
     ``LineStream.start_push``).
     """
 
