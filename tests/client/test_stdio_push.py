@@ -72,3 +72,22 @@ async def test_a_call_past_its_timeout_fails_and_is_cancelled_on_the_server() ->
             assert len(await client.list_tools()) == 1
     finally:
         remove_outbound_observer(observe)
+
+
+def test_the_pushed_end_works_on_uvloop() -> None:
+    # uvloop's transports do not derive from asyncio's transport classes: the pipe ends must
+    # not insist that they do (the REST facade and the gateway run stdio servers under uvicorn)
+    import uvloop
+
+    async def main() -> tuple[str, str]:
+        async with Client(raw_server("--call", "ok")) as client:
+            result = await client.call_tool("t", {"x": 1})
+            text = result.content[0].text  # type: ignore[union-attr]
+        async with Client(raw_server("--call", "crash")) as client:
+            with pytest.raises(ConnectionBroken) as broken:
+                await client.call_tool("t")
+        return text, str(broken.value)
+
+    text, broken = uvloop.run(main())
+    assert text == "ok {'x': 1}"
+    assert "the server exited with code 3" in broken

@@ -16,7 +16,7 @@ import selectors
 import stat
 from collections import deque
 from collections.abc import Callable
-from typing import Final
+from typing import Final, cast
 
 from mcpkit.transports._lines import PIPE_READ_BYTES, READ_CHUNK_BYTES, ByteSink, ByteSource
 
@@ -54,8 +54,8 @@ class PipeSink(asyncio.Protocol):
 
     # protocol callbacks
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.WriteTransport)
-        self._transport = transport
+        # not isinstance: other loops' transports (uvloop's) do not derive from asyncio's classes
+        self._transport = cast(asyncio.WriteTransport, transport)
 
     def pause_writing(self) -> None:
         self._paused = True
@@ -197,8 +197,7 @@ class PipeSource(asyncio.Protocol):
 
     # protocol callbacks
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.ReadTransport)
-        self._transport = transport
+        self._transport = cast(asyncio.ReadTransport, transport)  # (see PipeSink's)
 
     def data_received(self, data: bytes) -> None:
         if self._on_data is not None:

@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any, Final, Literal, TextIO
+from typing import Any, Final, Literal, TextIO, cast
 
 from mcpkit._runtime.concurrency import cancel_and_wait
 from mcpkit._runtime.tasks import TaskSet
@@ -188,10 +188,10 @@ class _ChildProtocol(asyncio.SubprocessProtocol):
         self._process_exited = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.SubprocessTransport)
-        self._transport = transport
+        # not isinstance: uvloop's transports do not derive from asyncio's classes
+        self._transport = process = cast(asyncio.SubprocessTransport, transport)
         for fd, end in ((0, self.stdin), (1, self.stdout), (2, self.stderr)):
-            pipe = transport.get_pipe_transport(fd)
+            pipe = process.get_pipe_transport(fd)
             if pipe is not None:
                 end.connection_made(pipe)
                 if fd:
