@@ -38,8 +38,8 @@ from mcpkit._runtime.context import (
     RequestContext,
     RequestHandler,
 )
-from mcpkit._runtime.pending import PendingRequest
-from mcpkit._runtime.step import start_eagerly
+from mcpkit._runtime.pending import PendingRequest, SharedDeadlines
+from mcpkit._runtime.step import resume_now, start_eagerly
 from mcpkit._runtime.stream import MessageStream
 from mcpkit._runtime.tasks import Slots, TaskSet
 from mcpkit.protocol._batch import BatchAnswers
@@ -114,6 +114,9 @@ class Session:
     :class:`~mcpkit.protocol._connection.Connection` sized for those limits. ``on_refused`` is
     told of each peer request the connection refuses (the request and the error it is answered
     with), so the layer above can say so in its log: the session itself knows no policy.
+    ``explain_broken`` may replace the ``ConnectionBroken`` a request of ours fails with by one
+    that says more (the stdio client: the server's exit code and last stderr lines); it is
+    awaited in the caller's task, so it may wait for what it wants to say.
     """
 
     def __init__(
@@ -128,6 +131,7 @@ class Session:
         max_queued_requests: int = MAX_QUEUED_REQUESTS,
         connection: SessionConnection | None = None,
         on_refused: Callable[[Request, JSONRPCError], None] | None = None,
+        explain_broken: Callable[[ConnectionBroken], Awaitable[ConnectionBroken]] | None = None,
     ) -> None:
         if max_concurrent_requests < 1 or max_queued_requests < 0:
             raise UsageError(
@@ -142,6 +146,7 @@ class Session:
         self._slots = Slots(max_concurrent_requests)
         self._default_timeout = default_timeout
         self._on_refused = on_refused
+        self._explain_broken = explain_broken
         self.name = name
         self.connection: SessionConnection = (
             connection
@@ -156,6 +161,8 @@ class Session:
             bind(self.connection)  # a stream that needs the revision reads it from here
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: TaskSet | None = None
+        self._deadlines: SharedDeadlines | None = None
+        """One timer for the deadlines of all our pending requests (see ``_runtime.pending``)."""
         self._input_ended = asyncio.Event()
         self._failure: TransportError | None = None
         """Set when the transport broke: nothing can be sent any more."""
@@ -181,6 +188,7 @@ class Session:
             raise UsageError(f"{self.name} can only be entered once")
         self._loop = asyncio.get_running_loop()
         self._tasks = TaskSet(self._loop, self.name, logger)
+        self._deadlines = SharedDeadlines(self._loop)
         start_push = getattr(self._stream, "start_push", None)
         if start_push is not None and start_push(self._dispatch, self._on_pushed_end):
             self._eager = True  # requests arrive in read callbacks, outside any task
@@ -197,6 +205,8 @@ class Session:
             return
         self._closing = True
         self._fail_pending(ConnectionClosed(f"{self.name} was closed"))
+        if self._deadlines is not None:
+            self._deadlines.close()
         tasks = self._tasks
         try:
             with contextlib.suppress(Exception):
@@ -259,10 +269,9 @@ class Session:
         loop = self._loop
         if self._closing or loop is None:
             raise ConnectionClosed(f"{self.name} is closed")
-        if self._failure is not None:
-            raise self._failure
-        if self._input_failure is not None:
-            raise self._input_failure
+        failure = self._failure or self._input_failure
+        if failure is not None:
+            raise await self._explained(failure)
         pending = PendingRequest(loop.create_future(), method, progress_callback)
         connection = self.connection
         # fresh id, progress token, and the role's rules (TooManyInFlight, LocalProtocolError, a
@@ -276,15 +285,33 @@ class Session:
             timeout = self._default_timeout
         try:
             if timeout is not None or max_timeout is not None:
-                pending.arm(loop, timeout, max_timeout)
+                pending.arm(loop, timeout, max_timeout, self._deadlines)
+            elif self._eager:
+                pending.caller = asyncio.current_task(loop)  # for resume_now (arm sets it too)
             if on_request_id is not None:
                 on_request_id(request_id)
-            await self._send(request, version, method)
+            # what _send does, without its coroutine: this runs once per call
+            if self._failure is not None:
+                raise self._failure
+            message = connection.send(request, version, method)  # the one send point
+            try:
+                await self._stream.send(message)
+            except ConnectionBroken as exc:
+                self._on_broken(exc)
+                raise
             pending.sent = True
             return await pending.future
         except RequestTimeout:
             self._cancel_remote(request_id, "request timed out", version)
             raise
+        except ConnectionBroken as exc:
+            if self._explain_broken is None:
+                raise
+            pending.disarm()  # (nothing is pending any more; its deadline must not fire)
+            explained = await self._explained(exc)
+            if explained is exc:
+                raise
+            raise explained from exc
         except asyncio.CancelledError:
             future = pending.future
             if future.done() and not future.cancelled():
@@ -299,6 +326,17 @@ class Session:
         finally:
             pending.disarm()
             connection.end_request(request_id)
+
+    async def _explained(self, exc: TransportError) -> TransportError:
+        """``exc`` as ``explain_broken`` says it (a ``ConnectionBroken`` raised from the
+        original), or ``exc`` itself."""
+        explain = self._explain_broken
+        if explain is None or not isinstance(exc, ConnectionBroken):
+            return exc
+        explained = await explain(exc)
+        if explained is not exc:
+            explained.__cause__ = exc
+        return explained
 
     def _cancel_remote(self, request_id: int, reason: str, protocol_version: str | None) -> None:
         """Tell the peer we gave up on a request (sent from a session task: never blocks us)."""
@@ -473,6 +511,8 @@ class Session:
             future.set_result(response.result)
         else:
             future.set_exception(JSONRPCError.from_error_object(response.error))  # type: ignore[union-attr]
+        if self._eager:  # pushed: the caller goes on now rather than an iteration later
+            resume_now(self._loop, entry.value.caller)  # type: ignore[arg-type]
 
     def _accept_notification(self, note: Notification) -> None:
         event = self.connection.receive_notification(note)

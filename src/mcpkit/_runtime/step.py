@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Awaitable, Coroutine, Generator
 from typing import Any, TypeVar
 
-__all__ = ["Pending", "finish", "start_eagerly", "step"]
+__all__ = ["Pending", "finish", "resume_now", "start_eagerly", "step"]
 
 T = TypeVar("T")
 
@@ -116,3 +116,29 @@ def start_eagerly(
             ready.pop()
             handle._run()  # the task's step, as the loop runs it (errors to its handler)
     return task
+
+
+def resume_now(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any] | None) -> None:
+    """Run ``task``'s wake-up now, when it is all the loop's ready queue holds.
+
+    A future resolved in a read callback (the answer to a request, pushed) schedules the
+    wake-up of the task awaiting it for the next loop iteration: one more ``epoll_wait`` (zero
+    timeout) and pass over the ready queue per answer. When that wake-up is the only handle
+    queued, the next iteration would run it first thing (whatever the poll found is queued
+    behind it), so running it here changes no order; it runs as the loop runs it (the task's
+    own step, in its context, errors to the loop's handler). Only outside any running task,
+    and on loops whose ready queue is asyncio's ``deque`` of handles; otherwise nothing happens
+    and the loop wakes the task as usual.
+    """
+    if task is None:
+        return
+    ready = getattr(loop, "_ready", None)
+    if type(ready) is not deque or len(ready) != 1:
+        return
+    handle = ready[0]
+    if getattr(getattr(handle, "_callback", None), "__self__", None) is not task:
+        return
+    if asyncio.current_task(loop) is not None:
+        return
+    ready.pop()
+    handle._run()

@@ -19,7 +19,7 @@ class MessageStream(Protocol):
       clean end of stream. It raises ``ConnectionBroken`` when the stream failed.
     * ``aclose`` is idempotent and never raises.
 
-    A stream may also offer ``start_push(deliver, ended) -> bool`` (the stdio server's does):
+    A stream may also offer ``start_push(deliver, ended) -> bool`` (both stdio ends' do):
     the session calls it once, before receiving anything, and when it returns ``True`` no
     ``receive`` follows — every message is handed to ``deliver`` from the event loop's read
     callback, and ``ended`` is told once that the input ended (``None``: cleanly, or a

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, Final, Literal, Protocol
 
 from mcpkit._runtime.concurrency import TaskScope, race
@@ -172,7 +172,7 @@ class SessionChannel:
                 return
         await self._default_sink(note)
 
-    async def request(
+    def request(
         self,
         method: str,
         params: JSONObject | None,
@@ -183,14 +183,50 @@ class SessionChannel:
         progress_callback: ProgressCallback | None = None,
         on_notification: NotificationSink | None = None,
         tool: Mapping[str, Any] | None = None,
-    ) -> JSONObject:
+    ) -> Coroutine[Any, Any, JSONObject]:
+        # A plain method handing over the session's coroutine (a broken connection is explained
+        # by the session, through explain_broken): no coroutine of its own for the usual call.
         session = self.session
+        if on_notification is not None:
+            return self._routed_request(
+                session,
+                method,
+                params,
+                protocol_version=protocol_version,
+                timeout=timeout,
+                max_timeout=max_timeout,
+                progress_callback=progress_callback,
+                on_notification=on_notification,
+            )
+        return session.send_request(
+            method,
+            params,
+            timeout=timeout,
+            max_timeout=max_timeout,
+            progress_callback=progress_callback,
+            protocol_version=protocol_version,
+        )
+
+    async def _routed_request(
+        self,
+        session: Session,
+        method: str,
+        params: JSONObject | None,
+        *,
+        protocol_version: str | None,
+        timeout: float | None,
+        max_timeout: float | None,
+        progress_callback: ProgressCallback | None,
+        on_notification: NotificationSink,
+    ) -> JSONObject:
+        """A request that owns the notifications tagged with its id (a 2026
+        ``subscriptions/listen``): they go to ``on_notification`` until it ends."""
         claimed: list[RequestId] = []
+        routes = self._routes
 
         def claim(request_id: RequestId) -> None:
-            if on_notification is not None:
-                self._routes[request_id] = on_notification
-                claimed.append(request_id)
+            routes[request_id] = on_notification
+            claimed.append(request_id)
 
         try:
             return await session.send_request(
@@ -200,19 +236,19 @@ class SessionChannel:
                 max_timeout=max_timeout,
                 progress_callback=progress_callback,
                 protocol_version=protocol_version,
-                on_request_id=claim if on_notification is not None else None,
+                on_request_id=claim,
             )
-        except ConnectionBroken as exc:
-            wait_report = getattr(self._stream, "wait_exit_report", None)
-            if wait_report is not None and getattr(self._stream, "returncode", 0) is None:
-                await wait_report()  # a stdio server: learn its exit code before saying why
-            explained = self._explain(exc)
-            if explained is exc:
-                raise
-            raise explained from exc
         finally:
             for request_id in claimed:
-                self._routes.pop(request_id, None)
+                routes.pop(request_id, None)
+
+    async def explain_broken(self, exc: ConnectionBroken) -> ConnectionBroken:
+        """The session's ``explain_broken``: what a stdio server's end adds to a broken
+        connection (its exit code, waited for, and its last stderr lines)."""
+        wait_report = getattr(self._stream, "wait_exit_report", None)
+        if wait_report is not None and getattr(self._stream, "returncode", 0) is None:
+            await wait_report()  # a stdio server: learn its exit code before saying why
+        return self._explain(exc)
 
     def _explain(self, exc: ConnectionBroken) -> ConnectionBroken:
         """Add what a stdio stream knows (exit code, last stderr lines) to a bare EOF error."""

@@ -52,7 +52,13 @@ from mcpkit.client._connectors import (
     resolve_target,
 )
 from mcpkit.client._features import ClientFeatures
-from mcpkit.client._mrtr import DEFAULT_MAX_INPUT_ROUNDS, MRTR_METHODS, run_input_rounds
+from mcpkit.client._mrtr import (
+    DEFAULT_MAX_INPUT_ROUNDS,
+    INPUT_REQUIRED,
+    MRTR_METHODS,
+    run_input_rounds,
+    strip_round_keys,
+)
 from mcpkit.client._questions import ElicitationHandler, Questions, RootsSource, SamplingHandler
 from mcpkit.client._renewal import RenewalTracker, SessionRenewed, SessionRenewedHandler, tell
 from mcpkit.client._schemas import SchemaCache, ValidationMode
@@ -70,6 +76,7 @@ from mcpkit.protocol._errors import (
     UsageError,
 )
 from mcpkit.protocol._meta import LOG_LEVELS, request_meta
+from mcpkit.types._base import INPUT_RESPONSES_KEY, REQUEST_STATE_KEY, RESULT_TYPE_KEY
 from mcpkit.types._common import Implementation
 from mcpkit.types._jsonrpc import JSONObject, Notification, Request
 from mcpkit.types._method_names import PROGRESS_NOTIFICATION
@@ -375,6 +382,7 @@ class Client(ClientFeatures):
                 max_inbound=DEFAULT_MAX_CONCURRENT_REQUESTS + MAX_QUEUED_REQUESTS,
             ),
             on_refused=self._on_refused,
+            explain_broken=channel.explain_broken,
         )
         await stack.enter_async_context(session)
         channel.attach(session, stream)
@@ -608,24 +616,24 @@ class Client(ClientFeatures):
             if isinstance(extra, dict):
                 meta.update(extra)
             params["_meta"] = meta
-
-        def send(params: JSONObject | None) -> Awaitable[JSONObject]:
-            return channel.request(
-                method,
-                params,
-                # the connection's revision: a replaced legacy HTTP session may have another
-                protocol_version=self.protocol_version,
-                timeout=self._timeout if timeout is DEFAULT else timeout,
-                max_timeout=self._max_timeout,
-                progress_callback=progress_callback,
-                on_notification=on_notification,
-                tool=tool,
-            )
-
+        if timeout is DEFAULT:
+            timeout = self._timeout
         hook = self.request_hook
         try:
             if hook is None:
-                return await send(params)
+                # the usual call, as ``_sender`` makes it (the revision was read just above,
+                # with no wait since), without building the closure
+                return await channel.request(
+                    method,
+                    params,
+                    protocol_version=negotiated.protocol_version,
+                    timeout=timeout,
+                    max_timeout=self._max_timeout,
+                    progress_callback=progress_callback,
+                    on_notification=on_notification,
+                    tool=tool,
+                )
+            send = self._sender(channel, method, timeout, progress_callback, on_notification, tool)
             return await hook(self, method, params, send)
         except URLElicitationRequired as exc:
             self._expect_completions(exc)
@@ -637,9 +645,36 @@ class Client(ClientFeatures):
         # the session was replaced before the request reached it: once more, in the new one
         await renewals.catch_up(replaced.renewals)
         self._recheck_after_renewal(method, params, tool)
+        send = self._sender(channel, method, timeout, progress_callback, on_notification, tool)
         if hook is None:
             return await send(params)
         return await hook(self, method, params, send)
+
+    def _sender(
+        self,
+        channel: Channel,
+        method: str,
+        timeout: float | None,
+        progress_callback: ProgressCallback | None,
+        on_notification: Callable[[Notification], Awaitable[None]] | None,
+        tool: Mapping[str, Any] | None,
+    ) -> Callable[[JSONObject | None], Awaitable[JSONObject]]:
+        """What sends the request over ``channel`` (a hook's ``send``, or the retry's)."""
+
+        def send(params: JSONObject | None) -> Awaitable[JSONObject]:
+            return channel.request(
+                method,
+                params,
+                # the connection's revision: a replaced legacy HTTP session may have another
+                protocol_version=self.protocol_version,
+                timeout=timeout,
+                max_timeout=self._max_timeout,
+                progress_callback=progress_callback,
+                on_notification=on_notification,
+                tool=tool,
+            )
+
+        return send
 
     def _expect_completions(self, exc: URLElicitationRequired) -> None:
         """The URL elicitations a -32042 error names may be announced complete later."""
@@ -660,7 +695,31 @@ class Client(ClientFeatures):
         tool: Mapping[str, Any] | None = None,
     ) -> tuple[JSONObject, int]:
         """Like :meth:`_request`, following 2026 ``input_required`` rounds; returns (result,
-        retries)."""
+        retries). The first round is sent here, the rest (only when the server asks) by
+        :meth:`_follow_input_rounds`: a call answered at once passes through no more layers."""
+        rounds = self.era == "modern" and method in MRTR_METHODS
+        if rounds and (INPUT_RESPONSES_KEY in params or REQUEST_STATE_KEY in params):
+            params = strip_round_keys(params)  # a fresh call starts with neither
+        result = await self._request(
+            method, params, timeout=timeout, progress_callback=progress_callback, tool=tool
+        )
+        if not rounds or result.get(RESULT_TYPE_KEY) != INPUT_REQUIRED:
+            return result, 0
+        return await self._follow_input_rounds(
+            method, params, result, timeout, progress_callback, tool
+        )
+
+    async def _follow_input_rounds(
+        self,
+        method: str,
+        params: JSONObject,
+        first: JSONObject,
+        timeout: TimeoutArg,
+        progress_callback: ProgressCallback | None,
+        tool: Mapping[str, Any] | None,
+    ) -> tuple[JSONObject, int]:
+        """The server answered ``first`` (``input_required``) to ``params``: answer its
+        questions with this client's handlers and retry, until a final result."""
 
         async def send(current: JSONObject) -> JSONObject:
             return await self._request(
@@ -670,9 +729,6 @@ class Client(ClientFeatures):
                 progress_callback=progress_callback,
                 tool=tool,
             )
-
-        if self.era != "modern" or method not in MRTR_METHODS:
-            return await send(params), 0
 
         async def answer(key: str, request: Any) -> JSONObject:
             return await self._questions.answer_input_request(
@@ -684,7 +740,7 @@ class Client(ClientFeatures):
             )
 
         return await run_input_rounds(
-            method, params, send, answer, max_rounds=self._max_input_rounds
+            method, params, send, answer, max_rounds=self._max_input_rounds, first=first
         )
 
     def _recheck_after_renewal(

@@ -43,6 +43,7 @@ __all__ = [
     "check_input_required",
     "is_stale_state",
     "run_input_rounds",
+    "strip_round_keys",
 ]
 
 DEFAULT_MAX_INPUT_ROUNDS: Final = 16
@@ -106,6 +107,12 @@ def is_stale_state(exc: InvalidParams, sent: JSONObject) -> bool:
     return "uri" not in data and "field" not in data and "path" not in data
 
 
+def strip_round_keys(params: JSONObject) -> JSONObject:
+    """``params`` without the keys of a retry (``inputResponses``, ``requestState``): what a
+    call's first round sends."""
+    return {k: v for k, v in params.items() if k not in (INPUT_RESPONSES_KEY, REQUEST_STATE_KEY)}
+
+
 async def run_input_rounds(
     method: str,
     params: JSONObject,
@@ -113,29 +120,34 @@ async def run_input_rounds(
     answer: Answer,
     *,
     max_rounds: int = DEFAULT_MAX_INPUT_ROUNDS,
+    first: JSONObject | None = None,
 ) -> tuple[JSONObject, int]:
     """Send ``params`` and follow ``input_required`` answers; return (final result, rounds).
 
     ``rounds`` is how many retries were needed (0 when the first answer was final): callers must
-    not cache a result that came from a retry.
+    not cache a result that came from a retry. ``first`` is the answer to ``params`` when the
+    caller already sent them (without the round keys, see :func:`strip_round_keys`).
     """
-    base = {k: v for k, v in params.items() if k not in (INPUT_RESPONSES_KEY, REQUEST_STATE_KEY)}
+    base = strip_round_keys(params)
     current = base
     restarted = False
     for rounds in range(max_rounds + 1):
-        try:
-            result = await send(current)
-        except InvalidParams as exc:
-            if restarted or not is_stale_state(exc, current):
-                raise
-            logger.warning(
-                "%s: the server refused the retry's requestState (%s); calling again from the "
-                "start, so its questions are asked again",
-                method,
-                exc.message,
-            )
-            restarted = True
-            result = await send(base)
+        if first is not None:
+            result, first = first, None
+        else:
+            try:
+                result = await send(current)
+            except InvalidParams as exc:
+                if restarted or not is_stale_state(exc, current):
+                    raise
+                logger.warning(
+                    "%s: the server refused the retry's requestState (%s); calling again from "
+                    "the start, so its questions are asked again",
+                    method,
+                    exc.message,
+                )
+                restarted = True
+                result = await send(base)
         if result.get(RESULT_TYPE_KEY) != INPUT_REQUIRED:
             return result, rounds
         pending = check_input_required(method, result)

@@ -92,13 +92,22 @@ class ToolMethods(ClientPlumbing):
         if meta:
             params["_meta"] = dict(meta)
         try:
-            result, _ = await self._request_with_input(
-                "tools/call",
-                params,
-                timeout=timeout,
-                progress_callback=progress_callback,
-                tool=tool,
-            )
+            if self.era == "modern":
+                result, _ = await self._request_with_input(
+                    "tools/call",
+                    params,
+                    timeout=timeout,
+                    progress_callback=progress_callback,
+                    tool=tool,
+                )
+            else:  # no input_required rounds to follow: one coroutine layer less per call
+                result = await self._request(
+                    "tools/call",
+                    params,
+                    timeout=timeout,
+                    progress_callback=progress_callback,
+                    tool=tool,
+                )
         except InvalidParams as exc:
             if await self._not_listed(name, exc):
                 # The server's -32602 for a name it does not offer: the error a Host raises for
@@ -200,7 +209,7 @@ class ToolMethods(ClientPlumbing):
                 "did not opt in to"
             )
         typed = decode_tool_result(result)
-        if mode != "off" and tool is not None:
+        if mode != "off" and tool is not None and "outputSchema" in tool:
             self._check_output(name, tool, result, mode)
         return typed
 

@@ -61,7 +61,10 @@ def decode_result(model: type[T], raw: Any, method: str) -> T:
 def decode_tool_result(raw: Any) -> CallToolResult:
     """A ``tools/call`` result as callers test it: ``is_error`` a bool (``False`` when absent),
     ``structured_content`` ``None`` when absent (the model's default)."""
-    typed = decode_result(CallToolResult, raw, "tools/call")
+    try:  # decode_result, inlined: this runs once per call
+        typed = msgspec.convert(raw, CallToolResult)
+    except msgspec.ValidationError as exc:
+        raise ServerMisbehaved(f"tools/call: the server's result is malformed: {exc}") from None
     if typed.is_error is None:
         typed.is_error = False
     return typed

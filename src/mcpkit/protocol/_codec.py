@@ -180,6 +180,10 @@ def encode_message(message: Message) -> bytes:
     """Compact JSON for ``message`` with no newlines (safe for stdio framing)."""
     if type(message) is Response:  # what a server sends most: message_to_dict's last case
         return _encoder.encode({"jsonrpc": "2.0", "id": message.id, "result": message.result})
+    if type(message) is Request and message.params is not None:  # what a client sends most
+        return _encoder.encode(
+            {"jsonrpc": "2.0", "id": message.id, "method": message.method, "params": message.params}
+        )
     return _encoder.encode(message_to_dict(message))
 
 

@@ -76,7 +76,8 @@ class ProgressTracker:
 
     def finish(self, token: RequestId) -> None:
         """The request completed (or its task is terminal): later notifications are dropped."""
-        self._active.pop(_token_key(token), None)
+        if self._active:  # (every request ends here; most never had a token)
+            self._active.pop(_token_key(token), None)
 
     def is_active(self, token: RequestId) -> bool:
         return _valid_token(token) and _token_key(token) in self._active

@@ -75,7 +75,8 @@ def oversized_line_error(line: FrameTooLarge) -> MessageDecodeError:
     )
 
 
-def _decode_line(line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
+def decode_line(line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
+    """One received line as a message, or the decode error standing for it."""
     if isinstance(line, FrameTooLarge):
         return oversized_line_error(line)
     try:
@@ -127,6 +128,8 @@ class LineStream:
         self._receive_lock = asyncio.Lock()
         self._write_lock = asyncio.Lock()
         """Held while a large message is written in slices; other messages wait their turn."""
+        self._slicing = False
+        """``_write_lock`` is held (what ``locked()`` says, read without a call per message)."""
         self._eof = False
         self._closed = False
         self._push: tuple[Deliver, Ended] | None = None
@@ -151,7 +154,7 @@ class LineStream:
             raise ConnectionClosed(f"{self} is closed")
         data = encode_message(message)
         sink = self._sink
-        if len(data) > SINGLE_WRITE_MAX_BYTES or self._write_lock.locked() or sink.is_closing():
+        if len(data) > SINGLE_WRITE_MAX_BYTES or self._slicing or sink.is_closing():
             await self._write_line(data)  # large, queued behind a large one, or the peer is gone
             return
         # The usual message, as _write_line writes it, without its coroutine (nor drain's when
@@ -179,12 +182,16 @@ class LineStream:
         if sink.is_closing():
             raise ConnectionBroken(await self._broken_reason())
         try:
-            if len(data) <= SINGLE_WRITE_MAX_BYTES and not self._write_lock.locked():
+            if len(data) <= SINGLE_WRITE_MAX_BYTES and not self._slicing:
                 sink.write(data + _NEWLINE)
                 await sink.drain()
             else:
                 async with self._write_lock:
-                    await self._write_slices(sink, data)
+                    self._slicing = True
+                    try:
+                        await self._write_slices(sink, data)
+                    finally:
+                        self._slicing = False
         except (ConnectionError, OSError) as exc:
             if self._closed:
                 raise ConnectionClosed(f"{self} is closed") from None
@@ -209,7 +216,7 @@ class LineStream:
     def _decode(self, line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
         """One received line as a message, or the decode error standing for it; subclasses
         may say more about a bad line (the stdio client: a server's stray stdout text)."""
-        return _decode_line(line)
+        return decode_line(line)
 
     async def _broken_reason(self) -> str:
         """Why the peer is gone, for ``ConnectionBroken``; subclasses add what they know."""

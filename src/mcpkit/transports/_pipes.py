@@ -1,4 +1,4 @@
-"""Asyncio byte streams over a process's own file descriptors (the server side of stdio).
+"""Asyncio byte streams over pipes: a process's own descriptors (stdio server), a child's (client).
 
 Pipes, sockets and terminals go through the event loop's pipe transports (non-blocking, no
 threads). A regular file (``server < requests.jsonl > out.jsonl``) cannot be polled, so it gets a
@@ -16,7 +16,7 @@ import selectors
 import stat
 from collections import deque
 from collections.abc import Callable
-from typing import Final
+from typing import Final, cast
 
 from mcpkit.transports._lines import PIPE_READ_BYTES, READ_CHUNK_BYTES, ByteSink, ByteSource
 
@@ -54,8 +54,8 @@ class PipeSink(asyncio.Protocol):
 
     # protocol callbacks
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.WriteTransport)
-        self._transport = transport
+        # not isinstance: other loops' transports (uvloop's) do not derive from asyncio's classes
+        self._transport = cast(asyncio.WriteTransport, transport)
 
     def pause_writing(self) -> None:
         self._paused = True
@@ -179,7 +179,7 @@ class PipeSource(asyncio.Protocol):
     Pulled, it is a small ``StreamReader``: chunks are handed over as they came, without
     copying them into one buffer, and reading pauses while more than the limit waits. Pushed
     (:meth:`push_to`), every chunk goes straight from the event loop's read callback to a
-    consumer: no task has to wake up for it. That is the stdio server's hot path (see
+    consumer: no task has to wake up for it. That is the hot path of both stdio ends (see
     ``LineStream.start_push``).
     """
 
@@ -197,8 +197,7 @@ class PipeSource(asyncio.Protocol):
 
     # protocol callbacks
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.ReadTransport)
-        self._transport = transport
+        self._transport = cast(asyncio.ReadTransport, transport)  # (see PipeSink's)
 
     def data_received(self, data: bytes) -> None:
         if self._on_data is not None:

@@ -32,17 +32,17 @@ import os
 import signal
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Final, Literal, TextIO
+from typing import Any, Final, Literal, TextIO, cast
 
 from mcpkit._runtime.concurrency import cancel_and_wait
 from mcpkit._runtime.tasks import TaskSet
 from mcpkit.protocol._errors import PARSE_ERROR, ConnectionBroken, MessageDecodeError, ParseError
 from mcpkit.protocol._framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer
-from mcpkit.transports._lines import READ_CHUNK_BYTES, LineStream
-from mcpkit.transports._pipes import limit_pipe_reads
+from mcpkit.transports._lines import READ_CHUNK_BYTES, LineStream, decode_line
+from mcpkit.transports._pipes import PipeSink, PipeSource, limit_pipe_reads
 from mcpkit.transports._process import (
     DEFAULT_ALLOWED_ENV,
     KILL_SIGNAL,
@@ -157,20 +157,77 @@ class StdioServerParameters:
         return self.name or PurePath(self.command).name or self.command
 
 
-class _ChildProtocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """``create_subprocess_exec``'s protocol, plus an event set the moment the process exits.
+class _ChildProtocol(asyncio.SubprocessProtocol):
+    """The child's pipes as mcpkit's own pipe ends, and an event set when it exits.
 
-    On Python 3.11 ``Process.wait()`` returns only once the process has exited *and* all its pipes
-    have closed, which a grandchild holding stderr, or unread stdout, can postpone forever.
+    ``create_subprocess_exec``'s protocol gives ``StreamReader``/``StreamWriter`` ends, which
+    can only be pulled: every answer then woke a reader task, which woke the caller. Here stdout
+    is a :class:`~mcpkit.transports._pipes.PipeSource`, so the session can have answers pushed
+    from the pipe's read callback (``LineStream.start_push``), and stdin a
+    :class:`~mcpkit.transports._pipes.PipeSink`, whose ``drain`` is skipped while the pipe is
+    not full. stderr is a ``PipeSource`` too, pulled by the stderr pump.
+
+    stdout is not one of the subprocess transport's pipes: asyncio's subprocess transport hands
+    each chunk a pipe reads to the protocol with ``call_soon``, one more event-loop iteration
+    for every answer. :meth:`StdioClientStream.spawn` gives the child a pipe of its own and
+    connects :attr:`stdout` to it with ``connect_read_pipe``, whose read callback is the
+    protocol's ``data_received`` itself.
+
+    The exit is its own event: on Python 3.11 ``Process.wait()`` returns only once the process
+    has exited *and* all its pipes have closed, which a grandchild holding stderr, or unread
+    stdout, can postpone forever.
     """
 
-    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(limit=limit, loop=loop)
+    def __init__(self, limit: int) -> None:
+        self.stdin = PipeSink()
+        self.stdout = PipeSource(limit)
+        self.stderr = PipeSource(limit)
         self.exited = asyncio.Event()
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._open_pipes: set[int] = set()
+        self._process_exited = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # not isinstance: uvloop's transports do not derive from asyncio's classes
+        self._transport = process = cast(asyncio.SubprocessTransport, transport)
+        for fd, end in ((0, self.stdin), (1, self.stdout), (2, self.stderr)):
+            pipe = process.get_pipe_transport(fd)
+            if pipe is not None:
+                end.connection_made(pipe)
+                if fd:
+                    self._open_pipes.add(fd)
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        if fd == 1:
+            self.stdout.data_received(data)
+        elif fd == 2:
+            self.stderr.data_received(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 0:
+            self.stdin.connection_lost(exc)
+            return
+        (self.stdout if fd == 1 else self.stderr).connection_lost(exc)
+        self._open_pipes.discard(fd)
+        self._maybe_close_transport()
+
+    # the stdin pipe's flow control reaches the subprocess protocol, not the pipe's own
+    def pause_writing(self) -> None:
+        self.stdin.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.stdin.resume_writing()
 
     def process_exited(self) -> None:
-        super().process_exited()
+        self._process_exited = True
         self.exited.set()
+        self._maybe_close_transport()
+
+    def _maybe_close_transport(self) -> None:
+        # as asyncio's own protocol does: once nothing more can arrive, let go of the transport
+        if not self._open_pipes and self._process_exited and self._transport is not None:
+            self._transport.close()
+            self._transport = None
 
 
 class StdioClientStream(LineStream):
@@ -185,16 +242,17 @@ class StdioClientStream(LineStream):
         self,
         transport: asyncio.SubprocessTransport,
         protocol: _ChildProtocol,
+        stdout: asyncio.ReadTransport,
         params: StdioServerParameters,
         *,
         max_message_bytes: int,
         stdin_close_timeout: float,
         terminate_timeout: float,
     ) -> None:
-        assert protocol.stdin is not None and protocol.stdout is not None
         super().__init__(protocol.stdout, protocol.stdin, max_message_bytes=max_message_bytes)
         self._transport = transport
         self._protocol = protocol
+        self._stdout = stdout
         self._pid = transport.get_pid()
         self._params = params
         self._name = params.display_name
@@ -228,30 +286,46 @@ class StdioClientStream(LineStream):
         """Start the server process; raises :class:`ServerStartError` if it cannot start."""
         env = child_environment(params.inherit_env, params.env)
         loop = asyncio.get_running_loop()
+        stdout_fd, child_stdout_fd = os.pipe()  # see _ChildProtocol: not the transport's pipe
         try:
             # What asyncio.create_subprocess_exec does, with a protocol that reports the exit.
             transport, protocol = await loop.subprocess_exec(
-                lambda: _ChildProtocol(READ_CHUNK_BYTES, loop),
+                lambda: _ChildProtocol(READ_CHUNK_BYTES),
                 params.command,
                 *params.args,
                 stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
+                stdout=child_stdout_fd,
                 stderr=asyncio.subprocess.PIPE,
                 env=env,
                 cwd=params.cwd,
                 start_new_session=True,
             )
         except OSError as exc:
+            os.close(stdout_fd)
             reason = exc.strerror or str(exc)
             cwd = os.fspath(params.cwd) if params.cwd is not None else None
             if cwd is not None and exc.filename is not None and os.fspath(exc.filename) == cwd:
                 reason = f"working directory {cwd!r}: {reason}"
             raise ServerStartError(f"could not start {params.command!r}: {reason}") from exc
-        for fd in (1, 2):
-            limit_pipe_reads(transport.get_pipe_transport(fd))
+        except BaseException:
+            os.close(stdout_fd)
+            raise
+        finally:
+            os.close(child_stdout_fd)  # the child has its copy: EOF comes when it lets go
+        stdout_pipe = os.fdopen(stdout_fd, "rb", buffering=0)
+        try:
+            stdout, _ = await loop.connect_read_pipe(lambda: protocol.stdout, stdout_pipe)
+        except BaseException:  # cancelled (or failed) before it could be used: leave nothing
+            stdout_pipe.close()
+            signal_group(transport.get_pid(), KILL_SIGNAL)
+            transport.close()
+            raise
+        limit_pipe_reads(stdout)
+        limit_pipe_reads(transport.get_pipe_transport(2))
         return cls(
             transport,
             protocol,
+            stdout,
             params,
             max_message_bytes=max_message_bytes,
             stdin_close_timeout=stdin_close_timeout,
@@ -288,8 +362,6 @@ class StdioClientStream(LineStream):
 
     async def _pump_stderr(self) -> None:
         stderr = self._protocol.stderr
-        if stderr is None:  # pragma: no cover - we always pipe it
-            return
         framer = LineFramer(MAX_STDERR_LINE_BYTES)
         while True:
             try:
@@ -325,7 +397,7 @@ class StdioClientStream(LineStream):
             pass
 
     def _decode(self, line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
-        decoded = super()._decode(line)
+        decoded = decode_line(line)  # LineStream's, without the extra call: once per message
         if (
             isinstance(decoded, MessageDecodeError)
             and decoded.error.code == PARSE_ERROR
@@ -349,13 +421,17 @@ class StdioClientStream(LineStream):
 
     # -- MessageStream -------------------------------------------------------------------------
 
-    async def send(self, message: Message) -> None:
+    def send(self, message: Message) -> Coroutine[Any, Any, None]:
         # Once the server's stdout has ended nothing can answer; and the end of stdout can be
         # seen a moment before the kernel closes the server's stdin (so a write could still
-        # "succeed" into a pipe nobody will read): fail now, with the reason.
-        if not self._closed and (self._eof or self.returncode is not None):
-            raise ConnectionBroken(await self._broken_reason())
-        await super().send(message)
+        # "succeed" into a pipe nobody will read): fail now, with the reason. A plain method
+        # handing over LineStream's coroutine: one coroutine per message, not two.
+        if not self._closed and (self._eof or self._transport.get_returncode() is not None):
+            return self._refuse_send()
+        return LineStream.send(self, message)
+
+    async def _refuse_send(self) -> None:
+        raise ConnectionBroken(await self._broken_reason())
 
     async def wait_exit_report(self) -> None:
         """Wait (bounded by :data:`EXIT_REPORT_TIMEOUT`) for the exit code and the last stderr
@@ -418,12 +494,11 @@ class StdioClientStream(LineStream):
         await cancel_and_wait(self._stderr_task)
         # Normally every pipe is at EOF by now and this only confirms it; if something outside
         # the process group still holds a pipe, this lets go of our ends.
+        self._stdout.close()
         self._transport.close()
 
     async def _stop_process(self) -> None:
-        stdin = self._protocol.stdin
-        if stdin is not None:
-            stdin.close()  # EOF: a well-behaved server exits now
+        self._protocol.stdin.close()  # EOF: a well-behaved server exits now
         if self._exited.is_set() or await self._wait_exit(self._stdin_close_timeout):
             return
         self._log.info(
@@ -446,8 +521,6 @@ class StdioClientStream(LineStream):
     async def _drain_stdout(self) -> None:
         """Read leftover output to EOF so the child's pipes close cleanly (bounded)."""
         stdout = self._protocol.stdout
-        if stdout is None:  # pragma: no cover
-            return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + DRAIN_TIMEOUT
         try:
