@@ -60,6 +60,10 @@ MCP_METHOD_HEADER: Final = "Mcp-Method"
 MCP_NAME_HEADER: Final = "Mcp-Name"
 MCP_PARAM_PREFIX: Final = "Mcp-Param-"
 X_MCP_HEADER: Final = "x-mcp-header"
+_VERSION_KEY: Final = MCP_PROTOCOL_VERSION_HEADER.lower()
+_METHOD_KEY: Final = MCP_METHOD_HEADER.lower()
+_NAME_KEY: Final = MCP_NAME_HEADER.lower()
+"""The headers' keys in normalised (lower-cased) headers, spelled once."""
 
 BASE64_PREFIX: Final = "=?base64?"
 BASE64_SUFFIX: Final = "?="
@@ -138,6 +142,9 @@ class ParamHeaders:
     params: tuple[ParamHeader, ...] = ()
 
 
+_NO_PARAMS: Final = ParamHeaders()
+
+
 def _quote(value: str) -> str:
     text = value if len(value) <= MAX_ECHOED_CHARS else value[:MAX_ECHOED_CHARS] + "..."
     return repr(text)
@@ -190,9 +197,10 @@ def decode_header_value(raw: str) -> str:
     marker is a literal (``=?base64?abc`` means exactly that).
     """
     value = raw.strip(_OWS)
-    for ch in value:
-        if not (" " <= ch <= "~" or ch == "\t"):
-            raise InvalidHeaderValue(f"character {ch!r} is not allowed in a header value")
+    if not (value.isascii() and value.isprintable()):  # visible ASCII and space pass at once
+        for ch in value:
+            if not (" " <= ch <= "~" or ch == "\t"):
+                raise InvalidHeaderValue(f"character {ch!r} is not allowed in a header value")
     if not (
         len(value) >= len(BASE64_PREFIX) + len(BASE64_SUFFIX)
         and value.startswith(BASE64_PREFIX)
@@ -392,7 +400,7 @@ def header_params(input_schema: Any) -> dict[tuple[str, ...], str]:
 
 def _params_of(tool_input_schema: Mapping[str, Any] | ParamHeaders | None) -> ParamHeaders:
     if tool_input_schema is None:
-        return ParamHeaders()
+        return _NO_PARAMS
     if isinstance(tool_input_schema, ParamHeaders):
         return tool_input_schema
     return compile_header_params(tool_input_schema)
@@ -422,7 +430,7 @@ def _lookup(arguments: Any, path: tuple[str, ...]) -> Any:
 
 def _params(body: Mapping[str, Any]) -> Mapping[str, Any]:
     params = body.get("params")
-    return params if isinstance(params, Mapping) else {}
+    return params if type(params) is dict or isinstance(params, Mapping) else {}
 
 
 def request_headers(
@@ -525,8 +533,10 @@ def _mismatch(header: str, message: str) -> HeaderMismatch:
     return HeaderMismatch(f"Header mismatch: {message}", {"header": header})
 
 
-def _decoded(headers: Mapping[str, str], header: str) -> str | None:
-    raw = headers.get(header.lower())
+def _decoded(headers: Mapping[str, str], header: str, key: str | None = None) -> str | None:
+    """``header``'s value decoded (:func:`decode_header_value`); ``key`` is its lower-cased name
+    when the caller has it at hand."""
+    raw = headers.get(key or header.lower())
     if raw is None:
         return None
     try:
@@ -535,12 +545,14 @@ def _decoded(headers: Mapping[str, str], header: str) -> str | None:
         raise _mismatch(header, f"the {header} header is malformed: {exc}") from None
 
 
-def _plain(headers: Mapping[str, str], header: str) -> str | None:
-    raw = headers.get(header.lower())
+def _plain(headers: Mapping[str, str], header: str, key: str) -> str | None:
+    """``header``'s value (``key``: its lower-cased name) trimmed; only visible ASCII may be in
+    it (0x21-0x7E: ASCII, printable, no space)."""
+    raw = headers.get(key)
     if raw is None:
         return None
     value = raw.strip(_OWS)
-    if any(not ("!" <= ch <= "~") for ch in value):
+    if not (value.isascii() and value.isprintable()) or " " in value:
         raise _mismatch(header, f"the {header} header has characters outside visible ASCII")
     return value
 
@@ -623,9 +635,10 @@ def validate_request_headers(
     is_request = "id" in body
     params = _params(body)
 
-    meta = params.get("_meta")
-    version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, Mapping) else None
-    received_version = _plain(lowered, MCP_PROTOCOL_VERSION_HEADER)
+    meta: Any = params.get("_meta")
+    is_map = type(meta) is dict or isinstance(meta, Mapping)  # (an ABC check costs more)
+    version = meta.get(PROTOCOL_VERSION_KEY) if is_map else None
+    received_version = _plain(lowered, MCP_PROTOCOL_VERSION_HEADER, _VERSION_KEY)
     if isinstance(version, str) and (is_request or received_version is not None):
         _require_equal(
             MCP_PROTOCOL_VERSION_HEADER, received_version, version, f"_meta.{PROTOCOL_VERSION_KEY}"
@@ -634,14 +647,14 @@ def validate_request_headers(
     method = body.get("method")
     if not isinstance(method, str):
         return
-    received_method = _plain(lowered, MCP_METHOD_HEADER)
+    received_method = _plain(lowered, MCP_METHOD_HEADER, _METHOD_KEY)
     if is_request or received_method is not None:
         _require_equal(MCP_METHOD_HEADER, received_method, method, "method")
 
     field = name_source(method)
     if field is not None:
         expected = params.get(field)
-        received_name = _decoded(lowered, MCP_NAME_HEADER)
+        received_name = _decoded(lowered, MCP_NAME_HEADER, _NAME_KEY)
         if isinstance(expected, str):
             if is_request or received_name is not None:
                 _require_equal(MCP_NAME_HEADER, received_name, expected, f"params.{field}")

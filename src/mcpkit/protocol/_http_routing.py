@@ -27,7 +27,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from mcpkit.protocol._errors import (
     HEADER_MISMATCH,
@@ -275,9 +275,35 @@ def check_media(
 # ---------------------------------------------------------------------------------------------
 
 
-def _header(h: Mapping[str, str], name: str) -> str | None:
-    value = h.get(name.lower())
+_VERSION_KEY: Final = MCP_PROTOCOL_VERSION_HEADER.lower()
+_SESSION_KEY: Final = MCP_SESSION_ID_HEADER.lower()
+_LAST_EVENT_KEY: Final = LAST_EVENT_ID_HEADER.lower()
+"""Header keys as they are in normalised (lower-cased) headers, spelled once."""
+
+
+def _header(h: Mapping[str, str], key: str) -> str | None:
+    """A header's value, trimmed; ``key`` is its lower-cased name."""
+    value = h.get(key)
     return None if value is None else value.strip(" \t")
+
+
+def _is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+    """``isinstance(value, Mapping)``, answered without the ABC machinery for the usual dict."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+_ERAS: Final[dict[tuple[str, ...], tuple[bool, bool]]] = {}
+"""``(legacy_ok, modern_ok)`` per tuple of supported versions: a server passes the same tuple on
+every request, so its eras are worked out once."""
+
+
+def _eras(supported: Sequence[str]) -> tuple[bool, bool]:
+    known = _ERAS.get(supported) if type(supported) is tuple else None
+    if known is None:
+        known = (any(is_legacy(v) for v in supported), any(is_modern(v) for v in supported))
+        if type(supported) is tuple and len(_ERAS) < 64:
+            _ERAS[supported] = known
+    return known
 
 
 def _legacy(
@@ -288,7 +314,7 @@ def _legacy(
     last_event_id: str | None = None,
 ) -> Route:
     """An existing legacy session: check the session id's shape and the version header."""
-    session_id = _header(h, MCP_SESSION_ID_HEADER)
+    session_id = _header(h, _SESSION_KEY)
     if session_id is not None and not is_valid_session_id(session_id):
         return Route.error(
             400,
@@ -297,7 +323,7 @@ def _legacy(
                 "ASCII characters, exactly as the server issued it"
             ),
         )
-    version = _header(h, MCP_PROTOCOL_VERSION_HEADER)
+    version = _header(h, _VERSION_KEY)
     if version is None:
         version = DEFAULT_HTTP_LEGACY_VERSION
     elif not (is_legacy(version) and version in supported):
@@ -335,13 +361,14 @@ def _modern(
     supported: Sequence[str],
     tool_headers: ToolHeadersLookup | None,
 ) -> Route:
-    params = body.get("params")
-    meta = params.get("_meta") if isinstance(params, Mapping) else None
-    version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, Mapping) else None
+    params: Any = body.get("params")
+    params_ok = _is_mapping(params)
+    meta: Any = params.get("_meta") if params_ok else None
+    version = meta.get(PROTOCOL_VERSION_KEY) if _is_mapping(meta) else None
     try:
         if version is None:
             parse_request_meta(params)  # raises -32602 naming what is missing
-        header_version = _header(h, MCP_PROTOCOL_VERSION_HEADER)
+        header_version = _header(h, _VERSION_KEY)
         if header_version is None:
             raise HeaderMismatch(
                 f"Header mismatch: the {MCP_PROTOCOL_VERSION_HEADER} header is required and must "
@@ -361,7 +388,7 @@ def _modern(
         parsed = parse_request_meta(params) if "id" in body else None
         schema = None
         if tool_headers is not None and body.get("method") == "tools/call":
-            name = params.get("name") if isinstance(params, Mapping) else None
+            name = params.get("name") if params_ok else None
             schema = tool_headers(name) if isinstance(name, str) else None
         validate_request_headers(h, body, tool_input_schema=schema)
     except JSONRPCError as exc:
@@ -416,8 +443,7 @@ def route_request(
     also has its ``Mcp-Param-*`` headers checked (an unknown tool skips that; the dispatcher then
     answers -32602). A status of 400/404/405 always comes with a JSON-RPC error body.
     """
-    legacy_ok = any(is_legacy(v) for v in supported_versions)
-    modern_ok = any(is_modern(v) for v in supported_versions)
+    legacy_ok, modern_ok = _eras(supported_versions)
     if not (legacy_ok or modern_ok):
         raise UsageError(
             f"supported_versions names no known protocol version: {supported_versions}"
@@ -431,17 +457,17 @@ def route_request(
     if method in ("GET", "DELETE"):
         if not legacy_ok:
             return _method_not_allowed(method, False, "is not part of protocol 2026-07-28")
-        version = _header(h, MCP_PROTOCOL_VERSION_HEADER)
+        version = _header(h, _VERSION_KEY)
         if version is not None and is_modern(version):
             return _method_not_allowed(
                 method, True, f"has no meaning in protocol {version} (send POST requests)"
             )
-        last = _header(h, LAST_EVENT_ID_HEADER) if method == "GET" else None
+        last = _header(h, _LAST_EVENT_KEY) if method == "GET" else None
         return _legacy(h, supported_versions, modern_ok, last_event_id=last)
     if method != "POST":
         return _method_not_allowed(method, legacy_ok, "is not supported")
 
-    if not isinstance(body, Mapping):
+    if not _is_mapping(body):
         return Route.error(
             400,
             InvalidRequest(
@@ -453,8 +479,8 @@ def route_request(
     if not isinstance(rpc_method, str):
         if "id" in body and ("result" in body or "error" in body):
             if legacy_ok and (
-                _header(h, MCP_SESSION_ID_HEADER) is not None
-                or not is_modern(_header(h, MCP_PROTOCOL_VERSION_HEADER) or "")
+                _header(h, _SESSION_KEY) is not None
+                or not is_modern(_header(h, _VERSION_KEY) or "")
             ):
                 return _legacy(h, supported_versions, modern_ok)
             return Route.error(
@@ -465,21 +491,22 @@ def route_request(
             400, InvalidRequest("Invalid Request: the body is not a JSON-RPC request")
         )
 
-    params = body.get("params")
+    params: Any = body.get("params")
+    params_ok = _is_mapping(params)
     if rpc_method == "initialize":
-        requested = params.get("protocolVersion") if isinstance(params, Mapping) else None
+        requested = params.get("protocolVersion") if params_ok else None
         if not legacy_ok:
             shown = requested if isinstance(requested, str) else "none"
             return Route.error(400, unsupported_version_error(shown, supported_versions))
         return Route(
             RouteKind.LEGACY_INITIALIZE,
             protocol_version=requested if isinstance(requested, str) else None,
-            session_id=_header(h, MCP_SESSION_ID_HEADER),
+            session_id=_header(h, _SESSION_KEY),
         )
 
-    header_version = _header(h, MCP_PROTOCOL_VERSION_HEADER)
-    meta = params.get("_meta") if isinstance(params, Mapping) else None
-    has_meta_version = isinstance(meta, Mapping) and PROTOCOL_VERSION_KEY in meta
+    header_version = _header(h, _VERSION_KEY)
+    meta: Any = params.get("_meta") if params_ok else None
+    has_meta_version = _is_mapping(meta) and PROTOCOL_VERSION_KEY in meta
     if modern_ok and has_meta_version:
         # A 2026 body is a 2026 request, whatever else came with it (a legacy version header,
         # a session id): the modern checks answer a header that disagrees with 400 + -32020.
