@@ -27,7 +27,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeGuard
+from typing import Any, Final
 
 from mcpkit.protocol._errors import (
     HEADER_MISMATCH,
@@ -44,8 +44,8 @@ from mcpkit.protocol._errors import (
 from mcpkit.protocol._http_headers import (
     MCP_PROTOCOL_VERSION_HEADER,
     ParamHeaders,
+    check_request_headers,
     normalize_headers,
-    validate_request_headers,
 )
 from mcpkit.protocol._meta import PROTOCOL_VERSION_KEY, RequestMeta, parse_request_meta
 from mcpkit.protocol._versions import check_modern_version, unsupported_version_error
@@ -287,11 +287,6 @@ def _header(h: Mapping[str, str], key: str) -> str | None:
     return None if value is None else value.strip(" \t")
 
 
-def _is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
-    """``isinstance(value, Mapping)``, answered without the ABC machinery for the usual dict."""
-    return type(value) is dict or isinstance(value, Mapping)
-
-
 _ERAS: Final[dict[tuple[str, ...], tuple[bool, bool]]] = {}
 """``(legacy_ok, modern_ok)`` per tuple of supported versions: a server passes the same tuple on
 every request, so its eras are worked out once."""
@@ -358,17 +353,19 @@ def _bad_version(version: str, supported: Sequence[str], modern_ok: bool) -> Rou
 def _modern(
     h: Mapping[str, str],
     body: Mapping[str, Any],
+    params: Any,
+    meta: Any,
+    header_version: str | None,
     supported: Sequence[str],
     tool_headers: ToolHeadersLookup | None,
 ) -> Route:
-    params: Any = body.get("params")
-    params_ok = _is_mapping(params)
-    meta: Any = params.get("_meta") if params_ok else None
-    version = meta.get(PROTOCOL_VERSION_KEY) if _is_mapping(meta) else None
+    """The modern checks, in the order clients rely on (module docstring); ``params`` and
+    ``meta`` are the body's (``None`` when absent or not objects), ``header_version`` the
+    trimmed ``MCP-Protocol-Version`` header, as :func:`route_request` read them."""
+    version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
     try:
         if version is None:
-            parse_request_meta(params)  # raises -32602 naming what is missing
-        header_version = _header(h, _VERSION_KEY)
+            parse_request_meta(body.get("params"))  # raises -32602 naming what is missing
         if header_version is None:
             raise HeaderMismatch(
                 f"Header mismatch: the {MCP_PROTOCOL_VERSION_HEADER} header is required and must "
@@ -387,13 +384,17 @@ def _modern(
         # needs the version that routed it here.
         parsed = parse_request_meta(params) if "id" in body else None
         schema = None
-        if tool_headers is not None and body.get("method") == "tools/call":
-            name = params.get("name") if params_ok else None
+        method = body.get("method")
+        if tool_headers is not None and method == "tools/call":
+            name = params.get("name") if params is not None else None
             schema = tool_headers(name) if isinstance(name, str) else None
-        validate_request_headers(h, body, tool_input_schema=schema)
+        # (the version header was compared just above: the header checks skip it)
+        check_request_headers(
+            h, body, params if params is not None else {}, schema, version_checked=True
+        )
     except JSONRPCError as exc:
         return Route.error(400, exc)
-    return Route(RouteKind.MODERN, protocol_version=str(version), meta=parsed)
+    return Route(RouteKind.MODERN, protocol_version=version, meta=parsed)
 
 
 def session_version_error(negotiated: str | None, header: str | None) -> JSONRPCError | None:
@@ -467,7 +468,7 @@ def route_request(
     if method != "POST":
         return _method_not_allowed(method, legacy_ok, "is not supported")
 
-    if not _is_mapping(body):
+    if not (type(body) is dict or isinstance(body, Mapping)):
         return Route.error(
             400,
             InvalidRequest(
@@ -492,9 +493,10 @@ def route_request(
         )
 
     params: Any = body.get("params")
-    params_ok = _is_mapping(params)
+    if not (type(params) is dict or isinstance(params, Mapping)):
+        params = None
     if rpc_method == "initialize":
-        requested = params.get("protocolVersion") if params_ok else None
+        requested = params.get("protocolVersion") if params is not None else None
         if not legacy_ok:
             shown = requested if isinstance(requested, str) else "none"
             return Route.error(400, unsupported_version_error(shown, supported_versions))
@@ -505,12 +507,14 @@ def route_request(
         )
 
     header_version = _header(h, _VERSION_KEY)
-    meta: Any = params.get("_meta") if params_ok else None
-    has_meta_version = _is_mapping(meta) and PROTOCOL_VERSION_KEY in meta
+    meta: Any = params.get("_meta") if params is not None else None
+    if not (type(meta) is dict or isinstance(meta, Mapping)):
+        meta = None
+    has_meta_version = meta is not None and PROTOCOL_VERSION_KEY in meta
     if modern_ok and has_meta_version:
         # A 2026 body is a 2026 request, whatever else came with it (a legacy version header,
         # a session id): the modern checks answer a header that disagrees with 400 + -32020.
-        return _modern(h, body, supported_versions, tool_headers)
+        return _modern(h, body, params, meta, header_version, supported_versions, tool_headers)
     if legacy_ok and header_version is not None and is_legacy(header_version):
         return _legacy(h, supported_versions, modern_ok)
     if modern_ok and (
@@ -518,7 +522,7 @@ def route_request(
         or not legacy_ok
         or (header_version is not None and is_modern(header_version))
     ):
-        return _modern(h, body, supported_versions, tool_headers)
+        return _modern(h, body, params, meta, header_version, supported_versions, tool_headers)
     if header_version is None:
         # No version anywhere: a 2025-03-26 client (the header came in 2025-06-18).
         return _legacy(h, supported_versions, modern_ok)
