@@ -52,6 +52,7 @@ from mcpkit.protocol._http_routing import (
     session_version_error,
 )
 from mcpkit.protocol._inflight import InboundRequest
+from mcpkit.protocol._meta import RequestMeta
 from mcpkit.protocol._principal import principal_of
 from mcpkit.protocol._shape import prepare_outbound
 from mcpkit.transports.http._server.batch import serve_batch
@@ -374,6 +375,7 @@ class Endpoint:
             receive,
             response,
             json_only=message.method in _STATE_METHODS or None,
+            meta=route.meta,
         )
 
     def _exchange(
@@ -389,12 +391,14 @@ class Endpoint:
         entry: InboundRequest[RequestHandle] | None = None,
         stateless: StatelessConversation | None = None,
         json_only: bool | None = None,
+        meta: RequestMeta | None = None,
     ) -> Awaitable[None]:
         """Serve one request on this POST: a 2026 one when ``connection`` is ``None``; a
         session's with its in-flight ``entry``, or on a ``stateless`` app the engine of its own;
         ``pipe`` is its stream when it is resumable (else one is made if the handler emits). (A
         plain function: the awaitable it returns is the whole work, one coroutine less per
-        request.) ``json_only`` overrides the app's ``json_response`` for this request."""
+        request.) ``json_only`` overrides the app's ``json_response`` for this request; ``meta`` is
+        a 2026 request's ``_meta`` as the router parsed it (the server need not parse it again)."""
         if json_only is None:
             json_only = self._config.json_response
         outbound = RequestOutbound(
@@ -414,7 +418,7 @@ class Endpoint:
                 )
             if legacy:
                 return server.handle_request(request, outbound, connection=connection, auth=auth)
-            return server.handle_request(request, outbound, auth=auth)
+            return server.handle_request(request, outbound, auth=auth, meta=meta)
 
         return serve_exchange(
             response,
