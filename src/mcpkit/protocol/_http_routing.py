@@ -307,8 +307,10 @@ def _legacy(
     modern_ok: bool,
     *,
     last_event_id: str | None = None,
+    version: str | None = None,
 ) -> Route:
-    """An existing legacy session: check the session id's shape and the version header."""
+    """An existing legacy session: check the session id's shape and the version header
+    (``version``: its trimmed value when the caller read it already)."""
     session_id = _header(h, _SESSION_KEY)
     if session_id is not None and not is_valid_session_id(session_id):
         return Route.error(
@@ -318,7 +320,8 @@ def _legacy(
                 "ASCII characters, exactly as the server issued it"
             ),
         )
-    version = _header(h, _VERSION_KEY)
+    if version is None:
+        version = _header(h, _VERSION_KEY)
     if version is None:
         version = DEFAULT_HTTP_LEGACY_VERSION
     elif not (is_legacy(version) and version in supported):
@@ -516,7 +519,7 @@ def route_request(
         # a session id): the modern checks answer a header that disagrees with 400 + -32020.
         return _modern(h, body, params, meta, header_version, supported_versions, tool_headers)
     if legacy_ok and header_version is not None and is_legacy(header_version):
-        return _legacy(h, supported_versions, modern_ok)
+        return _legacy(h, supported_versions, modern_ok, version=header_version)
     if modern_ok and (
         has_meta_version
         or not legacy_ok

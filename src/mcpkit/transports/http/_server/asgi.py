@@ -412,7 +412,13 @@ class McpHttpApp:
                 ):
                     # the MCP endpoint, a Host/Origin pair accepted before, the app started:
                     # what nearly every request is (the rest goes through every check below)
-                    await self._endpoint(method, scope, receive, response)
+                    if method != "POST":
+                        await self._endpoint(method, scope, receive, response)
+                        return
+                    try:  # (a POST: as _endpoint does, one coroutine less)
+                        await self.endpoint.post(scope, receive, response)
+                    except StateUnavailable as exc:
+                        await self._unavailable(response, exc)
                     return
             await self._http(path, method, scope, receive, response)
         elif kind == "lifespan":

@@ -578,10 +578,12 @@ class Endpoint:
         connection = state.connection
         negotiated = state.protocol_version
         version = negotiated or route.protocol_version or ""
-        mismatch = session_version_error(negotiated, headers.get(_VERSION_HEADER))
-        if mismatch is not None:
-            await self._error(response, 400, mismatch, request_id, session=state)
-            return
+        sent = headers.get(_VERSION_HEADER)
+        if sent is not None and sent != negotiated:  # (the same revision needs no check)
+            mismatch = session_version_error(negotiated, sent)
+            if mismatch is not None:
+                await self._error(response, 400, mismatch, request_id, session=state)
+                return
         if not isinstance(message, Request):
             if isinstance(message, Notification):
                 await self._notification(message, state, connection)
