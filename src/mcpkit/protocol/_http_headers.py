@@ -526,10 +526,19 @@ def normalize_headers(
     """
     if type(headers) is _Normalized:
         return headers
-    pairs = headers.items() if isinstance(headers, Mapping) else headers
-    out: dict[str, str] = _Normalized()
+    out: dict[str, str]
     if type(headers) is list:  # ASGI: byte pairs, usually no repeats
         known = _DECODED
+        try:  # every pair seen before (a client repeats its headers): no Python-level loop
+            seen: list[Any] = list(map(known.get, headers))
+        except TypeError:  # an unhashable pair: the loop below
+            seen = [None]
+        if None not in seen:
+            out = _Normalized(seen)
+            if len(out) == len(seen):
+                return out
+            # (fewer names than pairs: one repeats, which the loops below handle)
+        out = _Normalized()
         try:
             for pair in headers:
                 decoded = known.get(pair) if type(pair) is tuple else None
@@ -544,6 +553,9 @@ def normalize_headers(
         except AttributeError:  # a str among them: the general path below
             pass
         out.clear()
+    else:
+        out = _Normalized()
+    pairs = headers.items() if isinstance(headers, Mapping) else headers
     for raw_name, raw_value in pairs:
         name = (raw_name.decode("latin-1") if isinstance(raw_name, bytes) else raw_name).lower()
         value = raw_value.decode("latin-1") if isinstance(raw_value, bytes) else raw_value
