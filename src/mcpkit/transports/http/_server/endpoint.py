@@ -217,12 +217,20 @@ class Endpoint:
 
     # -- POST ----------------------------------------------------------------------------------
 
-    async def post(self, scope: Scope, receive: Receive, response: HttpResponse) -> None:
-        try:
-            headers = normalize_headers(scope["headers"])
-        except HeaderMismatch as exc:
-            await self._error(response, 400, exc)
-            return
+    async def post(
+        self,
+        scope: Scope,
+        receive: Receive,
+        response: HttpResponse,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        """A POST; ``headers`` are its headers normalised, when the app has them already."""
+        if headers is None:
+            try:
+                headers = normalize_headers(scope["headers"])
+            except HeaderMismatch as exc:
+                await self._error(response, 400, exc)
+                return
         media = (headers.get("content-type"), headers.get("accept"))
         if media not in self._media_ok:  # a client sends the same pair on every request
             rejection = check_media("POST", headers)
