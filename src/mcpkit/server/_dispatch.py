@@ -193,13 +193,12 @@ class Dispatcher:
                 f"{request.method} needs an initialized session: send initialize first, "
                 "or send a 2026-07-28 request with _meta"
             )
-        lifecycle = connection.lifecycle  # (read once, not through three properties)
         return RequestInfo(
             request=request,
             era="legacy",
-            protocol_version=lifecycle.protocol_version or LEGACY_VERSIONS[-1],
-            client_capabilities=lifecycle.client_capabilities,
-            client_info=lifecycle.client_info or None,
+            protocol_version=connection.protocol_version or LEGACY_VERSIONS[-1],
+            client_capabilities=connection.client_capabilities,
+            client_info=connection.client_info,
             log_level=connection.log_level,
             outbound=outbound,
             connection=connection,
