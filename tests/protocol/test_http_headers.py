@@ -115,6 +115,17 @@ def test_decode_rejects_malformed_values(bad: str) -> None:
         decode_header_value(bad)
 
 
+@pytest.mark.parametrize("bad", ["a\x7fb", "a\x1fb", "caf\u00e9", "\u2028"])
+def test_decode_rejects_each_character_outside_the_header_alphabet(bad: str) -> None:
+    # the alphabet is checked at once for the usual value; anything else, character by character
+    with pytest.raises(InvalidHeaderValue, match="is not allowed"):
+        decode_header_value(bad)
+
+
+def test_decode_keeps_inner_tabs_and_spaces() -> None:
+    assert decode_header_value(" a\tb c ") == "a\tb c"
+
+
 # --- x-mcp-header annotations ----------------------------------------------------------------
 
 
@@ -342,6 +353,14 @@ def test_mismatched_standard_headers_name_both_values() -> None:
     error = mismatch({"MCP-Protocol-Version": V, "Mcp-Method": "TOOLS/LIST"}, body, None)
     assert "case-sensitive" in error.message
     mismatch({"MCP-Protocol-Version": "2025-11-25", "Mcp-Method": "tools/list"}, body, None)
+
+
+@pytest.mark.parametrize("value", ["tools/ call", "tools/\tcall", "tools/call\x7f", "tööls/call"])
+def test_plain_headers_allow_visible_ascii_only(value: str) -> None:
+    body = call({}, name="bar")
+    headers = {**request_headers(body, protocol_version=V), "Mcp-Method": value}
+    error = mismatch(headers, body, None)
+    assert "outside visible ASCII" in error.message and error.data == {"header": "Mcp-Method"}
 
 
 def test_whitespace_around_values_is_not_part_of_them() -> None:

@@ -413,3 +413,17 @@ def test_a_session_request_must_name_the_negotiated_revision_or_none() -> None:
         assert error is not None and error.code == INVALID_REQUEST
         assert "2025-11-25" in error.message and repr(sent) in error.message
         assert status_for_error(error.code, "legacy") == 400
+
+
+def test_a_route_is_an_immutable_value() -> None:
+    # Route is built on every request (a frozen struct: cheap to make), and stays a value:
+    # equal when its fields are, and never changed after routing decided it.
+    route = route_request(
+        "POST",
+        {"MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": "abc"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    )
+    assert route == Route(RouteKind.LEGACY_SESSION, protocol_version="2025-11-25", session_id="abc")
+    with pytest.raises(AttributeError):
+        route.session_id = "other"  # type: ignore[misc]
+    assert route.session_id == "abc"

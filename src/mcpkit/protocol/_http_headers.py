@@ -60,6 +60,11 @@ MCP_METHOD_HEADER: Final = "Mcp-Method"
 MCP_NAME_HEADER: Final = "Mcp-Name"
 MCP_PARAM_PREFIX: Final = "Mcp-Param-"
 X_MCP_HEADER: Final = "x-mcp-header"
+_VERSION_KEY: Final = MCP_PROTOCOL_VERSION_HEADER.lower()
+_METHOD_KEY: Final = MCP_METHOD_HEADER.lower()
+_NAME_KEY: Final = MCP_NAME_HEADER.lower()
+"""The headers' keys in normalised (lower-cased) headers, spelled once."""
+_VERSION_SOURCE: Final = f"_meta.{PROTOCOL_VERSION_KEY}"
 
 BASE64_PREFIX: Final = "=?base64?"
 BASE64_SUFFIX: Final = "?="
@@ -138,6 +143,9 @@ class ParamHeaders:
     params: tuple[ParamHeader, ...] = ()
 
 
+_NO_PARAMS: Final = ParamHeaders()
+
+
 def _quote(value: str) -> str:
     text = value if len(value) <= MAX_ECHOED_CHARS else value[:MAX_ECHOED_CHARS] + "..."
     return repr(text)
@@ -190,9 +198,10 @@ def decode_header_value(raw: str) -> str:
     marker is a literal (``=?base64?abc`` means exactly that).
     """
     value = raw.strip(_OWS)
-    for ch in value:
-        if not (" " <= ch <= "~" or ch == "\t"):
-            raise InvalidHeaderValue(f"character {ch!r} is not allowed in a header value")
+    if not (value.isascii() and value.isprintable()):  # visible ASCII and space pass at once
+        for ch in value:
+            if not (" " <= ch <= "~" or ch == "\t"):
+                raise InvalidHeaderValue(f"character {ch!r} is not allowed in a header value")
     if not (
         len(value) >= len(BASE64_PREFIX) + len(BASE64_SUFFIX)
         and value.startswith(BASE64_PREFIX)
@@ -392,7 +401,7 @@ def header_params(input_schema: Any) -> dict[tuple[str, ...], str]:
 
 def _params_of(tool_input_schema: Mapping[str, Any] | ParamHeaders | None) -> ParamHeaders:
     if tool_input_schema is None:
-        return ParamHeaders()
+        return _NO_PARAMS
     if isinstance(tool_input_schema, ParamHeaders):
         return tool_input_schema
     return compile_header_params(tool_input_schema)
@@ -422,7 +431,7 @@ def _lookup(arguments: Any, path: tuple[str, ...]) -> Any:
 
 def _params(body: Mapping[str, Any]) -> Mapping[str, Any]:
     params = body.get("params")
-    return params if isinstance(params, Mapping) else {}
+    return params if type(params) is dict or isinstance(params, Mapping) else {}
 
 
 def request_headers(
@@ -480,6 +489,31 @@ class _Normalized(dict[str, str]):
     __slots__ = ()
 
 
+_DECODED: Final[dict[Any, tuple[str, str]]] = {}
+"""Recent ASGI header pairs, decoded: a client sends the same headers on every request (all
+but ``Content-Length``, usually), and decoding both halves costs more than one look-up."""
+_DECODED_SIZE: Final = 512
+_DECODED_MAX_BYTES: Final = 256
+"""Longer pairs are decoded every time (the table stays small whatever clients send)."""
+
+
+def _decode_pair(pair: tuple[bytes, bytes]) -> tuple[str, str]:
+    """One ASGI header pair as ``(lower-cased name, value)``, remembered if it is short (and
+    made of bytes: a pair of ``bytearray`` is decoded, but cannot be a key)."""
+    raw_name, raw_value = pair
+    decoded = (raw_name.decode("latin-1").lower(), raw_value.decode("latin-1"))
+    if (
+        type(pair) is tuple
+        and type(raw_name) is bytes
+        and type(raw_value) is bytes
+        and len(raw_name) + len(raw_value) <= _DECODED_MAX_BYTES
+    ):
+        if len(_DECODED) >= _DECODED_SIZE:
+            _DECODED.clear()
+        _DECODED[pair] = decoded
+    return decoded
+
+
 def normalize_headers(
     headers: Mapping[str, str] | Iterable[tuple[str | bytes, str | bytes]],
 ) -> dict[str, str]:
@@ -492,20 +526,36 @@ def normalize_headers(
     """
     if type(headers) is _Normalized:
         return headers
-    pairs = headers.items() if isinstance(headers, Mapping) else headers
-    out: dict[str, str] = _Normalized()
+    out: dict[str, str]
     if type(headers) is list:  # ASGI: byte pairs, usually no repeats
+        known = _DECODED
+        try:  # every pair seen before (a client repeats its headers): no Python-level loop
+            seen: list[Any] = list(map(known.get, headers))
+        except TypeError:  # an unhashable pair: the loop below
+            seen = [None]
+        if None not in seen:
+            out = _Normalized(seen)
+            if len(out) == len(seen):
+                return out
+            # (fewer names than pairs: one repeats, which the loops below handle)
+        out = _Normalized()
         try:
-            for raw_name, raw_value in headers:
-                name = raw_name.decode("latin-1").lower()
+            for pair in headers:
+                decoded = known.get(pair) if type(pair) is tuple else None
+                if decoded is None:
+                    decoded = _decode_pair(pair)
+                name, value = decoded
                 if name in out:
                     break
-                out[name] = raw_value.decode("latin-1")
+                out[name] = value
             else:
                 return out
         except AttributeError:  # a str among them: the general path below
             pass
         out.clear()
+    else:
+        out = _Normalized()
+    pairs = headers.items() if isinstance(headers, Mapping) else headers
     for raw_name, raw_value in pairs:
         name = (raw_name.decode("latin-1") if isinstance(raw_name, bytes) else raw_name).lower()
         value = raw_value.decode("latin-1") if isinstance(raw_value, bytes) else raw_value
@@ -525,8 +575,10 @@ def _mismatch(header: str, message: str) -> HeaderMismatch:
     return HeaderMismatch(f"Header mismatch: {message}", {"header": header})
 
 
-def _decoded(headers: Mapping[str, str], header: str) -> str | None:
-    raw = headers.get(header.lower())
+def _decoded(headers: Mapping[str, str], header: str, key: str | None = None) -> str | None:
+    """``header``'s value decoded (:func:`decode_header_value`); ``key`` is its lower-cased name
+    when the caller has it at hand."""
+    raw = headers.get(key or header.lower())
     if raw is None:
         return None
     try:
@@ -535,12 +587,14 @@ def _decoded(headers: Mapping[str, str], header: str) -> str | None:
         raise _mismatch(header, f"the {header} header is malformed: {exc}") from None
 
 
-def _plain(headers: Mapping[str, str], header: str) -> str | None:
-    raw = headers.get(header.lower())
+def _plain(headers: Mapping[str, str], header: str, key: str) -> str | None:
+    """``header``'s value (``key``: its lower-cased name) trimmed; only visible ASCII may be in
+    it (0x21-0x7E: ASCII, printable, no space)."""
+    raw = headers.get(key)
     if raw is None:
         return None
     value = raw.strip(_OWS)
-    if any(not ("!" <= ch <= "~") for ch in value):
+    if not (value.isascii() and value.isprintable()) or " " in value:
         raise _mismatch(header, f"the {header} header has characters outside visible ASCII")
     return value
 
@@ -619,31 +673,55 @@ def validate_request_headers(
     called tool's schema (or :class:`ParamHeaders`) to also check ``Mcp-Param-*``; a value present
     in the body needs its header, and a header for an absent or null value is rejected too.
     """
-    lowered = normalize_headers(headers)
-    is_request = "id" in body
-    params = _params(body)
+    params: Any = body.get("params")
+    if not (type(params) is dict or isinstance(params, Mapping)):
+        params = {}
+    check_request_headers(
+        normalize_headers(headers), body, params, tool_input_schema, version_checked=False
+    )
 
-    meta = params.get("_meta")
-    version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, Mapping) else None
-    received_version = _plain(lowered, MCP_PROTOCOL_VERSION_HEADER)
-    if isinstance(version, str) and (is_request or received_version is not None):
-        _require_equal(
-            MCP_PROTOCOL_VERSION_HEADER, received_version, version, f"_meta.{PROTOCOL_VERSION_KEY}"
-        )
+
+def check_request_headers(
+    lowered: Mapping[str, str],
+    body: Mapping[str, Any],
+    params: Mapping[str, Any],
+    tool_input_schema: Mapping[str, Any] | ParamHeaders | None,
+    *,
+    version_checked: bool,
+) -> None:
+    """:func:`validate_request_headers` on what a router already has at hand: normalised headers,
+    the body's ``params`` (a mapping: ``{}`` when it has none) and, with ``version_checked``, the
+    ``MCP-Protocol-Version`` header already found equal to ``_meta``'s version.
+
+    Each comparison that holds costs one ``!=``: the messages (and their f-strings) are built
+    only for a header that disagrees.
+    """
+    is_request = "id" in body
+    if not version_checked:
+        meta: Any = params.get("_meta")
+        is_map = type(meta) is dict or isinstance(meta, Mapping)  # (an ABC check costs more)
+        version = meta.get(PROTOCOL_VERSION_KEY) if is_map else None
+        received_version = _plain(lowered, MCP_PROTOCOL_VERSION_HEADER, _VERSION_KEY)
+        if (
+            isinstance(version, str)
+            and (is_request or received_version is not None)
+            and received_version != version
+        ):
+            _require_equal(MCP_PROTOCOL_VERSION_HEADER, received_version, version, _VERSION_SOURCE)
 
     method = body.get("method")
     if not isinstance(method, str):
         return
-    received_method = _plain(lowered, MCP_METHOD_HEADER)
-    if is_request or received_method is not None:
+    received_method = _plain(lowered, MCP_METHOD_HEADER, _METHOD_KEY)
+    if (is_request or received_method is not None) and received_method != method:
         _require_equal(MCP_METHOD_HEADER, received_method, method, "method")
 
-    field = name_source(method)
+    field = _NAME_FIELD.get(method)
     if field is not None:
         expected = params.get(field)
-        received_name = _decoded(lowered, MCP_NAME_HEADER)
+        received_name = _decoded(lowered, MCP_NAME_HEADER, _NAME_KEY)
         if isinstance(expected, str):
-            if is_request or received_name is not None:
+            if (is_request or received_name is not None) and received_name != expected:
                 _require_equal(MCP_NAME_HEADER, received_name, expected, f"params.{field}")
         elif expected is None and received_name is not None:
             raise _mismatch(
@@ -651,7 +729,7 @@ def validate_request_headers(
                 f"the {MCP_NAME_HEADER} header is present but params.{field} is absent",
             )
 
-    if method == "tools/call":
+    if method == "tools/call" and tool_input_schema is not None:
         arguments = params.get("arguments")
         for param in _params_of(tool_input_schema).params:
             _check_param(lowered, param, arguments)

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import msgspec
+
 from mcpkit.protocol._errors import (
     HEADER_MISMATCH,
     INVALID_REQUEST,
@@ -44,8 +46,8 @@ from mcpkit.protocol._errors import (
 from mcpkit.protocol._http_headers import (
     MCP_PROTOCOL_VERSION_HEADER,
     ParamHeaders,
+    check_request_headers,
     normalize_headers,
-    validate_request_headers,
 )
 from mcpkit.protocol._meta import PROTOCOL_VERSION_KEY, RequestMeta, parse_request_meta
 from mcpkit.protocol._versions import check_modern_version, unsupported_version_error
@@ -119,13 +121,16 @@ class HttpRejection:
         return ErrorResponse(id=request_id, error=self.error.to_error_object())
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(msgspec.Struct, frozen=True):
     """Where one request goes. Only the fields that apply to ``kind`` are set.
 
     ``protocol_version`` is the version to speak: the ``_meta`` version (modern), the header's
     (legacy; ``2025-03-26`` when a legacy request has none, though a server that knows the
     session's negotiated version should prefer that), or the version ``initialize`` asks for.
+
+    A frozen struct rather than a frozen dataclass: every request makes one, and a frozen
+    dataclass sets each field through ``object.__setattr__`` (~12 k instructions per route,
+    more than the rest of routing a legacy request; callgrind).
     """
 
     kind: RouteKind
@@ -275,9 +280,30 @@ def check_media(
 # ---------------------------------------------------------------------------------------------
 
 
-def _header(h: Mapping[str, str], name: str) -> str | None:
-    value = h.get(name.lower())
+_VERSION_KEY: Final = MCP_PROTOCOL_VERSION_HEADER.lower()
+_SESSION_KEY: Final = MCP_SESSION_ID_HEADER.lower()
+_LAST_EVENT_KEY: Final = LAST_EVENT_ID_HEADER.lower()
+"""Header keys as they are in normalised (lower-cased) headers, spelled once."""
+
+
+def _header(h: Mapping[str, str], key: str) -> str | None:
+    """A header's value, trimmed; ``key`` is its lower-cased name."""
+    value = h.get(key)
     return None if value is None else value.strip(" \t")
+
+
+_ERAS: Final[dict[tuple[str, ...], tuple[bool, bool]]] = {}
+"""``(legacy_ok, modern_ok)`` per tuple of supported versions: a server passes the same tuple on
+every request, so its eras are worked out once."""
+
+
+def _eras(supported: Sequence[str]) -> tuple[bool, bool]:
+    known = _ERAS.get(supported) if type(supported) is tuple else None
+    if known is None:
+        known = (any(is_legacy(v) for v in supported), any(is_modern(v) for v in supported))
+        if type(supported) is tuple and len(_ERAS) < 64:
+            _ERAS[supported] = known
+    return known
 
 
 def _legacy(
@@ -286,9 +312,11 @@ def _legacy(
     modern_ok: bool,
     *,
     last_event_id: str | None = None,
+    version: str | None = None,
 ) -> Route:
-    """An existing legacy session: check the session id's shape and the version header."""
-    session_id = _header(h, MCP_SESSION_ID_HEADER)
+    """An existing legacy session: check the session id's shape and the version header
+    (``version``: its trimmed value when the caller read it already)."""
+    session_id = _header(h, _SESSION_KEY)
     if session_id is not None and not is_valid_session_id(session_id):
         return Route.error(
             400,
@@ -297,7 +325,8 @@ def _legacy(
                 "ASCII characters, exactly as the server issued it"
             ),
         )
-    version = _header(h, MCP_PROTOCOL_VERSION_HEADER)
+    if version is None:
+        version = _header(h, _VERSION_KEY)
     if version is None:
         version = DEFAULT_HTTP_LEGACY_VERSION
     elif not (is_legacy(version) and version in supported):
@@ -332,16 +361,19 @@ def _bad_version(version: str, supported: Sequence[str], modern_ok: bool) -> Rou
 def _modern(
     h: Mapping[str, str],
     body: Mapping[str, Any],
+    params: Any,
+    meta: Any,
+    header_version: str | None,
     supported: Sequence[str],
     tool_headers: ToolHeadersLookup | None,
 ) -> Route:
-    params = body.get("params")
-    meta = params.get("_meta") if isinstance(params, Mapping) else None
-    version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, Mapping) else None
+    """The modern checks, in the order clients rely on (module docstring); ``params`` and
+    ``meta`` are the body's (``None`` when absent or not objects), ``header_version`` the
+    trimmed ``MCP-Protocol-Version`` header, as :func:`route_request` read them."""
+    version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
     try:
         if version is None:
-            parse_request_meta(params)  # raises -32602 naming what is missing
-        header_version = _header(h, MCP_PROTOCOL_VERSION_HEADER)
+            parse_request_meta(body.get("params"))  # raises -32602 naming what is missing
         if header_version is None:
             raise HeaderMismatch(
                 f"Header mismatch: the {MCP_PROTOCOL_VERSION_HEADER} header is required and must "
@@ -360,13 +392,17 @@ def _modern(
         # needs the version that routed it here.
         parsed = parse_request_meta(params) if "id" in body else None
         schema = None
-        if tool_headers is not None and body.get("method") == "tools/call":
-            name = params.get("name") if isinstance(params, Mapping) else None
+        method = body.get("method")
+        if tool_headers is not None and method == "tools/call":
+            name = params.get("name") if params is not None else None
             schema = tool_headers(name) if isinstance(name, str) else None
-        validate_request_headers(h, body, tool_input_schema=schema)
+        # (the version header was compared just above: the header checks skip it)
+        check_request_headers(
+            h, body, params if params is not None else {}, schema, version_checked=True
+        )
     except JSONRPCError as exc:
         return Route.error(400, exc)
-    return Route(RouteKind.MODERN, protocol_version=str(version), meta=parsed)
+    return Route(RouteKind.MODERN, protocol_version=version, meta=parsed)
 
 
 def session_version_error(negotiated: str | None, header: str | None) -> JSONRPCError | None:
@@ -416,8 +452,7 @@ def route_request(
     also has its ``Mcp-Param-*`` headers checked (an unknown tool skips that; the dispatcher then
     answers -32602). A status of 400/404/405 always comes with a JSON-RPC error body.
     """
-    legacy_ok = any(is_legacy(v) for v in supported_versions)
-    modern_ok = any(is_modern(v) for v in supported_versions)
+    legacy_ok, modern_ok = _eras(supported_versions)
     if not (legacy_ok or modern_ok):
         raise UsageError(
             f"supported_versions names no known protocol version: {supported_versions}"
@@ -431,17 +466,17 @@ def route_request(
     if method in ("GET", "DELETE"):
         if not legacy_ok:
             return _method_not_allowed(method, False, "is not part of protocol 2026-07-28")
-        version = _header(h, MCP_PROTOCOL_VERSION_HEADER)
+        version = _header(h, _VERSION_KEY)
         if version is not None and is_modern(version):
             return _method_not_allowed(
                 method, True, f"has no meaning in protocol {version} (send POST requests)"
             )
-        last = _header(h, LAST_EVENT_ID_HEADER) if method == "GET" else None
+        last = _header(h, _LAST_EVENT_KEY) if method == "GET" else None
         return _legacy(h, supported_versions, modern_ok, last_event_id=last)
     if method != "POST":
         return _method_not_allowed(method, legacy_ok, "is not supported")
 
-    if not isinstance(body, Mapping):
+    if not (type(body) is dict or isinstance(body, Mapping)):
         return Route.error(
             400,
             InvalidRequest(
@@ -453,8 +488,8 @@ def route_request(
     if not isinstance(rpc_method, str):
         if "id" in body and ("result" in body or "error" in body):
             if legacy_ok and (
-                _header(h, MCP_SESSION_ID_HEADER) is not None
-                or not is_modern(_header(h, MCP_PROTOCOL_VERSION_HEADER) or "")
+                _header(h, _SESSION_KEY) is not None
+                or not is_modern(_header(h, _VERSION_KEY) or "")
             ):
                 return _legacy(h, supported_versions, modern_ok)
             return Route.error(
@@ -465,33 +500,37 @@ def route_request(
             400, InvalidRequest("Invalid Request: the body is not a JSON-RPC request")
         )
 
-    params = body.get("params")
+    params: Any = body.get("params")
+    if not (type(params) is dict or isinstance(params, Mapping)):
+        params = None
     if rpc_method == "initialize":
-        requested = params.get("protocolVersion") if isinstance(params, Mapping) else None
+        requested = params.get("protocolVersion") if params is not None else None
         if not legacy_ok:
             shown = requested if isinstance(requested, str) else "none"
             return Route.error(400, unsupported_version_error(shown, supported_versions))
         return Route(
             RouteKind.LEGACY_INITIALIZE,
             protocol_version=requested if isinstance(requested, str) else None,
-            session_id=_header(h, MCP_SESSION_ID_HEADER),
+            session_id=_header(h, _SESSION_KEY),
         )
 
-    header_version = _header(h, MCP_PROTOCOL_VERSION_HEADER)
-    meta = params.get("_meta") if isinstance(params, Mapping) else None
-    has_meta_version = isinstance(meta, Mapping) and PROTOCOL_VERSION_KEY in meta
+    header_version = _header(h, _VERSION_KEY)
+    meta: Any = params.get("_meta") if params is not None else None
+    if meta is not None and type(meta) is not dict and not isinstance(meta, Mapping):
+        meta = None  # (``None`` first: an ABC check of it costs as much as the rest here)
+    has_meta_version = meta is not None and PROTOCOL_VERSION_KEY in meta
     if modern_ok and has_meta_version:
         # A 2026 body is a 2026 request, whatever else came with it (a legacy version header,
         # a session id): the modern checks answer a header that disagrees with 400 + -32020.
-        return _modern(h, body, supported_versions, tool_headers)
+        return _modern(h, body, params, meta, header_version, supported_versions, tool_headers)
     if legacy_ok and header_version is not None and is_legacy(header_version):
-        return _legacy(h, supported_versions, modern_ok)
+        return _legacy(h, supported_versions, modern_ok, version=header_version)
     if modern_ok and (
         has_meta_version
         or not legacy_ok
         or (header_version is not None and is_modern(header_version))
     ):
-        return _modern(h, body, supported_versions, tool_headers)
+        return _modern(h, body, params, meta, header_version, supported_versions, tool_headers)
     if header_version is None:
         # No version anywhere: a 2025-03-26 client (the header came in 2025-06-18).
         return _legacy(h, supported_versions, modern_ok)

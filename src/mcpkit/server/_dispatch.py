@@ -24,7 +24,7 @@ from mcpkit.protocol._errors import (
     JSONRPCError,
     MethodNotFound,
 )
-from mcpkit.protocol._meta import is_modern_request, parse_request_meta
+from mcpkit.protocol._meta import RequestMeta, is_modern_request, parse_request_meta
 from mcpkit.protocol._versions import check_modern_version
 from mcpkit.server._context import Context, ContextServices, InputRequired, Question
 from mcpkit.server._request import LegacyConnection, Outbound, RequestInfo
@@ -136,11 +136,12 @@ class Dispatcher:
         *,
         connection: LegacyConnection | None = None,
         auth: Any = None,
+        meta: RequestMeta | None = None,
     ) -> JSONObject:
-        params = request.params
-        if is_modern_request(params):
-            # Modern (even `initialize` with modern _meta: -32601 there).
-            info = self._modern_info(request, outbound, auth)
+        if meta is not None or is_modern_request(request.params):
+            # Modern (even `initialize` with modern _meta: -32601 there); ``meta`` is its
+            # ``_meta`` when the transport parsed it already.
+            info = self._modern_info(request, outbound, auth, meta)
         else:
             info = self._legacy_info(request, outbound, connection, auth)
         outbound.protocol_version = info.protocol_version
@@ -204,8 +205,11 @@ class Dispatcher:
             auth=auth,
         )
 
-    def _modern_info(self, request: Request, outbound: Outbound, auth: Any) -> RequestInfo:
-        meta = parse_request_meta(request.params)
+    def _modern_info(
+        self, request: Request, outbound: Outbound, auth: Any, meta: RequestMeta | None = None
+    ) -> RequestInfo:
+        if meta is None:
+            meta = parse_request_meta(request.params)
         check_modern_version(meta.protocol_version, self._settings.supported_versions)
         if request.method not in self._modern_methods:
             raise MethodNotFound(f"Method not found: {request.method}")

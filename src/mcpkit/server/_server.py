@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Unpack
 
+    from mcpkit.protocol._meta import RequestMeta
     from mcpkit.server._http_options import HttpAppOptions, HttpRunOptions
     from mcpkit.server._request_state import RequestStateSealer
     from mcpkit.server._stdio import InMemoryClientStream
@@ -573,20 +574,24 @@ class Server:
         *,
         connection: LegacyConnection | None = None,
         auth: Any = None,
+        meta: RequestMeta | None = None,
     ) -> JSONObject:
         """Serve one request; raises :class:`~mcpkit.protocol._errors.JSONRPCError` to answer
-        with an error. Transports call this."""
+        with an error. Transports call this; one that has already validated a 2026 request's
+        ``_meta`` (the HTTP router does) passes it as ``meta``, so it is not parsed twice."""
         hook = self.request_hook
         if hook is None:
             return await self._dispatcher.handle_request(
-                request, outbound, connection=connection, auth=auth
+                request, outbound, connection=connection, auth=auth, meta=meta
             )
         dispatcher = self._dispatcher
         return await hook(
             self,
             request,
             connection,
-            lambda: dispatcher.handle_request(request, outbound, connection=connection, auth=auth),
+            lambda: dispatcher.handle_request(
+                request, outbound, connection=connection, auth=auth, meta=meta
+            ),
         )
 
     def handle_notification(

@@ -213,3 +213,29 @@ async def test_listen_stream_acknowledges_first_keeps_alive_and_delivers_changes
             assert note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 11
         assert b":\n\n" in raw  # a keep-alive comment arrived while the stream was quiet
         await bound(app.wait_idle())  # closing the listen stream ended its handler
+
+
+async def test_meta_is_parsed_once_per_request(monkeypatch: Any) -> None:
+    # The router validates _meta before anything runs; the server then serves the request with
+    # that parse instead of its own (issue #34: no repeated parsing on the 2026 path).
+    from mcpkit.protocol import _http_routing
+    from mcpkit.protocol._meta import parse_request_meta
+    from mcpkit.server import _dispatch
+
+    calls: list[str] = []
+
+    def counted(where: str) -> Any:
+        def parse(params: Any) -> Any:
+            calls.append(where)
+            return parse_request_meta(params)
+
+        return parse
+
+    monkeypatch.setattr(_http_routing, "parse_request_meta", counted("router"))
+    monkeypatch.setattr(_dispatch, "parse_request_meta", counted("server"))
+    async with running(_app()) as url, httpx.AsyncClient(base_url=url) as http:
+        body = modern_body(5, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+        response = await _post(http, body)
+        assert response.status_code == 200
+        assert response.json()["result"]["content"][0]["text"] == "3"
+    assert calls == ["router"]

@@ -185,6 +185,23 @@ async def test_repeated_host_or_origin_headers_get_400(impl: str) -> None:
         assert status == 200, data
 
 
+@pytest.mark.parametrize("impl", ["h11", "httptools"])
+async def test_a_pair_accepted_before_does_not_let_a_repeat_through(impl: str) -> None:
+    """The app skips the Host/Origin policy for a pair it accepted before: a request repeating
+    the header, with that pair's value first, still gets 400 (it is not that pair)."""
+    async with running(_app(), http=impl) as url:
+        good = ["Host: 127.0.0.1", "Origin: http://127.0.0.1"]
+        status, data = await _raw_request(url, good)
+        assert status == 200, data
+        status, data = await _raw_request(url, [*good, "Origin: http://evil.example"])
+        assert status == 400 and b"more than one Origin header" in data
+        if impl == "httptools":  # (h11 refuses a second Host before the app sees it)
+            status, data = await _raw_request(url, [*good, "Host: evil.example"])
+            assert status == 400 and b"more than one Host header" in data
+        status, data = await _raw_request(url, good)
+        assert status == 200, data
+
+
 async def test_a_few_peers_at_their_cap_do_not_keep_the_others_out() -> None:
     """Issue 28: 5 addresses x 2 550 initializes filled the 10 000 table and every other peer got
     503 for up to 30 minutes. Scaled down: 2 peers fill a table of 6 (3 each); a third peer gets

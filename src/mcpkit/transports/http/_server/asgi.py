@@ -30,7 +30,8 @@ from typing import Any, Final
 
 from mcpkit._runtime.concurrency import cancel_and_wait, race
 from mcpkit._runtime.tasks import TaskSet
-from mcpkit.protocol._errors import InternalError, InvalidRequest, UsageError
+from mcpkit.protocol._errors import HeaderMismatch, InternalError, InvalidRequest, UsageError
+from mcpkit.protocol._http_headers import normalize_headers
 from mcpkit.protocol._http_security import DEFAULT_ALLOWED_HOSTS, HostPolicy
 from mcpkit.transports.http._server.body import BODY_TIMEOUT_SECONDS, MAX_BODY_BYTES
 from mcpkit.transports.http._server.card import CardRoutes
@@ -209,6 +210,11 @@ def _host_and_origin(
     return host, origin, None
 
 
+def _text(value: bytes | None) -> str | None:
+    """A header value as normalised headers hold it (Latin-1 text)."""
+    return value.decode("latin-1") if value is not None else None
+
+
 class McpHttpApp:
     """The ASGI app (see the module docstring). Build it with ``server.http_app(**options)``."""
 
@@ -227,8 +233,9 @@ class McpHttpApp:
         """The owner of every handler and stream task (made on the serving loop: see
         :meth:`_owner`); the reaper has its own, :attr:`_background`."""
         self._background: TaskSet | None = None
-        self._allowed: set[tuple[bytes | None, bytes | None]] = set()
-        """``Host``/``Origin`` pairs ``host_policy`` accepted (see :meth:`_host_allowed`)."""
+        self._allowed: set[tuple[str | None, str | None]] = set()
+        """``Host``/``Origin`` pairs ``host_policy`` accepted (see :meth:`_host_allowed`), as
+        normalised headers hold them (Latin-1 text)."""
         self._allowed_policy: HostPolicy | None = None
         self.owned_closers: list[Callable[[], Awaitable[None]]] = []
         """Closed by :meth:`aclose`: resources the app was handed to own (a SQLite store)."""
@@ -403,16 +410,27 @@ class McpHttpApp:
                 path = _route_path(scope)
             method = scope["method"]
             if path == self._direct and method in ("POST", "GET", "DELETE"):
-                host, origin, duplicate = _host_and_origin(scope["headers"])
+                raw = scope["headers"]
+                try:
+                    headers = normalize_headers(raw) if type(raw) is list else None
+                except HeaderMismatch:  # a repeated Mcp-* header: the endpoint answers it
+                    headers = None
                 if (
-                    duplicate is None
+                    headers is not None
+                    and len(headers) == len(raw)  # no name repeats (nor Host, nor Origin)
                     and self._allowed_policy is self.host_policy
-                    and (host, origin) in self._allowed
+                    and (headers.get("host"), headers.get("origin")) in self._allowed
                     and self._stack is not None
                 ):
                     # the MCP endpoint, a Host/Origin pair accepted before, the app started:
                     # what nearly every request is (the rest goes through every check below)
-                    await self._endpoint(method, scope, receive, response)
+                    if method != "POST":
+                        await self._endpoint(method, scope, receive, response)
+                        return
+                    try:  # (a POST: as _endpoint does, one coroutine less)
+                        await self.endpoint.post(scope, receive, response, headers)
+                    except StateUnavailable as exc:
+                        await self._unavailable(response, exc)
                     return
             await self._http(path, method, scope, receive, response)
         elif kind == "lifespan":
@@ -528,7 +546,9 @@ class McpHttpApp:
     def _host_allowed(self, host: bytes | None, origin: bytes | None) -> bool:
         """Whether this ``Host``/``Origin`` pair passed the current policy before: a client
         sends the same pair on every request, so the policy's parsing runs once per pair."""
-        return self._allowed_policy is self.host_policy and (host, origin) in self._allowed
+        return self._allowed_policy is self.host_policy and (_text(host), _text(origin)) in (
+            self._allowed
+        )
 
     def _remember_allowed(self, host: bytes | None, origin: bytes | None) -> None:
         if len(host or b"") + len(origin or b"") > MAX_REMEMBERED_HOST_BYTES:
@@ -536,7 +556,7 @@ class McpHttpApp:
         if self._allowed_policy is not self.host_policy or len(self._allowed) >= MAX_REMEMBERED:
             self._allowed.clear()
             self._allowed_policy = self.host_policy
-        self._allowed.add((host, origin))
+        self._allowed.add((_text(host), _text(origin)))
 
     def _lifespan_missing(self) -> None:
         if not self._warned:

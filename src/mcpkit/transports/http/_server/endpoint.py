@@ -52,6 +52,7 @@ from mcpkit.protocol._http_routing import (
     session_version_error,
 )
 from mcpkit.protocol._inflight import InboundRequest
+from mcpkit.protocol._meta import RequestMeta
 from mcpkit.protocol._principal import principal_of
 from mcpkit.protocol._shape import prepare_outbound
 from mcpkit.transports.http._server.batch import serve_batch
@@ -216,12 +217,20 @@ class Endpoint:
 
     # -- POST ----------------------------------------------------------------------------------
 
-    async def post(self, scope: Scope, receive: Receive, response: HttpResponse) -> None:
-        try:
-            headers = normalize_headers(scope["headers"])
-        except HeaderMismatch as exc:
-            await self._error(response, 400, exc)
-            return
+    async def post(
+        self,
+        scope: Scope,
+        receive: Receive,
+        response: HttpResponse,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        """A POST; ``headers`` are its headers normalised, when the app has them already."""
+        if headers is None:
+            try:
+                headers = normalize_headers(scope["headers"])
+            except HeaderMismatch as exc:
+                await self._error(response, 400, exc)
+                return
         media = (headers.get("content-type"), headers.get("accept"))
         if media not in self._media_ok:  # a client sends the same pair on every request
             rejection = check_media("POST", headers)
@@ -374,6 +383,7 @@ class Endpoint:
             receive,
             response,
             json_only=message.method in _STATE_METHODS or None,
+            meta=route.meta,
         )
 
     def _exchange(
@@ -389,12 +399,14 @@ class Endpoint:
         entry: InboundRequest[RequestHandle] | None = None,
         stateless: StatelessConversation | None = None,
         json_only: bool | None = None,
+        meta: RequestMeta | None = None,
     ) -> Awaitable[None]:
         """Serve one request on this POST: a 2026 one when ``connection`` is ``None``; a
         session's with its in-flight ``entry``, or on a ``stateless`` app the engine of its own;
         ``pipe`` is its stream when it is resumable (else one is made if the handler emits). (A
         plain function: the awaitable it returns is the whole work, one coroutine less per
-        request.) ``json_only`` overrides the app's ``json_response`` for this request."""
+        request.) ``json_only`` overrides the app's ``json_response`` for this request; ``meta`` is
+        a 2026 request's ``_meta`` as the router parsed it (the server need not parse it again)."""
         if json_only is None:
             json_only = self._config.json_response
         outbound = RequestOutbound(
@@ -414,7 +426,7 @@ class Endpoint:
                 )
             if legacy:
                 return server.handle_request(request, outbound, connection=connection, auth=auth)
-            return server.handle_request(request, outbound, auth=auth)
+            return server.handle_request(request, outbound, auth=auth, meta=meta)
 
         return serve_exchange(
             response,
@@ -574,10 +586,12 @@ class Endpoint:
         connection = state.connection
         negotiated = state.protocol_version
         version = negotiated or route.protocol_version or ""
-        mismatch = session_version_error(negotiated, headers.get(_VERSION_HEADER))
-        if mismatch is not None:
-            await self._error(response, 400, mismatch, request_id, session=state)
-            return
+        sent = headers.get(_VERSION_HEADER)
+        if sent is not None and sent != negotiated:  # (the same revision needs no check)
+            mismatch = session_version_error(negotiated, sent)
+            if mismatch is not None:
+                await self._error(response, 400, mismatch, request_id, session=state)
+                return
         if not isinstance(message, Request):
             if isinstance(message, Notification):
                 await self._notification(message, state, connection)

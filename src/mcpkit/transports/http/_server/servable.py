@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from mcpkit._runtime.outbound import Outbound
 from mcpkit.protocol._lifecycle import ServerLifecycle
+from mcpkit.protocol._meta import RequestMeta
 from mcpkit.types._jsonrpc import JSONObject, Request
 
 __all__ = ["Conversation", "HttpServable"]
@@ -37,7 +38,8 @@ class HttpServable(Protocol):
       The app sets its ``notify`` attribute to an :class:`~mcpkit._runtime.outbound.Outbound`
       for unsolicited notifications (the GET stream);
     * ``handle_request`` / ``handle_notification`` — serve one message (a request raises
-      ``JSONRPCError`` to answer with an error; a notification may be sync or async);
+      ``JSONRPCError`` to answer with an error; a notification may be sync or async); a 2026
+      request comes with ``meta``, its ``_meta`` as the router validated it;
     * ``running()`` — the server's lifespan, entered once for the app's life;
     * ``tool_input_schema(name)`` — a tool's ``inputSchema`` (``None`` if unknown), so the app
       can check ``Mcp-Param-*`` headers before dispatching;
@@ -61,6 +63,7 @@ class HttpServable(Protocol):
         *,
         connection: Any = None,
         auth: Any = None,
+        meta: RequestMeta | None = None,
     ) -> JSONObject: ...
 
     def handle_notification(self, method: str, params: JSONObject | None, connection: Any) -> Any:

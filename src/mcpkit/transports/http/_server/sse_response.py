@@ -109,9 +109,11 @@ class HttpResponse:
     async def json(self, status: int, value: Any, headers: Headers = ()) -> None:
         await self.json_bytes(status, encode_json(value), headers)
 
-    async def json_bytes(self, status: int, data: bytes, headers: Headers = ()) -> None:
+    def json_bytes(self, status: int, data: bytes, headers: Headers = ()) -> Awaitable[None]:
+        """A JSON body (encoded). A plain function: the awaitable it returns is the whole work,
+        one coroutine less on (nearly) every answer."""
         length = (b"content-length", b"%d" % len(data))
-        await self._complete(status, data, [*JSON_HEADERS, *headers, length])
+        return self._complete(status, data, [*JSON_HEADERS, *headers, length])
 
     async def error(self, status: int, error: ErrorResponse, headers: Headers = ()) -> None:
         """An HTTP error whose body is a JSON-RPC error response (the id may be ``None``)."""
@@ -132,13 +134,14 @@ class HttpResponse:
         self.sse = True
         return await self._start(200, [*SSE_HEADERS, *headers])
 
-    async def sse_complete(self, events: bytes, headers: Headers = ()) -> None:
+    def sse_complete(self, events: bytes, headers: Headers = ()) -> Awaitable[None]:
         """A whole event stream at once, when every event is known before the first byte: one
         body with a ``Content-Length`` (two writes) instead of a chunked stream (three or more).
-        The client reads the same events and sees the stream end (see :data:`SSE_BODY_HEADERS`)."""
+        The client reads the same events and sees the stream end (see :data:`SSE_BODY_HEADERS`).
+        A plain function, as :meth:`json_bytes`."""
         self.sse = True
         length = (b"content-length", b"%d" % len(events))
-        await self._complete(200, events, [*SSE_BODY_HEADERS, *headers, length])
+        return self._complete(200, events, [*SSE_BODY_HEADERS, *headers, length])
 
     async def event(
         self,
