@@ -15,6 +15,13 @@ redis-py's exception types, so :func:`~mcpkit.contrib.redis._conn.guarded` turns
 broken connection is dropped and the next command opens a new one. A Redis that lost its script
 cache (a restart) answers ``NOSCRIPT``: the command is sent again as ``EVAL`` with the source.
 
+A write whose outcome the request does not wait for (a complete SSE answer's stream, whose event
+ids the worker chose itself) is *sent* on the same connection without waking the request when
+Redis answers (:meth:`Wire.send`): the reply is read by the connection and handed to a callback
+(a refusal or a lost connection is logged there), and a ``NOSCRIPT`` reply is answered by sending
+the script whole. Commands on one connection run in the order they were sent, so any later
+command of this worker sees the write done.
+
 Used only where it can stand in for the client exactly: hiredis installed (``mcpkit[redis]``
 brings it) and a plain ``redis://`` or ``unix://`` URL (password and database number included).
 Elsewhere (``rediss://``, no hiredis) :func:`wire_for` gives ``None`` and the stores keep using
@@ -27,8 +34,10 @@ import asyncio
 import collections
 import contextlib
 import hashlib
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from mcpkit.contrib.redis._conn import BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS, RedisOptions
 
@@ -36,6 +45,8 @@ if TYPE_CHECKING:
     import redis.asyncio
 
 __all__ = ["Script", "Scripted", "Wire", "wire_for"]
+
+logger = logging.getLogger("mcpkit.redis")
 
 _CLOSED: Final = "Connection closed by server."
 
@@ -50,12 +61,45 @@ class Script:
         self.sha = hashlib.sha1(self.source, usedforsecurity=False).hexdigest().encode()
 
 
+class _Waiter(Protocol):
+    """What waits for one reply: an :class:`asyncio.Future`, or a :class:`_Unawaited` callback."""
+
+    def done(self) -> bool: ...
+    def set_result(self, result: Any, /) -> None: ...
+    def set_exception(self, exception: BaseException, /) -> None: ...
+
+
+class _Unawaited:
+    """The reply of a command nobody awaits (:meth:`Wire.send`), handed to ``on_reply``: the reply
+    (a ``hiredis.ReplyError`` for a refusal) or the exception that failed the connection."""
+
+    __slots__ = ("_on_reply",)
+
+    def __init__(self, on_reply: Callable[[Any], None]) -> None:
+        self._on_reply = on_reply
+
+    def done(self) -> bool:
+        return False
+
+    def set_result(self, result: Any, /) -> None:
+        self._hand(result)
+
+    def set_exception(self, exception: BaseException, /) -> None:
+        self._hand(exception)
+
+    def _hand(self, outcome: Any) -> None:
+        try:  # it runs inside the connection's reader: a failing callback must not stop it
+            self._on_reply(outcome)
+        except Exception:
+            logger.exception("a Redis reply callback failed")
+
+
 class _Connection(asyncio.Protocol):
-    """One socket: commands written in order, each reply resolves the oldest waiting future."""
+    """One socket: commands written in order, each reply resolves the oldest waiter."""
 
     def __init__(self, reader: Any) -> None:
         self._reader = reader
-        self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        self._waiting: collections.deque[_Waiter] = collections.deque()
         self._transport: asyncio.Transport | None = None
         self.lost = False
 
@@ -89,6 +133,11 @@ class _Connection(asyncio.Protocol):
         self._waiting.append(future)
         self._transport.write(packed)
         return future
+
+    def send_unawaited(self, packed: bytes, waiter: _Unawaited) -> None:
+        assert self._transport is not None
+        self._waiting.append(waiter)
+        self._transport.write(packed)
 
     def fail(self, exc: BaseException) -> None:
         """Drop the connection (a timeout or a broken stream): waiting commands fail with
@@ -156,6 +205,31 @@ class Wire:
             if isinstance(reply, self._hiredis.ReplyError):
                 raise self._response_error(str(reply))
             return reply
+
+    def send(
+        self, script: Script, keys: list[str], args: list[Any], on_reply: Callable[[Any], None]
+    ) -> bool:
+        """``EVALSHA`` without waiting for the reply: ``on_reply`` gets it (or the exception that
+        failed the connection) when it comes; a ``NOSCRIPT`` reply sends the script whole first.
+        ``False`` (nothing sent) when no connection is open: the caller uses :meth:`run`."""
+        connection = self._connection
+        if connection is None or connection.lost:
+            return False
+        tail = (len(keys), *keys, *args)
+        pack = self._hiredis.pack_command
+        reply_error = self._hiredis.ReplyError
+
+        def resend_whole(reply: Any) -> None:
+            if isinstance(reply, reply_error) and str(reply).startswith("NOSCRIPT"):
+                if not connection.lost:
+                    packed = pack((b"EVAL", script.source, *tail))
+                    connection.send_unawaited(packed, _Unawaited(on_reply))
+                    return
+                reply = ConnectionError(_CLOSED)
+            on_reply(reply)
+
+        connection.send_unawaited(pack((b"EVALSHA", script.sha, *tail)), _Unawaited(resend_whole))
+        return True
 
     async def _command(self, parts: tuple[Any, ...]) -> Any:
         connection = self._connection
@@ -261,3 +335,9 @@ class Scripted:
         if client is None and self._wire is not None:
             return await self._wire.run(self._lean, keys, args)
         return await self._slow(keys=keys, args=args, client=client)
+
+    def send(self, *, keys: list[str], args: list[Any], on_reply: Callable[[Any], None]) -> bool:
+        """:meth:`Wire.send` when there is a wire with an open connection; ``False`` (nothing
+        sent: await the script instead) otherwise."""
+        wire = self._wire
+        return wire is not None and wire.send(self._lean, keys, args, on_reply)
