@@ -7,11 +7,13 @@ keep-alive connection, calls awaited in turn) calling ``tools/call echo``; each 
 JSON (``--json``) or as an SSE stream (``sse_after=0``: with a store, every SSE answer is a
 stored, resumable stream — prime, append, close). Reported per call: the worker's CPU (µs), the
 Redis server's CPU (µs, from ``INFO cpu``) and the Redis commands it executed (``INFO
-commandstats``, commands inside scripts included), and the worker's CPU against the memory
-configuration of the same answer shape. The three workers of one answer shape run side by side
-and are called in turns (``--rounds``), so a machine whose load changes during the run weighs on
-each alike. The budget (issue #29): a call on Redis at most 2x the worker CPU of the same call
-in memory.
+commandstats``, commands inside scripts included), the worker's read and write system calls
+(``/proc/<pid>/io``: deterministic where CPU time is not, and most of what a Redis round trip
+costs a worker is kernel time that callgrind does not see), and the worker's CPU against the
+memory configuration of the same answer shape. The three workers of one answer shape run side by
+side and are called in turns (``--rounds``), so a machine whose load changes during the run
+weighs on each alike. The budget (issue #29): a call on Redis at most 2x the worker CPU of the
+same call in memory.
 """
 
 from __future__ import annotations
@@ -70,6 +72,14 @@ def _redis_counters() -> tuple[float, int]:
     return seconds, commands
 
 
+def _syscalls(pid: int) -> int:
+    """Read and write system calls of process ``pid`` so far (``syscr`` + ``syscw``)."""
+    fields = dict(
+        line.split(":", 1) for line in Path(f"/proc/{pid}/io").read_text().splitlines() if line
+    )
+    return int(fields["syscr"]) + int(fields["syscw"])
+
+
 async def _calls(port: int, count: int) -> None:
     client = McpHttpClient(port, "legacy-json")
     await client.open()
@@ -107,14 +117,17 @@ def measure(shape: str, calls: int, rounds: int) -> list[dict[str, Any]]:
         for port, _ in workers.values():
             asyncio.run(_calls(port, 200))  # warm up
         cpu = dict.fromkeys(STORES, 0.0)
+        syscalls = dict.fromkeys(STORES, 0)
         redis_cpu, redis_commands = 0.0, 0
         for _ in range(rounds):
             for store, (port, pid) in workers.items():
                 clock = CpuClock(pid)
                 before = clock.read()
+                calls_before = _syscalls(pid)
                 redis_before = _redis_counters() if store == "redis" else (0.0, 0)
                 asyncio.run(_calls(port, batch))
                 cpu[store] += clock.delta(before, clock.read())
+                syscalls[store] += _syscalls(pid) - calls_before
                 if store == "redis":
                     redis_after = _redis_counters()
                     redis_cpu += redis_after[0] - redis_before[0]
@@ -125,6 +138,7 @@ def measure(shape: str, calls: int, rounds: int) -> list[dict[str, Any]]:
             "store": store,
             "shape": shape,
             "worker_us": cpu[store] / done * 1e6,
+            "syscalls": syscalls[store] / done,
             "redis_us": redis_cpu / done * 1e6 if store == "redis" else 0.0,
             "redis_commands": redis_commands / done if store == "redis" else 0.0,
         }
@@ -143,13 +157,17 @@ def main() -> None:
         f"load average before: {load[0]:.1f}; {args.calls} calls per configuration, in "
         f"{args.rounds} turns\n"
     )
-    print("| answer | store | worker µs/call | vs memory | Redis µs/call | Redis commands/call |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| answer | store | worker µs/call | vs memory | worker syscalls/call | Redis µs/call "
+        "| Redis commands/call |"
+    )
+    print("|---|---|---|---|---|---|---|")
     memory = {r["shape"]: r["worker_us"] for r in rows if r["store"] == "memory"}
     for r in rows:
         print(
             f"| {r['shape']} | {r['store']} | {r['worker_us']:.0f} | "
-            f"{r['worker_us'] / memory[r['shape']]:.2f}x | {r['redis_us']:.0f} | "
+            f"{r['worker_us'] / memory[r['shape']]:.2f}x | {r['syscalls']:.1f} | "
+            f"{r['redis_us']:.0f} | "
             f"{r['redis_commands']:.1f} |"
         )
 

@@ -30,7 +30,6 @@ closed, so the worker holding a client's ``GET`` delivers what other workers app
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -53,8 +52,6 @@ if TYPE_CHECKING:
     import redis.asyncio
 
 __all__ = ["FANOUT_BATCH", "OFFSET_SCALE", "TAIL_BLOCK_SECONDS", "RedisEventStore"]
-
-logger = logging.getLogger("mcpkit.redis")
 
 OFFSET_SCALE: Final = 10_000
 """Entries one stream may get in one millisecond (the Lua script moves on to the next ms)."""
@@ -337,10 +334,14 @@ class RedisEventStore:
         Such a stream is new (stream ids are never reused), so this worker makes its key and
         numbers its events itself — the priming id is offset 0, the messages 1, 2, … — and the
         write needs no answer from Redis before the ids are used: on the lean connection it is
-        sent without waiting (the HTTP answer is written after it, so the stream is stored
-        before a client can learn an id to resume from; a refusal is logged). Without that
-        connection the write is awaited, and a stream id that already names a stream gets the
-        general path (append to it; a closed one raises ``UsageError``)."""
+        sent with no reply and not waited for (:meth:`~mcpkit.contrib.redis._wire.Wire.send`).
+        The HTTP answer is written after it, so the stream is in Redis before a client can
+        learn an id to resume from — also when this worker is killed right after. What is lost
+        is the report of a refusal (a Redis out of memory, a read-only replica): the answer
+        still reaches the client whole; only resuming it if its connection breaks would fail
+        (404: re-send). Without that connection the write is awaited, and a stream id that
+        already names a stream gets the general path (append to it; a closed one raises
+        ``UsageError``)."""
         key = new_stream_key()
         kept = messages[-self._max_events :]
         dropped = len(messages) - len(kept)
@@ -362,18 +363,7 @@ class RedisEventStore:
         keys = [self._index_key(session_id), self._meta_key(key), self._stream_key(key)]
         ids = [format_event_id(key, offset) for offset in range(1, len(messages) + 1)]
         prime = format_event_id(key, 0)
-
-        def on_reply(reply: Any) -> None:
-            if reply != b"ok":
-                logger.warning(
-                    "the events of stream %r of session %s… were not stored (%r): a client "
-                    "that lost the answer cannot resume it",
-                    stream_id,
-                    session_id[:8],
-                    reply,
-                )
-
-        if self._write_once.send(keys=keys, args=args, on_reply=on_reply):
+        if self._write_once.send(keys=keys, args=args):
             return prime, ids
         async with guarded():
             reply = await self._write_once(keys=keys, args=args)

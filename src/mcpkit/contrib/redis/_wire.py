@@ -15,12 +15,15 @@ redis-py's exception types, so :func:`~mcpkit.contrib.redis._conn.guarded` turns
 broken connection is dropped and the next command opens a new one. A Redis that lost its script
 cache (a restart) answers ``NOSCRIPT``: the command is sent again as ``EVAL`` with the source.
 
-A write whose outcome the request does not wait for (a complete SSE answer's stream, whose event
-ids the worker chose itself) is *sent* on the same connection without waking the request when
-Redis answers (:meth:`Wire.send`): the reply is read by the connection and handed to a callback
-(a refusal or a lost connection is logged there), and a ``NOSCRIPT`` reply is answered by sending
-the script whole. Commands on one connection run in the order they were sent, so any later
-command of this worker sees the write done.
+A write whose outcome the request does not need (a complete SSE answer's stream, whose event ids
+the worker chose itself) is *sent* without waiting for Redis (:meth:`Wire.send`): ``CLIENT REPLY
+SKIP`` then ``EVAL`` in one socket write, so Redis sends no reply and the worker is not woken a
+second time for the call — most of what a round trip costs a worker is that wake-up and the
+system calls around it, not Redis' work. ``EVAL`` with the source, not ``EVALSHA``: a Redis that
+lost its script cache runs it all the same (there is no reply to say ``NOSCRIPT``). Commands on
+one connection run in the order they were sent, so every later command of this worker sees the
+write done. A server that refuses ``CLIENT REPLY`` (some Redis-compatible servers and proxies;
+asked once per connection) gets the awaited ``EVALSHA`` instead.
 
 Used only where it can stand in for the client exactly: hiredis installed (``mcpkit[redis]``
 brings it) and a plain ``redis://`` or ``unix://`` URL (password and database number included).
@@ -34,10 +37,8 @@ import asyncio
 import collections
 import contextlib
 import hashlib
-import logging
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit.contrib.redis._conn import BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS, RedisOptions
 
@@ -46,9 +47,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Script", "Scripted", "Wire", "wire_for"]
 
-logger = logging.getLogger("mcpkit.redis")
-
 _CLOSED: Final = "Connection closed by server."
+_SKIP_REPLY: Final = b"*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$4\r\nSKIP\r\n"
+"""``CLIENT REPLY SKIP``, packed: Redis sends no reply to the command after it."""
 
 
 class Script:
@@ -61,47 +62,18 @@ class Script:
         self.sha = hashlib.sha1(self.source, usedforsecurity=False).hexdigest().encode()
 
 
-class _Waiter(Protocol):
-    """What waits for one reply: an :class:`asyncio.Future`, or a :class:`_Unawaited` callback."""
-
-    def done(self) -> bool: ...
-    def set_result(self, result: Any, /) -> None: ...
-    def set_exception(self, exception: BaseException, /) -> None: ...
-
-
-class _Unawaited:
-    """The reply of a command nobody awaits (:meth:`Wire.send`), handed to ``on_reply``: the reply
-    (a ``hiredis.ReplyError`` for a refusal) or the exception that failed the connection."""
-
-    __slots__ = ("_on_reply",)
-
-    def __init__(self, on_reply: Callable[[Any], None]) -> None:
-        self._on_reply = on_reply
-
-    def done(self) -> bool:
-        return False
-
-    def set_result(self, result: Any, /) -> None:
-        self._hand(result)
-
-    def set_exception(self, exception: BaseException, /) -> None:
-        self._hand(exception)
-
-    def _hand(self, outcome: Any) -> None:
-        try:  # it runs inside the connection's reader: a failing callback must not stop it
-            self._on_reply(outcome)
-        except Exception:
-            logger.exception("a Redis reply callback failed")
-
-
 class _Connection(asyncio.Protocol):
-    """One socket: commands written in order, each reply resolves the oldest waiter."""
+    """One socket: commands written in order, each reply resolves the oldest waiting future."""
 
-    def __init__(self, reader: Any) -> None:
+    def __init__(self, reader: Any, reply_error: type[Exception]) -> None:
         self._reader = reader
-        self._waiting: collections.deque[_Waiter] = collections.deque()
+        self._reply_error = reply_error
+        self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
         self._transport: asyncio.Transport | None = None
         self.lost = False
+        self.skips_replies = False
+        """The server took ``CLIENT REPLY`` (asked when the connection opens): :meth:`write`
+        of commands after ``CLIENT REPLY SKIP`` keeps the replies in step."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]  # uvloop's is no subclass
@@ -134,9 +106,13 @@ class _Connection(asyncio.Protocol):
         self._transport.write(packed)
         return future
 
-    def send_unawaited(self, packed: bytes, waiter: _Unawaited) -> None:
+    def note_probe(self, probe: asyncio.Future[Any]) -> None:
+        if not probe.cancelled() and probe.exception() is None:
+            self.skips_replies = not isinstance(probe.result(), self._reply_error)
+
+    def write(self, packed: bytes) -> None:
+        """Commands Redis will not answer (``CLIENT REPLY SKIP`` first): nothing waits."""
         assert self._transport is not None
-        self._waiting.append(waiter)
         self._transport.write(packed)
 
     def fail(self, exc: BaseException) -> None:
@@ -206,29 +182,15 @@ class Wire:
                 raise self._response_error(str(reply))
             return reply
 
-    def send(
-        self, script: Script, keys: list[str], args: list[Any], on_reply: Callable[[Any], None]
-    ) -> bool:
-        """``EVALSHA`` without waiting for the reply: ``on_reply`` gets it (or the exception that
-        failed the connection) when it comes; a ``NOSCRIPT`` reply sends the script whole first.
-        ``False`` (nothing sent) when no connection is open: the caller uses :meth:`run`."""
+    def send(self, script: Script, keys: list[str], args: list[Any]) -> bool:
+        """Run ``script`` without a reply and without waiting (see the module docstring); its
+        outcome, a refusal included, is not reported. ``False`` (nothing sent) when no
+        connection is open or its server cannot skip replies: the caller uses :meth:`run`."""
         connection = self._connection
-        if connection is None or connection.lost:
+        if connection is None or connection.lost or not connection.skips_replies:
             return False
-        tail = (len(keys), *keys, *args)
         pack = self._hiredis.pack_command
-        reply_error = self._hiredis.ReplyError
-
-        def resend_whole(reply: Any) -> None:
-            if isinstance(reply, reply_error) and str(reply).startswith("NOSCRIPT"):
-                if not connection.lost:
-                    packed = pack((b"EVAL", script.source, *tail))
-                    connection.send_unawaited(packed, _Unawaited(on_reply))
-                    return
-                reply = ConnectionError(_CLOSED)
-            on_reply(reply)
-
-        connection.send_unawaited(pack((b"EVALSHA", script.sha, *tail)), _Unawaited(resend_whole))
+        connection.write(_SKIP_REPLY + pack((b"EVAL", script.source, len(keys), *keys, *args)))
         return True
 
     async def _command(self, parts: tuple[Any, ...]) -> Any:
@@ -249,7 +211,7 @@ class Wire:
                 return self._connection
             loop = asyncio.get_running_loop()
             target = self._target
-            connection = _Connection(self._hiredis.Reader())
+            connection = _Connection(self._hiredis.Reader(), self._hiredis.ReplyError)
             try:
                 async with asyncio.timeout(self._options.connect_timeout):
                     if target.path is not None:
@@ -278,6 +240,10 @@ class Wire:
         if target.db:
             steps.append((b"SELECT", str(target.db).encode()))
         replies = [connection.send(self._hiredis.pack_command(step)) for step in steps]
+        # A server that knows CLIENT REPLY answers OK, another one an error (no reply skipped).
+        # Not waited for: until it answers, send() declines and callers await their scripts.
+        probe = connection.send(self._hiredis.pack_command((b"CLIENT", b"REPLY", b"ON")))
+        probe.add_done_callback(connection.note_probe)
         for reply in replies:
             answer = await reply
             if isinstance(answer, self._hiredis.ReplyError):
@@ -336,8 +302,8 @@ class Scripted:
             return await self._wire.run(self._lean, keys, args)
         return await self._slow(keys=keys, args=args, client=client)
 
-    def send(self, *, keys: list[str], args: list[Any], on_reply: Callable[[Any], None]) -> bool:
-        """:meth:`Wire.send` when there is a wire with an open connection; ``False`` (nothing
-        sent: await the script instead) otherwise."""
+    def send(self, *, keys: list[str], args: list[Any]) -> bool:
+        """:meth:`Wire.send` when there is a wire that can send it; ``False`` (nothing sent:
+        await the script instead) otherwise."""
         wire = self._wire
-        return wire is not None and wire.send(self._lean, keys, args, on_reply)
+        return wire is not None and wire.send(self._lean, keys, args)
