@@ -9,8 +9,9 @@ by hiredis on one pipelined asyncio connection and parses the replies with ``hir
 ~60 µs a round trip, the same replies (bytes, ints, lists, ``None``).
 
 It keeps the client's failure mode (:mod:`._conn`): the connect timeout, a deadline per command
-(``socket_timeout``), a bounded number of retries with the same exponential backoff, and
-redis-py's exception types, so :func:`~mcpkit.contrib.redis._conn.guarded` turns an outage into
+(``socket_timeout``, kept by one timer per connection), a bounded number of retries with the same
+exponential backoff, and redis-py's exception types, so
+:func:`~mcpkit.contrib.redis._conn.guarded` turns an outage into
 :class:`~mcpkit.contrib.redis._conn.RedisUnavailable` (503) exactly as before. A timed-out or
 broken connection is dropped and the next command opens a new one. A Redis that lost its script
 cache (a restart) answers ``NOSCRIPT``: the command is sent again as ``EVAL`` with the source.
@@ -37,15 +38,20 @@ import asyncio
 import collections
 import contextlib
 import hashlib
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from mcpkit.concurrency import TaskSet, Timer
 from mcpkit.contrib.redis._conn import BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS, RedisOptions
 
 if TYPE_CHECKING:
     import redis.asyncio
 
 __all__ = ["Script", "Scripted", "Wire", "wire_for"]
+
+logger = logging.getLogger("mcpkit.redis")
 
 _CLOSED: Final = "Connection closed by server."
 _SKIP_REPLY: Final = b"*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$4\r\nSKIP\r\n"
@@ -65,10 +71,24 @@ class Script:
 class _Connection(asyncio.Protocol):
     """One socket: commands written in order, each reply resolves the oldest waiting future."""
 
-    def __init__(self, reader: Any, reply_error: type[Exception]) -> None:
+    def __init__(
+        self,
+        reader: Any,
+        reply_error: type[Exception],
+        loop: asyncio.AbstractEventLoop,
+        timeout: float,
+        timeout_error: Callable[[], BaseException],
+    ) -> None:
         self._reader = reader
         self._reply_error = reply_error
+        self._loop = loop
         self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        self._sent: collections.deque[float] = collections.deque()
+        """When each waiting command was sent (loop time), oldest first."""
+        self._timeout = timeout
+        self._timeout_error = timeout_error
+        self.deadline: Timer | None = None
+        """Fires :meth:`check_deadline` while commands wait (see :meth:`send`)."""
         self._transport: asyncio.Transport | None = None
         self.lost = False
         self.skips_replies = False
@@ -92,6 +112,7 @@ class _Connection(asyncio.Protocol):
                 self.fail(ConnectionError("unexpected reply from Redis"))
                 return
             future = self._waiting.popleft()
+            self._sent.popleft()
             if not future.done():
                 future.set_result(reply)
 
@@ -100,11 +121,32 @@ class _Connection(asyncio.Protocol):
         self._fail_waiting(ConnectionError(str(exc) if exc else _CLOSED))
 
     def send(self, packed: bytes) -> asyncio.Future[Any]:
+        """Write one command; its reply resolves the future. The deadline of every command
+        (``socket_timeout``) is one timer per connection, armed while anything waits, rather
+        than a timeout scope per command (which costs a worker more than hiredis' packing and
+        parsing together): when it fires, the oldest waiting command is either late — the
+        connection fails, and every waiting command with it, as a timeout — or not yet, and the
+        timer is armed again for the rest of its time."""
         assert self._transport is not None
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = self._loop.create_future()
         self._waiting.append(future)
+        self._sent.append(self._loop.time())
         self._transport.write(packed)
+        deadline = self.deadline
+        if deadline is not None and not deadline.armed:
+            deadline.arm(self._timeout)
         return future
+
+    def check_deadline(self) -> None:
+        """The deadline timer fired (see :meth:`send`)."""
+        if not self._sent or self.lost:
+            return
+        left = self._sent[0] + self._timeout - self._loop.time()
+        if left > 0:
+            assert self.deadline is not None
+            self.deadline.arm(left)
+        else:
+            self.fail(self._timeout_error())
 
     def note_probe(self, probe: asyncio.Future[Any]) -> None:
         if not probe.cancelled() and probe.exception() is None:
@@ -124,6 +166,9 @@ class _Connection(asyncio.Protocol):
             self._transport.abort()
 
     def _fail_waiting(self, exc: BaseException) -> None:
+        if self.deadline is not None:
+            self.deadline.disarm()
+        self._sent.clear()
         while self._waiting:
             future = self._waiting.popleft()
             if not future.done():
@@ -154,6 +199,8 @@ class Wire:
         self._options = options
         self._connection: _Connection | None = None
         self._opening = asyncio.Lock()
+        self._timers: TaskSet | None = None
+        """Owns the connections' deadline timers (made with the first connection)."""
         self._response_error = ResponseError
         self._retryable = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
         self._timeout_error = RedisTimeoutError
@@ -197,13 +244,8 @@ class Wire:
         connection = self._connection
         if connection is None or connection.lost:
             connection = await self._open()
-        future = connection.send(self._hiredis.pack_command(parts))
-        try:
-            async with asyncio.timeout(self._options.socket_timeout):
-                return await future
-        except TimeoutError:
-            connection.fail(self._timeout_error("Timeout reading from Redis"))
-            raise self._timeout_error("Timeout reading from Redis") from None
+        # a reply, or the connection's failure: a timeout after socket_timeout (see its send)
+        return await connection.send(self._hiredis.pack_command(parts))
 
     async def _open(self) -> _Connection:
         async with self._opening:
@@ -211,7 +253,16 @@ class Wire:
                 return self._connection
             loop = asyncio.get_running_loop()
             target = self._target
-            connection = _Connection(self._hiredis.Reader(), self._hiredis.ReplyError)
+            if self._timers is None:
+                self._timers = TaskSet(loop, "redis-wire", logger)
+            connection = _Connection(
+                self._hiredis.Reader(),
+                self._hiredis.ReplyError,
+                loop,
+                self._options.socket_timeout,
+                self._read_timeout,
+            )
+            connection.deadline = Timer(self._timers, connection.check_deadline)
             try:
                 async with asyncio.timeout(self._options.connect_timeout):
                     if target.path is not None:
@@ -249,11 +300,16 @@ class Wire:
             if isinstance(answer, self._hiredis.ReplyError):
                 raise self._response_error(str(answer))
 
+    def _read_timeout(self) -> BaseException:
+        return self._timeout_error("Timeout reading from Redis")
+
     async def aclose(self) -> None:
         connection, self._connection = self._connection, None
         if connection is not None:
             with contextlib.suppress(Exception):
                 connection.fail(ConnectionError("the connection was closed"))
+        if self._timers is not None:
+            await self._timers.aclose()
 
 
 def wire_for(client: redis.asyncio.Redis, options: RedisOptions) -> Wire | None:
