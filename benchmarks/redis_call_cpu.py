@@ -1,6 +1,6 @@
 """CPU per legacy call by where the session and its streams live: memory, SQLite, Redis.
 
-    python benchmarks/redis_call_cpu.py [--calls 2000]
+    python benchmarks/redis_call_cpu.py [--calls 2000] [--baseline-src DIR]
 
 One worker (``scale_server.py``, speed stack) and one legacy client (``http_driver``, one
 keep-alive connection, calls awaited in turn) calling ``tools/call echo``; each answer either as
@@ -14,6 +14,10 @@ memory configuration of the same answer shape. The three workers of one answer s
 side and are called in turns (``--rounds``), so a machine whose load changes during the run
 weighs on each alike. The budget (issue #29): a call on Redis at most 2x the worker CPU of the
 same call in memory.
+
+``--baseline-src DIR`` adds a fourth worker, "redis-base": the Redis configuration running the
+mcpkit found in ``DIR`` (``git archive <rev> src | tar -x -C /tmp/base`` → ``/tmp/base/src``),
+called in the same turns, so a change is measured before and after under the same load.
 """
 
 from __future__ import annotations
@@ -91,15 +95,18 @@ async def _calls(port: int, count: int) -> None:
 
 
 @contextlib.contextmanager
-def _worker(store: str, shape: str, tmp: str) -> Iterator[tuple[int, int]]:
+def _worker(store: str, shape: str, tmp: str, base: str | None) -> Iterator[tuple[int, int]]:
     """One worker serving ``shape`` answers with its state in ``store``: (port, pid)."""
     argv = [sys.executable, str(SERVER), "--stack", "speed", f"--{shape}"]
-    if store == "redis":
+    env = dict(os.environ)
+    if store == "redis-base" and base is not None:
+        env["PYTHONPATH"] = base  # ahead of the installed (editable) mcpkit
+    if store.startswith("redis"):
         argv += ["--redis", REDIS_URL, "--prefix", f"mcpkit-bench-{secrets.token_hex(4)}:"]
     elif store == "sqlite":
         argv += ["--event-store", str(Path(tmp) / f"events-{shape}.db")]
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env)
         try:
             yield _port(process, log), process.pid
         finally:
@@ -107,31 +114,33 @@ def _worker(store: str, shape: str, tmp: str) -> Iterator[tuple[int, int]]:
             process.wait(10)
 
 
-def measure(shape: str, calls: int, rounds: int) -> list[dict[str, Any]]:
+def measure(shape: str, calls: int, rounds: int, base: str | None = None) -> list[dict[str, Any]]:
     """Every store's worker for ``shape``, measured in turns: ``rounds`` batches of
     ``calls / rounds`` calls each, one worker after the other, so that a machine whose load
     changes during the run weighs on every configuration alike."""
     batch = max(1, calls // rounds)
+    stores = (*STORES, "redis-base") if base else STORES
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
-        workers = {store: stack.enter_context(_worker(store, shape, tmp)) for store in STORES}
+        workers = {store: stack.enter_context(_worker(store, shape, tmp, base)) for store in stores}
         for port, _ in workers.values():
             asyncio.run(_calls(port, 200))  # warm up
-        cpu = dict.fromkeys(STORES, 0.0)
-        syscalls = dict.fromkeys(STORES, 0)
-        redis_cpu, redis_commands = 0.0, 0
+        cpu = dict.fromkeys(stores, 0.0)
+        syscalls = dict.fromkeys(stores, 0)
+        redis_cpu = dict.fromkeys(stores, 0.0)
+        redis_commands = dict.fromkeys(stores, 0)
         for _ in range(rounds):
             for store, (port, pid) in workers.items():
                 clock = CpuClock(pid)
                 before = clock.read()
                 calls_before = _syscalls(pid)
-                redis_before = _redis_counters() if store == "redis" else (0.0, 0)
+                redis_before = _redis_counters() if store.startswith("redis") else (0.0, 0)
                 asyncio.run(_calls(port, batch))
                 cpu[store] += clock.delta(before, clock.read())
                 syscalls[store] += _syscalls(pid) - calls_before
-                if store == "redis":
+                if store.startswith("redis"):
                     redis_after = _redis_counters()
-                    redis_cpu += redis_after[0] - redis_before[0]
-                    redis_commands += redis_after[1] - redis_before[1]
+                    redis_cpu[store] += redis_after[0] - redis_before[0]
+                    redis_commands[store] += redis_after[1] - redis_before[1]
     done = batch * rounds
     return [
         {
@@ -139,10 +148,10 @@ def measure(shape: str, calls: int, rounds: int) -> list[dict[str, Any]]:
             "shape": shape,
             "worker_us": cpu[store] / done * 1e6,
             "syscalls": syscalls[store] / done,
-            "redis_us": redis_cpu / done * 1e6 if store == "redis" else 0.0,
-            "redis_commands": redis_commands / done if store == "redis" else 0.0,
+            "redis_us": redis_cpu[store] / done * 1e6,
+            "redis_commands": redis_commands[store] / done,
         }
-        for store in STORES
+        for store in stores
     ]
 
 
@@ -150,9 +159,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=8, help="turns the calls are split in")
+    parser.add_argument("--baseline-src", default=None, help="also run Redis on this mcpkit")
     args = parser.parse_args()
     load = os.getloadavg()
-    rows = [row for shape in ("json", "sse") for row in measure(shape, args.calls, args.rounds)]
+    rows = [
+        row
+        for shape in ("json", "sse")
+        for row in measure(shape, args.calls, args.rounds, args.baseline_src)
+    ]
     print(
         f"load average before: {load[0]:.1f}; {args.calls} calls per configuration, in "
         f"{args.rounds} turns\n"
