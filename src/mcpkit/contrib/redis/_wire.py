@@ -141,8 +141,8 @@ class _Connection(asyncio.Protocol):
         if self._behind:  # the writes held back go first, in the same system call
             packed = b"".join((*self._behind, packed))
             self._behind.clear()
-            if self.flusher is not None:
-                self.flusher.disarm()
+            # the flusher stays armed (it finds nothing, or a later write): re-arming a loop
+            # timer on every write would cost more than the write itself
         self._transport.write(packed)
         deadline = self.deadline
         if deadline is not None and not deadline.armed:
