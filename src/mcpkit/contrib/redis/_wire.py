@@ -1,7 +1,8 @@
 """A lean Redis connection for the scripts every request runs (issue #29: Redis costs).
 
-Each legacy request on Redis makes one or two round trips: the session is read and marked used
-(``touch``), and an SSE answer's stream is written whole (``write_complete``). Through redis-py
+Each legacy request on Redis makes one round trip: the session is read and marked used
+(``touch``); an SSE answer's stream is written whole with no reply (``write_complete``, below).
+Through redis-py
 one round trip costs a worker ~150-300 µs of CPU — the pool checkout, the retry wrapper, the
 per-command timeout scope, argument encoding, the observability hooks — about as much as the
 whole request costs with the session in memory. :class:`Wire` sends the same ``EVALSHA`` packed
@@ -18,13 +19,15 @@ cache (a restart) answers ``NOSCRIPT``: the command is sent again as ``EVAL`` wi
 
 A write whose outcome the request does not need (a complete SSE answer's stream, whose event ids
 the worker chose itself) is *sent* without waiting for Redis (:meth:`Wire.send`): ``CLIENT REPLY
-SKIP`` then ``EVAL`` in one socket write, so Redis sends no reply and the worker is not woken a
-second time for the call — most of what a round trip costs a worker is that wake-up and the
-system calls around it, not Redis' work. ``EVAL`` with the source, not ``EVALSHA``: a Redis that
-lost its script cache runs it all the same (there is no reply to say ``NOSCRIPT``). Commands on
-one connection run in the order they were sent, so every later command of this worker sees the
-write done. A server that refuses ``CLIENT REPLY`` (some Redis-compatible servers and proxies;
-asked once per connection) gets the awaited ``EVALSHA`` instead.
+SKIP`` then ``EVAL``, so Redis sends no reply and the worker is not woken a second time for the
+call — most of what a round trip costs a worker is that wake-up and the system calls around it,
+not Redis' work. It is *written behind*: held until the connection's next command, which carries
+it in the same system call, or for :data:`WRITE_BEHIND_SECONDS` at most. ``EVAL`` with the
+source, not ``EVALSHA``: a Redis that lost its script cache runs it all the same (there is no
+reply to say ``NOSCRIPT``). Commands on one connection run in the order they were sent, so every
+later command of this worker on it sees the write done. A server that refuses ``CLIENT REPLY``
+(some Redis-compatible servers and proxies; asked once per connection) gets the awaited
+``EVALSHA`` instead.
 
 Used only where it can stand in for the client exactly: hiredis installed (``mcpkit[redis]``
 brings it) and a plain ``redis://`` or ``unix://`` URL (password and database number included).
@@ -99,8 +102,8 @@ class _Connection(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self.lost = False
         self.skips_replies = False
-        """The server took ``CLIENT REPLY`` (asked when the connection opens): :meth:`write`
-        of commands after ``CLIENT REPLY SKIP`` keeps the replies in step."""
+        """The server took ``CLIENT REPLY`` (asked when the connection opens): commands sent
+        after ``CLIENT REPLY SKIP`` (:meth:`write_behind`) keep the replies in step."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]  # uvloop's is no subclass
