@@ -30,12 +30,11 @@ closed, so the worker holding a client's ``GET`` delivers what other workers app
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from mcpkit.contrib.redis._conn import guarded, text
-from mcpkit.contrib.redis._wire import WRITE_BEHIND_SECONDS, Scripted, Wire
+from mcpkit.contrib.redis._wire import Scripted, Wire
 from mcpkit.protocol import UsageError
 from mcpkit.transports.http import (
     MAX_EVENTS_PER_STREAM,
@@ -52,13 +51,7 @@ from mcpkit.transports.http import (
 if TYPE_CHECKING:
     import redis.asyncio
 
-__all__ = [
-    "FANOUT_BATCH",
-    "OFFSET_SCALE",
-    "TAIL_BLOCK_SECONDS",
-    "UNWRITTEN_GRACE_SECONDS",
-    "RedisEventStore",
-]
+__all__ = ["FANOUT_BATCH", "OFFSET_SCALE", "TAIL_BLOCK_SECONDS", "RedisEventStore"]
 
 OFFSET_SCALE: Final = 10_000
 """Entries one stream may get in one millisecond (the Lua script moves on to the next ms)."""
@@ -66,9 +59,6 @@ TAIL_BLOCK_SECONDS: Final = 1.0
 """One ``XREAD BLOCK`` of :meth:`RedisEventStore.tail` waits this long before looking again
 whether the stream was closed or its writer died."""
 TAIL_BATCH: Final = 256
-UNWRITTEN_GRACE_SECONDS: Final = 0.05 + WRITE_BEHIND_SECONDS
-"""A resume naming a stream Redis does not know looks again after this long before it is refused:
-the stream may be a complete answer's, written behind its HTTP answer (write_complete)."""
 FANOUT_BATCH: Final = 500
 """Appends sent in one pipeline by :meth:`RedisEventStore.append_many`."""
 
@@ -324,11 +314,6 @@ class RedisEventStore:
     async def replay_after(self, session_id: str, last_event_id: str) -> Replay:
         key, offset = parse_event_id(last_event_id)
         meta, entries = await self._read_after(key, offset, session_id)
-        if meta[0] is None:
-            # a stream written whole a moment ago may still be on its way (write_complete
-            # writes it behind, within WRITE_BEHIND_SECONDS): look once more before a 404
-            await asyncio.sleep(UNWRITTEN_GRACE_SECONDS)
-            meta, entries = await self._read_after(key, offset, session_id)
         self._check(meta, session_id, offset, last_event_id)
         events = [(format_event_id(key, _entry_offset(eid)), _data(f)) for eid, f in entries]
         return Replay(text(meta[0]), events, text(meta[2] or b"0") == "1")
@@ -349,19 +334,14 @@ class RedisEventStore:
         Such a stream is new (stream ids are never reused), so this worker makes its key and
         numbers its events itself — the priming id is offset 0, the messages 1, 2, … — and the
         write needs no answer from Redis before the ids are used: on the lean connection it is
-        sent with no reply, not waited for, and *written behind*: with the connection's next
-        command (typically the next request's session read) or within
-        :data:`~mcpkit.contrib.redis._wire.WRITE_BEHIND_SECONDS`, so it costs the worker no
-        system call of its own under load (:meth:`~mcpkit.contrib.redis._wire.Wire.send`).
-
-        What that gives up, for a complete answer only: a client whose connection breaks in
-        the first milliseconds may resume before its stream is in Redis (:meth:`replay_after`
-        looks again after :data:`UNWRITTEN_GRACE_SECONDS` before refusing), a worker killed
-        within those milliseconds loses the stream (a client that missed part of the answer
-        gets 404 on resuming and re-sends), and a refusal (a Redis out of memory, a read-only
-        replica) is not reported. The answer itself always reaches a connected client whole.
-        Without the lean connection the write is awaited, and a stream id that already names a
-        stream gets the general path (append to it; a closed one raises ``UsageError``)."""
+        sent with no reply and not waited for (:meth:`~mcpkit.contrib.redis._wire.Wire.send`).
+        The HTTP answer is written after it, so the stream is in Redis before a client can
+        learn an id to resume from — also when this worker is killed right after. What is lost
+        is the report of a refusal (a Redis out of memory, a read-only replica): the answer
+        still reaches the client whole; only resuming it if its connection breaks would fail
+        (404: re-send). Without that connection the write is awaited, and a stream id that
+        already names a stream gets the general path (append to it; a closed one raises
+        ``UsageError``)."""
         key = new_stream_key()
         kept = messages[-self._max_events :]
         dropped = len(messages) - len(kept)

@@ -21,8 +21,8 @@ A write whose outcome the request does not need (a complete SSE answer's stream,
 the worker chose itself) is *sent* without waiting for Redis (:meth:`Wire.send`): ``CLIENT REPLY
 SKIP`` then ``EVAL``, so Redis sends no reply and the worker is not woken a second time for the
 call — most of what a round trip costs a worker is that wake-up and the system calls around it,
-not Redis' work. It is *written behind*: held until the connection's next command, which carries
-it in the same system call, or for :data:`WRITE_BEHIND_SECONDS` at most. ``EVAL`` with the
+not Redis' work. It is written at once, before the answer goes to the client, so a client that
+resumes the answer (on this worker or another) asks after Redis has it queued. ``EVAL`` with the
 source, not ``EVALSHA``: a Redis that lost its script cache runs it all the same (there is no
 reply to say ``NOSCRIPT``). Commands on one connection run in the order they were sent, so every
 later command of this worker on it sees the write done. A server that refuses ``CLIENT REPLY``
@@ -52,14 +52,11 @@ from mcpkit.contrib.redis._conn import BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS
 if TYPE_CHECKING:
     import redis.asyncio
 
-__all__ = ["WRITE_BEHIND_SECONDS", "Script", "Scripted", "Wire", "wire_for"]
+__all__ = ["Script", "Scripted", "Wire", "wire_for"]
 
 logger = logging.getLogger("mcpkit.redis")
 
 _CLOSED: Final = "Connection closed by server."
-WRITE_BEHIND_SECONDS: Final = 0.002
-"""How long an unanswered write (:meth:`Wire.send`) may wait for the next command of the
-connection, to share its system call, before it is written on its own."""
 _SKIP_REPLY: Final = b"*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$4\r\nSKIP\r\n"
 """``CLIENT REPLY SKIP``, packed: Redis sends no reply to the command after it."""
 
@@ -95,15 +92,11 @@ class _Connection(asyncio.Protocol):
         self._timeout_error = timeout_error
         self.deadline: Timer | None = None
         """Fires :meth:`check_deadline` while commands wait (see :meth:`send`)."""
-        self._behind: list[bytes] = []
-        """Unanswered commands not written yet (:meth:`write_behind`)."""
-        self.flusher: Timer | None = None
-        """Fires :meth:`flush` :data:`WRITE_BEHIND_SECONDS` after :meth:`write_behind`."""
         self._transport: asyncio.Transport | None = None
         self.lost = False
         self.skips_replies = False
         """The server took ``CLIENT REPLY`` (asked when the connection opens): commands sent
-        after ``CLIENT REPLY SKIP`` (:meth:`write_behind`) keep the replies in step."""
+        after ``CLIENT REPLY SKIP`` (:meth:`Wire.send`) keep the replies in step."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]  # uvloop's is no subclass
@@ -141,11 +134,6 @@ class _Connection(asyncio.Protocol):
         future: asyncio.Future[Any] = self._loop.create_future()
         self._waiting.append(future)
         self._sent.append(self._loop.time())
-        if self._behind:  # the writes held back go first, in the same system call
-            packed = b"".join((*self._behind, packed))
-            self._behind.clear()
-            # the flusher stays armed (it finds nothing, or a later write): re-arming a loop
-            # timer on every write would cost more than the write itself
         self._transport.write(packed)
         deadline = self.deadline
         if deadline is not None and not deadline.armed:
@@ -167,30 +155,10 @@ class _Connection(asyncio.Protocol):
         if not probe.cancelled() and probe.exception() is None:
             self.skips_replies = not isinstance(probe.result(), self._reply_error)
 
-    def write_behind(self, packed: bytes) -> None:
-        """Commands Redis will not answer (``CLIENT REPLY SKIP`` first), nothing waits for:
-        written with the next command sent, or by :meth:`flush` within
-        :data:`WRITE_BEHIND_SECONDS`, whichever comes first."""
-        self._behind.append(packed)
-        if self.flusher is not None and not self.flusher.armed:
-            self.flusher.arm(WRITE_BEHIND_SECONDS)
-
-    def flush(self) -> None:
-        """Write what :meth:`write_behind` holds back now."""
-        if self.flusher is not None:
-            self.flusher.disarm()
-        if self._behind and not self.lost and self._transport is not None:
-            packed = b"".join(self._behind)
-            self._behind.clear()
-            self._transport.write(packed)
-
-    def close(self, exc: BaseException) -> None:
-        """Close after writing what is buffered (:meth:`fail` discards it): commands still
-        waiting fail with ``exc``."""
-        self.lost = True
-        self._fail_waiting(exc)
-        if self._transport is not None:
-            self._transport.close()
+    def write(self, packed: bytes) -> None:
+        """Commands Redis will not answer (``CLIENT REPLY SKIP`` first): nothing waits."""
+        assert self._transport is not None
+        self._transport.write(packed)
 
     def fail(self, exc: BaseException) -> None:
         """Drop the connection (a timeout or a broken stream): waiting commands fail with
@@ -203,9 +171,6 @@ class _Connection(asyncio.Protocol):
     def _fail_waiting(self, exc: BaseException) -> None:
         if self.deadline is not None:
             self.deadline.disarm()
-        if self.flusher is not None:
-            self.flusher.disarm()
-        self._behind.clear()
         self._sent.clear()
         while self._waiting:
             future = self._waiting.popleft()
@@ -275,9 +240,7 @@ class Wire:
         if connection is None or connection.lost or not connection.skips_replies:
             return False
         pack = self._hiredis.pack_command
-        connection.write_behind(
-            _SKIP_REPLY + pack((b"EVAL", script.source, len(keys), *keys, *args))
-        )
+        connection.write(_SKIP_REPLY + pack((b"EVAL", script.source, len(keys), *keys, *args)))
         return True
 
     async def _command(self, parts: tuple[Any, ...]) -> Any:
@@ -303,7 +266,6 @@ class Wire:
                 self._read_timeout,
             )
             connection.deadline = Timer(self._timers, connection.check_deadline)
-            connection.flusher = Timer(self._timers, connection.flush)
             try:
                 async with asyncio.timeout(self._options.connect_timeout):
                     if target.path is not None:
@@ -348,8 +310,7 @@ class Wire:
         connection, self._connection = self._connection, None
         if connection is not None:
             with contextlib.suppress(Exception):
-                connection.flush()  # nothing held back is dropped by closing
-                connection.close(ConnectionError("the connection was closed"))
+                connection.fail(ConnectionError("the connection was closed"))
         if self._timers is not None:
             await self._timers.aclose()
 
