@@ -1,17 +1,23 @@
 """CPU per legacy call by where the session and its streams live: memory, SQLite, Redis.
 
-    python benchmarks/redis_call_cpu.py [--calls 2000]
+    python benchmarks/redis_call_cpu.py [--calls 2000] [--baseline-src DIR]
 
 One worker (``scale_server.py``, speed stack) and one legacy client (``http_driver``, one
 keep-alive connection, calls awaited in turn) calling ``tools/call echo``; each answer either as
 JSON (``--json``) or as an SSE stream (``sse_after=0``: with a store, every SSE answer is a
 stored, resumable stream — prime, append, close). Reported per call: the worker's CPU (µs), the
 Redis server's CPU (µs, from ``INFO cpu``) and the Redis commands it executed (``INFO
-commandstats``, commands inside scripts included), and the worker's CPU against the memory
-configuration of the same answer shape. The three workers of one answer shape run side by side
-and are called in turns (``--rounds``), so a machine whose load changes during the run weighs on
-each alike. The budget (issue #29): a call on Redis at most 2x the worker CPU of the same call
-in memory.
+commandstats``, commands inside scripts included), the worker's read and write system calls
+(``/proc/<pid>/io``: deterministic where CPU time is not, and most of what a Redis round trip
+costs a worker is kernel time that callgrind does not see), and the worker's CPU against the
+memory configuration of the same answer shape. The three workers of one answer shape run side by
+side and are called in turns (``--rounds``), so a machine whose load changes during the run
+weighs on each alike. The budget (issue #29): a call on Redis at most 2x the worker CPU of the
+same call in memory.
+
+``--baseline-src DIR`` adds a fourth worker, "redis-base": the Redis configuration running the
+mcpkit found in ``DIR`` (``git archive <rev> src | tar -x -C /tmp/base`` → ``/tmp/base/src``),
+called in the same turns, so a change is measured before and after under the same load.
 """
 
 from __future__ import annotations
@@ -70,6 +76,14 @@ def _redis_counters() -> tuple[float, int]:
     return seconds, commands
 
 
+def _syscalls(pid: int) -> int:
+    """Read and write system calls of process ``pid`` so far (``syscr`` + ``syscw``)."""
+    fields = dict(
+        line.split(":", 1) for line in Path(f"/proc/{pid}/io").read_text().splitlines() if line
+    )
+    return int(fields["syscr"]) + int(fields["syscw"])
+
+
 async def _calls(port: int, count: int) -> None:
     client = McpHttpClient(port, "legacy-json")
     await client.open()
@@ -81,15 +95,18 @@ async def _calls(port: int, count: int) -> None:
 
 
 @contextlib.contextmanager
-def _worker(store: str, shape: str, tmp: str) -> Iterator[tuple[int, int]]:
+def _worker(store: str, shape: str, tmp: str, base: str | None) -> Iterator[tuple[int, int]]:
     """One worker serving ``shape`` answers with its state in ``store``: (port, pid)."""
     argv = [sys.executable, str(SERVER), "--stack", "speed", f"--{shape}"]
-    if store == "redis":
+    env = dict(os.environ)
+    if store == "redis-base" and base is not None:
+        env["PYTHONPATH"] = base  # ahead of the installed (editable) mcpkit
+    if store.startswith("redis"):
         argv += ["--redis", REDIS_URL, "--prefix", f"mcpkit-bench-{secrets.token_hex(4)}:"]
     elif store == "sqlite":
         argv += ["--event-store", str(Path(tmp) / f"events-{shape}.db")]
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env)
         try:
             yield _port(process, log), process.pid
         finally:
@@ -97,38 +114,44 @@ def _worker(store: str, shape: str, tmp: str) -> Iterator[tuple[int, int]]:
             process.wait(10)
 
 
-def measure(shape: str, calls: int, rounds: int) -> list[dict[str, Any]]:
+def measure(shape: str, calls: int, rounds: int, base: str | None = None) -> list[dict[str, Any]]:
     """Every store's worker for ``shape``, measured in turns: ``rounds`` batches of
     ``calls / rounds`` calls each, one worker after the other, so that a machine whose load
     changes during the run weighs on every configuration alike."""
     batch = max(1, calls // rounds)
+    stores = (*STORES, "redis-base") if base else STORES
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
-        workers = {store: stack.enter_context(_worker(store, shape, tmp)) for store in STORES}
+        workers = {store: stack.enter_context(_worker(store, shape, tmp, base)) for store in stores}
         for port, _ in workers.values():
             asyncio.run(_calls(port, 200))  # warm up
-        cpu = dict.fromkeys(STORES, 0.0)
-        redis_cpu, redis_commands = 0.0, 0
+        cpu = dict.fromkeys(stores, 0.0)
+        syscalls = dict.fromkeys(stores, 0)
+        redis_cpu = dict.fromkeys(stores, 0.0)
+        redis_commands = dict.fromkeys(stores, 0)
         for _ in range(rounds):
             for store, (port, pid) in workers.items():
                 clock = CpuClock(pid)
                 before = clock.read()
-                redis_before = _redis_counters() if store == "redis" else (0.0, 0)
+                calls_before = _syscalls(pid)
+                redis_before = _redis_counters() if store.startswith("redis") else (0.0, 0)
                 asyncio.run(_calls(port, batch))
                 cpu[store] += clock.delta(before, clock.read())
-                if store == "redis":
+                syscalls[store] += _syscalls(pid) - calls_before
+                if store.startswith("redis"):
                     redis_after = _redis_counters()
-                    redis_cpu += redis_after[0] - redis_before[0]
-                    redis_commands += redis_after[1] - redis_before[1]
+                    redis_cpu[store] += redis_after[0] - redis_before[0]
+                    redis_commands[store] += redis_after[1] - redis_before[1]
     done = batch * rounds
     return [
         {
             "store": store,
             "shape": shape,
             "worker_us": cpu[store] / done * 1e6,
-            "redis_us": redis_cpu / done * 1e6 if store == "redis" else 0.0,
-            "redis_commands": redis_commands / done if store == "redis" else 0.0,
+            "syscalls": syscalls[store] / done,
+            "redis_us": redis_cpu[store] / done * 1e6,
+            "redis_commands": redis_commands[store] / done,
         }
-        for store in STORES
+        for store in stores
     ]
 
 
@@ -136,20 +159,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=8, help="turns the calls are split in")
+    parser.add_argument("--baseline-src", default=None, help="also run Redis on this mcpkit")
     args = parser.parse_args()
     load = os.getloadavg()
-    rows = [row for shape in ("json", "sse") for row in measure(shape, args.calls, args.rounds)]
+    rows = [
+        row
+        for shape in ("json", "sse")
+        for row in measure(shape, args.calls, args.rounds, args.baseline_src)
+    ]
     print(
         f"load average before: {load[0]:.1f}; {args.calls} calls per configuration, in "
         f"{args.rounds} turns\n"
     )
-    print("| answer | store | worker µs/call | vs memory | Redis µs/call | Redis commands/call |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| answer | store | worker µs/call | vs memory | worker syscalls/call | Redis µs/call "
+        "| Redis commands/call |"
+    )
+    print("|---|---|---|---|---|---|---|")
     memory = {r["shape"]: r["worker_us"] for r in rows if r["store"] == "memory"}
     for r in rows:
         print(
             f"| {r['shape']} | {r['store']} | {r['worker_us']:.0f} | "
-            f"{r['worker_us'] / memory[r['shape']]:.2f}x | {r['redis_us']:.0f} | "
+            f"{r['worker_us'] / memory[r['shape']]:.2f}x | {r['syscalls']:.1f} | "
+            f"{r['redis_us']:.0f} | "
             f"{r['redis_commands']:.1f} |"
         )
 

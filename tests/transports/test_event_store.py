@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,7 @@ from mcpkit.transports.http import (
     SQLiteEventStore,
     UnknownEventId,
 )
+from mcpkit.transports.http._server.event_store import post_stream_id, request_of_stream
 
 
 class Clock:
@@ -209,3 +211,13 @@ def test_bounds_must_be_positive(tmp_path: Path) -> None:
         MemoryEventStore(max_streams=0)
     with pytest.raises(UsageError):
         SQLiteEventStore(tmp_path / "x.db", max_events_per_stream=0)
+
+
+@pytest.mark.parametrize("request_id", [0, 7, -3, 2**62, "abc", 'é"~.', True, 1.5])
+def test_a_post_stream_id_carries_its_request_id_back(request_id: Any) -> None:
+    """Integer ids take a shortcut past ``json.dumps``; every id reads back as it went in (a
+    bool or a float is no request id: ``None``)."""
+    stream_id = post_stream_id("post-1", request_id)
+    expected = request_id if type(request_id) in (int, str) else None
+    assert request_of_stream(stream_id) == expected
+    assert stream_id.startswith("post-1~")

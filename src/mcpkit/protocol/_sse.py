@@ -73,9 +73,19 @@ def encode_event(
     A JSON message (compact, so one line) is written with a single join, so a 10 MB payload is
     copied once.
     """
-    simple = event is None and id is None and retry is None
-    if simple and isinstance(data, bytes) and b"\n" not in data and b"\r" not in data:
-        return b"data: " + data + b"\n\n" if data else b"data:\n\n"  # one line: a JSON message
+    if (
+        event is None
+        and retry is None
+        and isinstance(data, bytes)
+        and b"\n" not in data
+        and b"\r" not in data
+    ):  # one line: a JSON message, with or without the id of a stored stream's event
+        if id is None:
+            return b"data: " + data + b"\n\n" if data else b"data:\n\n"
+        if "\n" not in id and "\r" not in id and "\0" not in id:
+            return (
+                b"id: " + id.encode() + (b"\ndata: " + data + b"\n\n" if data else b"\ndata:\n\n")
+            )
     parts: list[bytes] = []
     if event is not None:
         _check_field("event", event)

@@ -1,8 +1,8 @@
 """One worker of a multi-worker deployment, run as its own process by the Redis tests.
 
-``python _redis_worker.py --port N --redis-url URL --prefix P [--lease S]`` serves the tools
-below with ``server.run("http", state=RedisState(...))``: the path users run. Every tool result
-names the worker's pid, so a test can tell which worker served what.
+``python _redis_worker.py --port N --redis-url URL --prefix P [--lease S] [--sse-after S]``
+serves the tools below with ``server.run("http", state=RedisState(...))``: the path users run.
+Every tool result names the worker's pid, so a test can tell which worker served what.
 """
 
 from __future__ import annotations
@@ -24,6 +24,12 @@ def build() -> Server:
     @server.tool
     def whoami() -> int:
         """This worker's process id."""
+        return pid
+
+    @server.tool
+    async def whoami_now() -> int:
+        """This worker's process id, answered without waiting (with ``sse_after=0``: one SSE body
+        whose every event is known at once)."""
         return pid
 
     @server.tool
@@ -83,9 +89,10 @@ def main() -> None:
     parser.add_argument("--redis-url", required=True)
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--lease", type=float, default=10.0)
+    parser.add_argument("--sse-after", type=float, default=0.05)
     args = parser.parse_args()
     state = RedisState(args.redis_url, prefix=args.prefix, worker_lease=args.lease)
-    build().run("http", port=args.port, log_level="warning", state=state, sse_after=0.05)
+    build().run("http", port=args.port, log_level="warning", state=state, sse_after=args.sse_after)
 
 
 if __name__ == "__main__":

@@ -35,11 +35,13 @@ class Worker:
             self.process.send_signal(signal.SIGKILL)
 
 
-async def start_worker(redis_url: str, prefix: str, *, lease: float = 10.0) -> Worker:
+async def start_worker(
+    redis_url: str, prefix: str, *, lease: float = 10.0, sse_after: float = 0.05
+) -> Worker:
     port = free_port()
     process = await asyncio.create_subprocess_exec(
         sys.executable, str(WORKER), "--port", str(port), "--redis-url", redis_url,
-        "--prefix", prefix, "--lease", str(lease),
+        "--prefix", prefix, "--lease", str(lease), "--sse-after", str(sse_after),
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},

@@ -1,6 +1,7 @@
 """What a legacy call costs in Redis (issue #29, item 5), counted with ``MONITOR`` against a real
 worker process (``_redis_worker.py``): one round trip per call answered as JSON, and the session
-written (last use, index, expiry) at most once per ``RENEW_AFTER_SECONDS``, not on every call."""
+written (last use, index, expiry) at most once per ``RENEW_AFTER_SECONDS``, not on every call; a
+call answered as SSE adds one write the worker does not wait for (no reply), still resumable."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any, Final
 
 import httpx
 import pytest
-from _asgi_harness import LegacyPeer, bound
+from _asgi_harness import LegacyPeer, bound, call_body, collect_sse, sse_messages
 from _redis_env import REDIS_URL
 from _workers import Worker, workers
 
@@ -22,9 +23,21 @@ CALLS: Final = 20
 WAIT_S: Final = 30.0
 
 
+STREAM_WRITE: Final = ("HSETNX", "PEXPIRE", "HSET", "PEXPIRE", "XADD", "PEXPIRE")
+"""The commands that store a one-message SSE answer's stream (its index entry, metadata and
+entry, each with its expiry), inside one script."""
+
+
 @pytest.fixture
 async def worker(prefix: str) -> AsyncIterator[Worker]:
     async with workers(REDIS_URL, prefix, 1) as (started,):
+        yield started
+
+
+@pytest.fixture
+async def sse_worker(prefix: str) -> AsyncIterator[Worker]:
+    """A worker that answers every request as an SSE stream (``sse_after=0``)."""
+    async with workers(REDIS_URL, prefix, 1, sse_after=0.0) as (started,):
         yield started
 
 
@@ -100,3 +113,60 @@ async def test_a_legacy_call_reads_its_session_in_one_round_trip_and_renews_it_l
     # one per RENEW_AFTER_SECONDS (plus the first), where every call used to write them
     renewals = len(writes) / 2
     assert renewals <= 1 + elapsed / RENEW_AFTER_SECONDS < CALLS, (elapsed, len(writes))
+
+
+async def test_an_sse_call_waits_for_one_round_trip_and_stores_its_stream_unanswered(
+    sse_worker: Worker, prefix: str
+) -> None:
+    """Per SSE call: the awaited session read (``EVALSHA``), then the whole stream in one
+    ``EVAL`` after ``CLIENT REPLY SKIP`` (Redis sends nothing back, the worker waits for
+    nothing), six commands inside it. The stream is stored all the same: a client resuming from
+    the priming id gets the answer replayed."""
+    async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT_S)) as http:
+        peer = LegacyPeer(http, path=f"{sse_worker.url}/mcp")
+        await peer.initialize()
+        record = f"{prefix}s:{peer.session_id}"
+        monitor = Monitor(f"{prefix}end-of-calls")
+        await monitor.start()
+        primes: list[str] = []
+        for index in range(CALLS):
+            body = call_body(100 + index, "whoami_now")
+            async with http.stream("POST", peer.path, json=body, headers=peer.headers()) as sse:
+                assert sse.headers["content-type"].startswith("text/event-stream")
+                events = await bound(collect_sse(sse, until_id=100 + index))
+            assert sse_messages(events)[-1]["result"]["structuredContent"]["result"] == (
+                sse_worker.process.pid
+            )
+            assert events[0].id and not events[0].data  # the priming event
+            primes.append(events[0].id)
+        lines = await monitor.stop()
+        resumed = peer.headers(**{"last-event-id": primes[CALLS // 2]})
+        async with http.stream("GET", peer.path, headers=resumed) as replay:
+            assert replay.status_code == 200
+            events = await bound(collect_sse(replay, until_id=100 + CALLS // 2))
+        assert sse_messages(events)[-1]["result"]["structuredContent"]["result"] == (
+            sse_worker.process.pid
+        )
+    reads = [
+        line for line in lines if line.get("client_type") != "lua" and record in line["command"]
+    ]
+    assert len(reads) == CALLS and all(line["command"].startswith("EVALSHA") for line in reads)
+    # everything the worker's lean connection sent while the calls ran (one connection: its
+    # session reads name it)
+    wire = {(line["client_address"], line["client_port"]) for line in reads}
+    assert len(wire) == 1
+    sent = [
+        line["command"].split(" ", 1)[0]
+        for line in lines
+        if line.get("client_type") != "lua"
+        and (line["client_address"], line["client_port"]) in wire
+    ]
+    assert sent == ["EVALSHA", "CLIENT", "EVAL"] * CALLS, sent
+    stream_prefix = f"{prefix}ev"
+    in_scripts = [
+        line["command"].split(" ", 1)[0]
+        for line in lines
+        if line.get("client_type") == "lua"
+        and (f"{prefix}evs:" in line["command"] or stream_prefix in line["command"])
+    ]
+    assert in_scripts == list(STREAM_WRITE) * CALLS, in_scripts

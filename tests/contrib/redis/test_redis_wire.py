@@ -160,3 +160,51 @@ async def test_redis_state_serves_requests_through_the_wire(prefix: str) -> None
     finally:
         await state.wire.aclose()
         await state.client.aclose()
+
+
+_PUSH = "redis.call('RPUSH', KEYS[1], ARGV[1])"
+
+
+async def test_an_unanswered_write_goes_out_with_the_next_command_in_order(
+    prefix: str,
+) -> None:
+    """``send`` writes at once and waits for nothing (Redis sends no reply); a command sent
+    after it sees it done, and the replies stay in step with the commands that wait."""
+    wire = _wire("redis://127.0.0.1:6379/0")
+    try:
+        assert await wire.run(Script("return 1"), [f"{prefix}k"], []) == 1  # connection open
+        connection: Any = wire._connection
+        assert connection.skips_replies
+        assert wire.send(Script(_PUSH), [f"{prefix}list"], ["a"])
+        assert wire.send(Script(_PUSH), [f"{prefix}list"], ["b"])
+        read = Script("return redis.call('LRANGE', KEYS[1], 0, -1)")
+        assert await wire.run(read, [f"{prefix}list"], []) == [b"a", b"b"]
+        assert not connection._waiting  # no reply arrived for the unanswered writes
+    finally:
+        await wire.aclose()
+
+
+async def test_an_unanswered_write_with_no_command_after_it_reaches_redis(
+    client: Any, prefix: str
+) -> None:
+    """An unanswered write with no command after it reaches Redis by itself, and a script
+    Redis never saw runs too (``EVAL``, not ``EVALSHA``: a lost script cache cannot drop it)."""
+    wire = _wire("redis://127.0.0.1:6379/0")
+    try:
+        assert await wire.run(Script("return 1"), [f"{prefix}k"], []) == 1
+        fresh = Script(f"-- {secrets.token_hex(8)}\n{_PUSH}")
+        assert await client.script_exists(fresh.sha.decode()) == [False]
+        assert wire.send(fresh, [f"{prefix}list"], ["x"])
+        assert await client.blpop([f"{prefix}list"], timeout=5) == (f"{prefix}list".encode(), b"x")
+    finally:
+        await wire.aclose()
+
+
+async def test_no_unanswered_write_without_an_open_connection() -> None:
+    """Before the first command there is no connection (nor an answer to ``CLIENT REPLY``):
+    ``send`` declines and the caller awaits its script instead."""
+    wire = _wire("redis://127.0.0.1:6379/0")
+    try:
+        assert not wire.send(Script(_PUSH), ["k"], ["x"])
+    finally:
+        await wire.aclose()

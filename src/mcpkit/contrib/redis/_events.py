@@ -9,6 +9,9 @@ event after that offset, once, in order — also when the worker that produced t
 offset is the Redis entry id ``<ms>-<n>`` written as one number, ``ms * 10000 + n``: ordered, unique
 per stream, and time-based, which is what retention by age needs. The ids are assigned by a Lua
 script (never by the clock of a worker), so appends from different workers interleave correctly.
+A stream written whole at once (:meth:`RedisEventStore.write_complete`) is the exception: nothing
+is ever appended to it again, so the worker numbers it ``0, 1, 2, …`` itself and need not wait
+for Redis to learn the ids (retention by age has nothing to trim there; its keys expire).
 
 **Retention** (both bounds hold; resuming from before the kept window raises
 :class:`~mcpkit.transports.http._server.event_store.ReplayGap`, never a silent skip):
@@ -164,6 +167,21 @@ return out
 """
 )
 
+# KEYS: index, meta, stream   ARGV: stream_id, key, session, owner, ttl_ms, lms, ln, cms, cn,
+# then (entry id, data) pairs. A whole stream written once under a key the worker made, with the
+# entry ids it chose (see RedisEventStore.write_complete): nothing to read, so the worker need
+# not wait for the reply. A stream id already in the index is left alone ('exists').
+_WRITE_ONCE: Final = """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 'exists' end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('HSET', KEYS[2], 'session', ARGV[3], 'stream', ARGV[1], 'owner', ARGV[4],
+           'lms', ARGV[6], 'ln', ARGV[7], 'cms', ARGV[8], 'cn', ARGV[9], 'closed', '1')
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+for i = 10, #ARGV, 2 do redis.call('XADD', KEYS[3], ARGV[i], 'd', ARGV[i + 1]) end
+if #ARGV > 9 then redis.call('PEXPIRE', KEYS[3], ARGV[5]) end
+return 'ok'
+"""
+
 # KEYS: index   ARGV: stream_id, meta prefix. Close in one round trip.
 _CLOSE: Final = """
 local key = redis.call('HGET', KEYS[1], ARGV[1])
@@ -213,6 +231,7 @@ class RedisEventStore:
         self._resolve = Scripted(client, wire, _RESOLVE)
         self._append_script = Scripted(client, wire, _APPEND)
         self._complete_script = Scripted(client, wire, _COMPLETE)
+        self._write_once = Scripted(client, wire, _WRITE_ONCE)
         self._close_script = Scripted(client, wire, _CLOSE)
 
     # -- keys ----------------------------------------------------------------------------------
@@ -308,9 +327,55 @@ class RedisEventStore:
     async def write_complete(
         self, session_id: str, stream_id: str, messages: list[bytes]
     ) -> tuple[str, list[str]]:
-        """``prime``, ``append`` of each message and ``close_stream`` in one round trip: the
-        priming id and each message's event id. For a stream whose every event is known at
-        once (the common SSE answer); the HTTP transport uses it when a store has it."""
+        """``prime``, ``append`` of each message and ``close_stream`` at once: the priming id and
+        each message's event id. For a stream whose every event is known at once (the common
+        SSE answer); the HTTP transport uses it when a store has it.
+
+        Such a stream is new (stream ids are never reused), so this worker makes its key and
+        numbers its events itself — the priming id is offset 0, the messages 1, 2, … — and the
+        write needs no answer from Redis before the ids are used: on the lean connection it is
+        sent with no reply and not waited for (:meth:`~mcpkit.contrib.redis._wire.Wire.send`).
+        The HTTP answer is written after it, so the stream is in Redis before a client can
+        learn an id to resume from — also when this worker is killed right after. What is lost
+        is the report of a refusal (a Redis out of memory, a read-only replica): the answer
+        still reaches the client whole; only resuming it if its connection breaks would fail
+        (404: re-send). Without that connection the write is awaited, and a stream id that
+        already names a stream gets the general path (append to it; a closed one raises
+        ``UsageError``)."""
+        key = new_stream_key()
+        kept = messages[-self._max_events :]
+        dropped = len(messages) - len(kept)
+        cut = divmod(dropped, OFFSET_SCALE) if dropped else (-1, 0)
+        last = divmod(len(messages), OFFSET_SCALE)
+        args: list[Any] = [
+            stream_id,
+            key,
+            session_id,
+            self.worker_id,
+            self._ttl_ms,
+            last[0],
+            last[1],
+            cut[0],
+            cut[1],
+        ]
+        for offset, message in enumerate(kept, start=dropped + 1):
+            args += (_entry_id(offset), message)
+        keys = [self._index_key(session_id), self._meta_key(key), self._stream_key(key)]
+        ids = [format_event_id(key, offset) for offset in range(1, len(messages) + 1)]
+        prime = format_event_id(key, 0)
+        if self._write_once.send(keys=keys, args=args):
+            return prime, ids
+        async with guarded():
+            reply = await self._write_once(keys=keys, args=args)
+        if text(reply) == "ok":
+            return prime, ids
+        return await self._complete_general(session_id, stream_id, messages)
+
+    async def _complete_general(
+        self, session_id: str, stream_id: str, messages: list[bytes]
+    ) -> tuple[str, list[str]]:
+        """:meth:`write_complete` on a stream that may already exist: the script finds it,
+        refuses a closed one, numbers the events after its last one (one awaited round trip)."""
         async with guarded():
             reply = await self._complete_script(
                 keys=[self._index_key(session_id)],

@@ -115,6 +115,10 @@ class RedisSessionStore:
         self._idle_after = idle_timeout + self._renew_after
         """Recorded idleness past which a session certainly idled ``idle_timeout``."""
         self._ttl_ms = max(1, int(self._idle_after * 1000) + 1000)
+        # the constant arguments of every touch, formatted once
+        self._idle_after_text = repr(self._idle_after)
+        self._renew_after_text = repr(self._renew_after)
+        self._peer_prefix = self._peer_key("")
         self._create = Scripted(client, wire, _CREATE)
         self._touch = Scripted(client, wire, _TOUCH)
 
@@ -183,11 +187,11 @@ class RedisSessionStore:
                 keys=[self._record_key(session_id), self._index],
                 args=[
                     repr(now),
-                    repr(self._idle_after),
+                    self._idle_after_text,
                     self._ttl_ms,
                     session_id,
-                    self._peer_key(""),
-                    repr(self._renew_after),
+                    self._peer_prefix,
+                    self._renew_after_text,
                 ],
             )
         return _record(session_id, fields) if fields else None

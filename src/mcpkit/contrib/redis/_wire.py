@@ -1,7 +1,8 @@
 """A lean Redis connection for the scripts every request runs (issue #29: Redis costs).
 
-Each legacy request on Redis makes one or two round trips: the session is read and marked used
-(``touch``), and an SSE answer's stream is written whole (``write_complete``). Through redis-py
+Each legacy request on Redis makes one round trip: the session is read and marked used
+(``touch``); an SSE answer's stream is written whole with no reply (``write_complete``, below).
+Through redis-py
 one round trip costs a worker ~150-300 µs of CPU — the pool checkout, the retry wrapper, the
 per-command timeout scope, argument encoding, the observability hooks — about as much as the
 whole request costs with the session in memory. :class:`Wire` sends the same ``EVALSHA`` packed
@@ -9,11 +10,24 @@ by hiredis on one pipelined asyncio connection and parses the replies with ``hir
 ~60 µs a round trip, the same replies (bytes, ints, lists, ``None``).
 
 It keeps the client's failure mode (:mod:`._conn`): the connect timeout, a deadline per command
-(``socket_timeout``), a bounded number of retries with the same exponential backoff, and
-redis-py's exception types, so :func:`~mcpkit.contrib.redis._conn.guarded` turns an outage into
+(``socket_timeout``, kept by one timer per connection), a bounded number of retries with the same
+exponential backoff, and redis-py's exception types, so
+:func:`~mcpkit.contrib.redis._conn.guarded` turns an outage into
 :class:`~mcpkit.contrib.redis._conn.RedisUnavailable` (503) exactly as before. A timed-out or
 broken connection is dropped and the next command opens a new one. A Redis that lost its script
 cache (a restart) answers ``NOSCRIPT``: the command is sent again as ``EVAL`` with the source.
+
+A write whose outcome the request does not need (a complete SSE answer's stream, whose event ids
+the worker chose itself) is *sent* without waiting for Redis (:meth:`Wire.send`): ``CLIENT REPLY
+SKIP`` then ``EVAL``, so Redis sends no reply and the worker is not woken a second time for the
+call — most of what a round trip costs a worker is that wake-up and the system calls around it,
+not Redis' work. It is written at once, before the answer goes to the client, so a client that
+resumes the answer (on this worker or another) asks after Redis has it queued. ``EVAL`` with the
+source, not ``EVALSHA``: a Redis that lost its script cache runs it all the same (there is no
+reply to say ``NOSCRIPT``). Commands on one connection run in the order they were sent, so every
+later command of this worker on it sees the write done. A server that refuses ``CLIENT REPLY``
+(some Redis-compatible servers and proxies; asked once per connection) gets the awaited
+``EVALSHA`` instead.
 
 Used only where it can stand in for the client exactly: hiredis installed (``mcpkit[redis]``
 brings it) and a plain ``redis://`` or ``unix://`` URL (password and database number included).
@@ -27,9 +41,12 @@ import asyncio
 import collections
 import contextlib
 import hashlib
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from mcpkit.concurrency import TaskSet, Timer
 from mcpkit.contrib.redis._conn import BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS, RedisOptions
 
 if TYPE_CHECKING:
@@ -37,7 +54,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Script", "Scripted", "Wire", "wire_for"]
 
+logger = logging.getLogger("mcpkit.redis")
+
 _CLOSED: Final = "Connection closed by server."
+_SKIP_REPLY: Final = b"*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$4\r\nSKIP\r\n"
+"""``CLIENT REPLY SKIP``, packed: Redis sends no reply to the command after it."""
 
 
 class Script:
@@ -53,11 +74,29 @@ class Script:
 class _Connection(asyncio.Protocol):
     """One socket: commands written in order, each reply resolves the oldest waiting future."""
 
-    def __init__(self, reader: Any) -> None:
+    def __init__(
+        self,
+        reader: Any,
+        reply_error: type[Exception],
+        loop: asyncio.AbstractEventLoop,
+        timeout: float,
+        timeout_error: Callable[[], BaseException],
+    ) -> None:
         self._reader = reader
+        self._reply_error = reply_error
+        self._loop = loop
         self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        self._sent: collections.deque[float] = collections.deque()
+        """When each waiting command was sent (loop time), oldest first."""
+        self._timeout = timeout
+        self._timeout_error = timeout_error
+        self.deadline: Timer | None = None
+        """Fires :meth:`check_deadline` while commands wait (see :meth:`send`)."""
         self._transport: asyncio.Transport | None = None
         self.lost = False
+        self.skips_replies = False
+        """The server took ``CLIENT REPLY`` (asked when the connection opens): commands sent
+        after ``CLIENT REPLY SKIP`` (:meth:`Wire.send`) keep the replies in step."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]  # uvloop's is no subclass
@@ -76,6 +115,7 @@ class _Connection(asyncio.Protocol):
                 self.fail(ConnectionError("unexpected reply from Redis"))
                 return
             future = self._waiting.popleft()
+            self._sent.popleft()
             if not future.done():
                 future.set_result(reply)
 
@@ -84,11 +124,41 @@ class _Connection(asyncio.Protocol):
         self._fail_waiting(ConnectionError(str(exc) if exc else _CLOSED))
 
     def send(self, packed: bytes) -> asyncio.Future[Any]:
+        """Write one command; its reply resolves the future. The deadline of every command
+        (``socket_timeout``) is one timer per connection, armed while anything waits, rather
+        than a timeout scope per command (which costs a worker more than hiredis' packing and
+        parsing together): when it fires, the oldest waiting command is either late — the
+        connection fails, and every waiting command with it, as a timeout — or not yet, and the
+        timer is armed again for the rest of its time."""
         assert self._transport is not None
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = self._loop.create_future()
         self._waiting.append(future)
+        self._sent.append(self._loop.time())
         self._transport.write(packed)
+        deadline = self.deadline
+        if deadline is not None and not deadline.armed:
+            deadline.arm(self._timeout)
         return future
+
+    def check_deadline(self) -> None:
+        """The deadline timer fired (see :meth:`send`)."""
+        if not self._sent or self.lost:
+            return
+        left = self._sent[0] + self._timeout - self._loop.time()
+        if left > 0:
+            assert self.deadline is not None
+            self.deadline.arm(left)
+        else:
+            self.fail(self._timeout_error())
+
+    def note_probe(self, probe: asyncio.Future[Any]) -> None:
+        if not probe.cancelled() and probe.exception() is None:
+            self.skips_replies = not isinstance(probe.result(), self._reply_error)
+
+    def write(self, packed: bytes) -> None:
+        """Commands Redis will not answer (``CLIENT REPLY SKIP`` first): nothing waits."""
+        assert self._transport is not None
+        self._transport.write(packed)
 
     def fail(self, exc: BaseException) -> None:
         """Drop the connection (a timeout or a broken stream): waiting commands fail with
@@ -99,6 +169,9 @@ class _Connection(asyncio.Protocol):
             self._transport.abort()
 
     def _fail_waiting(self, exc: BaseException) -> None:
+        if self.deadline is not None:
+            self.deadline.disarm()
+        self._sent.clear()
         while self._waiting:
             future = self._waiting.popleft()
             if not future.done():
@@ -129,6 +202,8 @@ class Wire:
         self._options = options
         self._connection: _Connection | None = None
         self._opening = asyncio.Lock()
+        self._timers: TaskSet | None = None
+        """Owns the connections' deadline timers (made with the first connection)."""
         self._response_error = ResponseError
         self._retryable = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
         self._timeout_error = RedisTimeoutError
@@ -157,17 +232,23 @@ class Wire:
                 raise self._response_error(str(reply))
             return reply
 
+    def send(self, script: Script, keys: list[str], args: list[Any]) -> bool:
+        """Run ``script`` without a reply and without waiting (see the module docstring); its
+        outcome, a refusal included, is not reported. ``False`` (nothing sent) when no
+        connection is open or its server cannot skip replies: the caller uses :meth:`run`."""
+        connection = self._connection
+        if connection is None or connection.lost or not connection.skips_replies:
+            return False
+        pack = self._hiredis.pack_command
+        connection.write(_SKIP_REPLY + pack((b"EVAL", script.source, len(keys), *keys, *args)))
+        return True
+
     async def _command(self, parts: tuple[Any, ...]) -> Any:
         connection = self._connection
         if connection is None or connection.lost:
             connection = await self._open()
-        future = connection.send(self._hiredis.pack_command(parts))
-        try:
-            async with asyncio.timeout(self._options.socket_timeout):
-                return await future
-        except TimeoutError:
-            connection.fail(self._timeout_error("Timeout reading from Redis"))
-            raise self._timeout_error("Timeout reading from Redis") from None
+        # a reply, or the connection's failure: a timeout after socket_timeout (see its send)
+        return await connection.send(self._hiredis.pack_command(parts))
 
     async def _open(self) -> _Connection:
         async with self._opening:
@@ -175,7 +256,16 @@ class Wire:
                 return self._connection
             loop = asyncio.get_running_loop()
             target = self._target
-            connection = _Connection(self._hiredis.Reader())
+            if self._timers is None:
+                self._timers = TaskSet(loop, "redis-wire", logger)
+            connection = _Connection(
+                self._hiredis.Reader(),
+                self._hiredis.ReplyError,
+                loop,
+                self._options.socket_timeout,
+                self._read_timeout,
+            )
+            connection.deadline = Timer(self._timers, connection.check_deadline)
             try:
                 async with asyncio.timeout(self._options.connect_timeout):
                     if target.path is not None:
@@ -204,16 +294,25 @@ class Wire:
         if target.db:
             steps.append((b"SELECT", str(target.db).encode()))
         replies = [connection.send(self._hiredis.pack_command(step)) for step in steps]
+        # A server that knows CLIENT REPLY answers OK, another one an error (no reply skipped).
+        # Not waited for: until it answers, send() declines and callers await their scripts.
+        probe = connection.send(self._hiredis.pack_command((b"CLIENT", b"REPLY", b"ON")))
+        probe.add_done_callback(connection.note_probe)
         for reply in replies:
             answer = await reply
             if isinstance(answer, self._hiredis.ReplyError):
                 raise self._response_error(str(answer))
+
+    def _read_timeout(self) -> BaseException:
+        return self._timeout_error("Timeout reading from Redis")
 
     async def aclose(self) -> None:
         connection, self._connection = self._connection, None
         if connection is not None:
             with contextlib.suppress(Exception):
                 connection.fail(ConnectionError("the connection was closed"))
+        if self._timers is not None:
+            await self._timers.aclose()
 
 
 def wire_for(client: redis.asyncio.Redis, options: RedisOptions) -> Wire | None:
@@ -261,3 +360,9 @@ class Scripted:
         if client is None and self._wire is not None:
             return await self._wire.run(self._lean, keys, args)
         return await self._slow(keys=keys, args=args, client=client)
+
+    def send(self, *, keys: list[str], args: list[Any]) -> bool:
+        """:meth:`Wire.send` when there is a wire that can send it; ``False`` (nothing sent:
+        await the script instead) otherwise."""
+        wire = self._wire
+        return wire is not None and wire.send(self._lean, keys, args)
