@@ -9,6 +9,7 @@ machine could pose as 2**64 peers.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections import OrderedDict
 from typing import Any, Final
@@ -21,11 +22,22 @@ UNKNOWN_PEER: Final = "-"
 """The peer of a request whose transport reports no address (a Unix socket, a test client)."""
 
 
+PEER_KEY_CACHE_SIZE: Final = 4096
+"""Distinct peer addresses whose keys are remembered (least recently used dropped first)."""
+
+
 def peer_key(client: Any) -> str:
     """The peer a request counts against: an IPv4 address or an IPv6 ``/64`` prefix."""
     if not isinstance(client, list | tuple) or not client or not isinstance(client[0], str):
         return UNKNOWN_PEER
-    host = client[0]
+    return _host_key(client[0])
+
+
+@functools.lru_cache(maxsize=PEER_KEY_CACHE_SIZE)
+def _host_key(host: str) -> str:
+    """:func:`peer_key` of one address text. Cached: every request asks (the per-client limit),
+    a keep-alive client asks with the same address each time, and parsing it with
+    :mod:`ipaddress` cost more than the rest of the limit's work together."""
     try:
         address = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
