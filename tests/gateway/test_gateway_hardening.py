@@ -128,7 +128,13 @@ async def test_listens_share_one_backend_stream_and_let_go_when_they_end(tmp_pat
                 await asyncio.wait_for(sub.__anext__(), 15)  # acknowledged
             assert len(gateway._watches.following("kb")) == 64
             assert gateway._watches.tasks == 1
-            assert await _listening(alice) == baseline + 1  # one stream for both listens' URIs
+            # one stream for both listens' URIs: the stream the first listen opened is replaced
+            # by one for the union, and the old one's end reaches the backend a moment later
+            settled = await asyncio.wait_for(
+                alice.call_tool("kb__wait_listening", {"count": baseline + 1}), 15
+            )
+            assert settled.structured_content["result"] == baseline + 1
+            assert gateway._watches.tasks == 1
             read = await alice.read_resource("kb://public/guide")  # the backend still answers
             assert read.contents[0].text == "How to use the shop."
             await alice.call_tool("kb__touch", {"path": "public/doc40"})
