@@ -34,20 +34,10 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from startup import INITIALIZE  # the same first request as startup.py (run from benchmarks/)
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-INITIALIZE = json.dumps(
-    {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "startup", "version": "0"},
-        },
-    }
-).encode()
 TIMEOUT_S = 600.0
 GROUPS = ("mcpkit", "asyncio", "msgspec", "ssl")
 

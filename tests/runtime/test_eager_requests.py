@@ -14,15 +14,14 @@ import contextvars
 from typing import Any
 
 import pytest
+from _push_stream import PushStream
 
 from mcpkit._runtime.context import RequestContext
 from mcpkit._runtime.session import Session
 from mcpkit._runtime.step import start_eagerly
-from mcpkit.protocol._errors import MessageDecodeError
 from mcpkit.types._jsonrpc import (
     ErrorResponse,
     JSONObject,
-    Message,
     Notification,
     Request,
     Response,
@@ -118,29 +117,6 @@ async def test_inside_a_task_the_first_step_waits_for_the_next_iteration() -> No
 
 
 # -- a session on a pushing stream -----------------------------------------------------------------
-
-
-class PushStream:
-    """A stream that pushes (as the stdio server's pipe does) and records what is sent."""
-
-    def __init__(self) -> None:
-        self.sent: list[Message] = []
-        self.deliver: Any = None
-        self.sent_event = asyncio.Event()
-
-    def start_push(self, deliver: Any, ended: Any) -> bool:
-        self.deliver = deliver
-        return True
-
-    async def send(self, message: Message) -> None:
-        self.sent.append(message)
-        self.sent_event.set()
-
-    async def receive(self) -> Message | MessageDecodeError | None:  # pragma: no cover
-        raise AssertionError("a pushing stream is never pulled")
-
-    async def aclose(self) -> None:
-        pass
 
 
 def _request(n: int, method: str = "work") -> Request:

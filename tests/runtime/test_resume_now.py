@@ -12,11 +12,12 @@ import asyncio
 from typing import Any
 
 import pytest
+from _push_stream import PushStream
 
 from mcpkit._runtime.session import Session
 from mcpkit._runtime.step import resume_now
-from mcpkit.protocol._errors import MessageDecodeError, MethodNotFound, RequestTimeout
-from mcpkit.types._jsonrpc import ErrorResponse, Message, Notification, Request, Response
+from mcpkit.protocol._errors import MethodNotFound, RequestTimeout
+from mcpkit.types._jsonrpc import ErrorResponse, Notification, Request, Response
 
 WAIT = 10.0
 """Bound on every wait."""
@@ -28,29 +29,6 @@ async def _in_callback(fn: Any) -> Any:
     box: asyncio.Future[Any] = loop.create_future()
     loop.call_soon(lambda: box.set_result(fn()))
     return await asyncio.wait_for(box, WAIT)
-
-
-class PushStream:
-    """A stream that pushes (as the stdio pipes do) and records what is sent."""
-
-    def __init__(self) -> None:
-        self.sent: list[Message] = []
-        self.deliver: Any = None
-        self.sent_event = asyncio.Event()
-
-    def start_push(self, deliver: Any, ended: Any) -> bool:
-        self.deliver = deliver
-        return True
-
-    async def send(self, message: Message) -> None:
-        self.sent.append(message)
-        self.sent_event.set()
-
-    async def receive(self) -> Message | MessageDecodeError | None:  # pragma: no cover
-        raise AssertionError("a pushing stream is never pulled")
-
-    async def aclose(self) -> None:
-        pass
 
 
 async def _sent_request(stream: PushStream) -> Request:

@@ -262,6 +262,26 @@ def _hidden_from_model(meta: JSONObject) -> bool:
     return not visible_to_model({"_meta": meta})
 
 
+def _with_optional_fields(
+    definition: JSONObject,
+    output_schema: JSONObject | None,
+    annotations: Any,
+    icons: Any,
+    meta: Any,
+) -> JSONObject:
+    """``definition`` with the fields a tool lists only when set, in the schema's order (both
+    ways of making a tool, from a signature and from given schemas, end here)."""
+    if output_schema is not None:
+        definition["outputSchema"] = output_schema
+    if annotations:
+        definition["annotations"] = annotations
+    if icons:
+        definition["icons"] = list(icons)
+    if meta:
+        definition["_meta"] = meta
+    return definition
+
+
 class RegisteredTool:
     """A tool as the server keeps it: its wire description and how to call it.
 
@@ -421,15 +441,9 @@ class RegisteredTool:
         if description:
             definition["description"] = description
         definition["inputSchema"] = input_schema
-        if output_schema is not None:
-            definition["outputSchema"] = output_schema
-        if annotations:
-            definition["annotations"] = annotations
-        if icons:
-            definition["icons"] = list(icons)
-        if meta:
-            definition["_meta"] = meta
-        tool._definition = definition
+        tool._definition = _with_optional_fields(
+            definition, output_schema, annotations, icons, meta
+        )
         return tool
 
     def _complete(self) -> None:
@@ -496,15 +510,9 @@ class RegisteredTool:
         raw_content = structured_output is None and _returns_raw_content(signature)
         if structured_output is False or raw_content or own_result:
             output_schema = None
-        if output_schema is not None:
-            definition["outputSchema"] = output_schema
-        if annotations:
-            definition["annotations"] = annotations
-        if icons:
-            definition["icons"] = list(icons)
-        if meta:
-            definition["_meta"] = meta
-        self._definition = definition
+        self._definition = _with_optional_fields(
+            definition, output_schema, annotations, icons, meta
+        )
         if structured_output is True and own_result:
             raise UsageError(
                 f"tool {self.name!r}: a ToolResult says for itself what it carries (its "
