@@ -145,6 +145,18 @@ TASK_ID_BYTES: Final = 16
 CANCEL_MESSAGE: Final = "Cancelled at the client's request"
 
 
+def _new_task_id() -> str:
+    """A fresh task id: :data:`TASK_ID_BYTES` random bytes, URL-safe, never starting with ``-``.
+
+    Task ids are typed and pasted into command lines (``mcpkit watch URL --task ID``), where an
+    argument starting with ``-`` reads as an option: one id in 64 did.
+    """
+    while True:
+        task_id = secrets.token_urlsafe(TASK_ID_BYTES)
+        if not task_id.startswith("-"):
+            return task_id
+
+
 def client_declared_tasks(capabilities: JSONObject | None) -> bool:
     """Whether a request's client capabilities declare the Tasks extension."""
     return has_capability(capabilities, ("extensions", TASKS_EXTENSION_ID))
@@ -394,7 +406,7 @@ class TaskManager:
             )
         now = time.time()
         return TaskRecord(
-            task_id=secrets.token_urlsafe(TASK_ID_BYTES),
+            task_id=_new_task_id(),
             status="working",
             created_at=now,
             last_updated_at=now,
