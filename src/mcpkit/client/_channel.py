@@ -246,8 +246,11 @@ class SessionChannel:
         """The session's ``explain_broken``: what a stdio server's end adds to a broken
         connection (its exit code, waited for, and its last stderr lines)."""
         wait_report = getattr(self._stream, "wait_exit_report", None)
-        if wait_report is not None and getattr(self._stream, "returncode", 0) is None:
-            await wait_report()  # a stdio server: learn its exit code before saying why
+        if wait_report is not None:
+            # a stdio server: its exit code and its last stderr lines before saying why. Both,
+            # even when the exit is known already: the stderr pump may still be reading the
+            # lines the server wrote as it died (at once when it has reached the pipe's end)
+            await wait_report()
         return self._explain(exc)
 
     def _explain(self, exc: ConnectionBroken) -> ConnectionBroken:
