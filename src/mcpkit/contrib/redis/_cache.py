@@ -52,7 +52,7 @@ _TOUCH_REPLY_LENGTH: Final = 7
 class SessionCache:
     """See the module docstring. Fed by the tracked connection; read by the session store."""
 
-    __slots__ = ("_entries", "_key_prefix", "_size", "_window", "clock", "on_change")
+    __slots__ = ("_entries", "_key_prefix", "_last", "_size", "_window", "clock", "on_change")
 
     def __init__(self, key_prefix: str, window: float, size: int = SESSION_CACHE_SIZE) -> None:
         self._key_prefix = key_prefix.encode()
@@ -60,6 +60,9 @@ class SessionCache:
         self._size = size
         self._entries: OrderedDict[str, tuple[SessionRecord, float]] = OrderedDict()
         """Session id → (record, monotonic time until which it may be served); oldest first."""
+        self._last: tuple[Any, SessionRecord] | None = None
+        """The latest reply filled and its record: the ``touch`` waiting for that reply takes
+        the record rather than decoding it again."""
         self.clock: Callable[[], float] = time.monotonic
         """The monotonic clock of the connection's send times (tests move it forward)."""
         self.on_change: Callable[[list[str] | None], None] | None = None
@@ -80,6 +83,12 @@ class SessionCache:
             return record
         return None
 
+    def made_from(self, reply: Any) -> SessionRecord | None:
+        """The record :meth:`filled` made from ``reply`` (this very object), if it was the
+        latest: the same object later hits return."""
+        last = self._last
+        return last[1] if last is not None and last[0] is reply else None
+
     def drop(self, session_id: str) -> None:
         """Forget one session (this worker changed or deleted it, or heard it ended)."""
         self._entries.pop(session_id, None)
@@ -99,6 +108,7 @@ class SessionCache:
         life = (
             self._window if not isinstance(ttl, int) or ttl < 0 else min(self._window, ttl / 1000)
         )
+        self._last = (reply, record)
         entries = self._entries
         entries[session_id] = (record, sent_at + life)
         entries.move_to_end(session_id)
@@ -128,6 +138,7 @@ class SessionCache:
         """Forget everything: the connection dropped (no push can be trusted to come) or Redis
         flushed."""
         self._entries.clear()
+        self._last = None
         if self.on_change is not None:
             self.on_change(None)
 

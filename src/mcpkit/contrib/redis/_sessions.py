@@ -234,7 +234,8 @@ class RedisSessionStore:
         if not fields:
             self.forget(session_id)
             return None
-        return record_of(session_id, fields)
+        made = cache.made_from(fields) if cache is not None else None
+        return made if made is not None else record_of(session_id, fields)
 
     async def delete(self, session_id: str) -> SessionRecord | None:
         key = self._record_key(session_id)
