@@ -1,7 +1,9 @@
 """A lean Redis connection for the scripts every request runs (issue #29: Redis costs).
 
-Each legacy request on Redis makes one round trip: the session is read and marked used
-(``touch``); an SSE answer's stream is written whole with no reply (``write_complete``, below).
+Each legacy request on Redis makes at most one round trip: the session is read and marked used
+(``touch``, on a second, *tracked* connection: :meth:`Wire.tracked`; a record read less than a
+renewal period ago comes from the worker's cache, :mod:`._cache`); an SSE answer's stream is
+written whole with no reply (``write_complete``, below).
 Through redis-py
 one round trip costs a worker ~150-300 µs of CPU — the pool checkout, the retry wrapper, the
 per-command timeout scope, argument encoding, the observability hooks — about as much as the
