@@ -249,3 +249,13 @@ async def test_a_worker_refuses_a_session_deleted_through_another_at_once(prefix
             f"{a.url}/mcp", json=call_body(20, "whoami"), headers=peer.headers()
         )
         assert after.status_code == 404
+
+
+async def test_without_a_cache_every_read_goes_to_redis(prefix: str) -> None:
+    async with worker_store(REDIS_URL, prefix, cache_size=0) as a:
+        assert a.cache is None and a.tracked_wire is None
+        session = await _session(a, 1000.0)
+        first = await a.touch(session, 1000.0)
+        again = await a.touch(session, 1000.0)
+        assert first is not None and again is not None and again is not first
+        assert again.snapshot == SNAPSHOT

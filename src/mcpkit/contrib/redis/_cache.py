@@ -64,7 +64,8 @@ class SessionCache:
         """The latest reply filled and its record: the ``touch`` waiting for that reply takes
         the record rather than decoding it again."""
         self.clock: Callable[[], float] = time.monotonic
-        """The monotonic clock of the connection's send times (tests move it forward)."""
+        """The clock of the connection's send times: its event loop's, set when it opens
+        (tests move it forward)."""
         self.on_change: Callable[[list[str] | None], None] | None = None
         """Called after entries were dropped for Redis' reasons (the ids, or ``None`` for all):
         tests wait on it instead of sleeping."""

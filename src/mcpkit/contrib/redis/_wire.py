@@ -69,6 +69,9 @@ tracking of keys read inside scripts, and whose ``NOLOOP``, the tests check."""
 class Tracker(Protocol):
     """What a tracked connection feeds (:class:`~mcpkit.contrib.redis._cache.SessionCache`)."""
 
+    clock: Callable[[], float]
+    """Set to the event loop's clock, the one the connection stamps its sends with."""
+
     def filled(self, reply: Any, sent_at: float) -> None:
         """A reply, as it is parsed (before anything after it), with its command's send time."""
 
@@ -324,6 +327,7 @@ class Wire:
             connection.deadline = Timer(self._timers, connection.check_deadline)
             if self._tracker is not None:
                 self._tracker.reset()  # nothing read before this connection is trusted
+                self._tracker.clock = loop.time
                 connection.on_lost = self._tracker.reset
             try:
                 async with asyncio.timeout(self._options.connect_timeout):
