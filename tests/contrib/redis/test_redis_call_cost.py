@@ -1,7 +1,8 @@
 """What a legacy call costs in Redis (issue #29, item 5), counted with ``MONITOR`` against a real
-worker process (``_redis_worker.py``): one round trip per call answered as JSON, and the session
-written (last use, index, expiry) at most once per ``RENEW_AFTER_SECONDS``, not on every call; a
-call answered as SSE adds one write the worker does not wait for (no reply), still resumable."""
+worker process (``_redis_worker.py``): a busy session is read from Redis only when its last use
+must be written (at most once per ``RENEW_AFTER_SECONDS``; the rest are served from the
+worker's tracked cache), so a call answered as JSON mostly makes no round trip; a call answered
+as SSE adds one write the worker does not wait for (no reply), still resumable."""
 
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ class Monitor:
         return self.lines
 
 
-async def test_a_legacy_call_reads_its_session_in_one_round_trip_and_renews_it_lazily(
+async def test_a_busy_session_is_read_from_redis_only_to_renew_it(
     worker: Worker, prefix: str
 ) -> None:
     async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT_S)) as http:
@@ -107,7 +108,12 @@ async def test_a_legacy_call_reads_its_session_in_one_round_trip_and_renews_it_l
         and record in line["command"]
         and not line["command"].startswith("HMGET")
     ]
-    assert len(round_trips) == CALLS, [line["command"][:80] for line in round_trips]
+    # a read that renews (or the first, after initialize's snapshot) goes to Redis; the others
+    # are served from the cache Redis invalidates
+    assert 1 <= len(round_trips) <= 1 + elapsed / RENEW_AFTER_SECONDS < CALLS, (
+        elapsed,
+        [line["command"][:80] for line in round_trips],
+    )
     assert all(line["command"].startswith("EVALSHA") for line in round_trips)
     # a renewal writes the record's last use and expiry (2 commands naming the record): at most
     # one per RENEW_AFTER_SECONDS (plus the first), where every call used to write them
@@ -115,13 +121,13 @@ async def test_a_legacy_call_reads_its_session_in_one_round_trip_and_renews_it_l
     assert renewals <= 1 + elapsed / RENEW_AFTER_SECONDS < CALLS, (elapsed, len(writes))
 
 
-async def test_an_sse_call_waits_for_one_round_trip_and_stores_its_stream_unanswered(
+async def test_an_sse_call_stores_its_stream_unanswered_and_reads_its_session_from_the_cache(
     sse_worker: Worker, prefix: str
 ) -> None:
-    """Per SSE call: the awaited session read (``EVALSHA``), then the whole stream in one
-    ``EVAL`` after ``CLIENT REPLY SKIP`` (Redis sends nothing back, the worker waits for
-    nothing), six commands inside it. The stream is stored all the same: a client resuming from
-    the priming id gets the answer replayed."""
+    """Per SSE call: the whole stream in one ``EVAL`` after ``CLIENT REPLY SKIP`` (Redis sends
+    nothing back, the worker waits for nothing), six commands inside it; the session is read
+    from Redis only to renew it. The stream is stored all the same: a client resuming from the
+    priming id gets the answer replayed."""
     async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT_S)) as http:
         peer = LegacyPeer(http, path=f"{sse_worker.url}/mcp")
         await peer.initialize()
@@ -129,6 +135,7 @@ async def test_an_sse_call_waits_for_one_round_trip_and_stores_its_stream_unansw
         monitor = Monitor(f"{prefix}end-of-calls")
         await monitor.start()
         primes: list[str] = []
+        began = time.monotonic()
         for index in range(CALLS):
             body = call_body(100 + index, "whoami_now")
             async with http.stream("POST", peer.path, json=body, headers=peer.headers()) as sse:
@@ -139,6 +146,7 @@ async def test_an_sse_call_waits_for_one_round_trip_and_stores_its_stream_unansw
             )
             assert events[0].id and not events[0].data  # the priming event
             primes.append(events[0].id)
+        elapsed = time.monotonic() - began
         lines = await monitor.stop()
         resumed = peer.headers(**{"last-event-id": primes[CALLS // 2]})
         async with http.stream("GET", peer.path, headers=resumed) as replay:
@@ -150,10 +158,15 @@ async def test_an_sse_call_waits_for_one_round_trip_and_stores_its_stream_unansw
     reads = [
         line for line in lines if line.get("client_type") != "lua" and record in line["command"]
     ]
-    assert len(reads) == CALLS and all(line["command"].startswith("EVALSHA") for line in reads)
+    assert 1 <= len(reads) <= 1 + elapsed / RENEW_AFTER_SECONDS < CALLS, (elapsed, len(reads))
+    assert all(line["command"].startswith("EVALSHA") for line in reads)
     # everything the worker's lean connection sent while the calls ran (one connection: its
-    # session reads name it)
-    wire = {(line["client_address"], line["client_port"]) for line in reads}
+    # stream writes name it; the session reads go on the tracked one)
+    wire = {
+        (line["client_address"], line["client_port"])
+        for line in lines
+        if line.get("client_type") != "lua" and line["command"].startswith("EVAL ")
+    }
     assert len(wire) == 1
     sent = [
         line["command"].split(" ", 1)[0]
@@ -161,7 +174,7 @@ async def test_an_sse_call_waits_for_one_round_trip_and_stores_its_stream_unansw
         if line.get("client_type") != "lua"
         and (line["client_address"], line["client_port"]) in wire
     ]
-    assert sent == ["EVALSHA", "CLIENT", "EVAL"] * CALLS, sent
+    assert sent == ["CLIENT", "EVAL"] * CALLS, sent
     stream_prefix = f"{prefix}ev"
     in_scripts = [
         line["command"].split(" ", 1)[0]

@@ -17,6 +17,11 @@ The cap on sessions is counted in Redis, across workers: ``{prefix}sessions`` is
 session ids by last use (idle ones do not count; :meth:`RedisSessionStore.reap` removes them), and
 ``{prefix}peer:{peer}`` one per client address for the per-peer cap. Resource subscriptions are
 mirrored in ``{prefix}subs:{uri}`` (sets of session ids) for cross-worker fan-out.
+
+With the lean connection (:mod:`._wire`) a worker also keeps the records it read
+(:class:`~mcpkit.contrib.redis._cache.SessionCache`): ``touch`` is read on a tracked connection,
+and while a session's recorded last use is under a renewal period old — when the round trip
+would only read — the record is served from memory until Redis pushes that the key changed.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import msgspec
 
+from mcpkit.contrib.redis._cache import SESSION_CACHE_SIZE, SessionCache, record_of
 from mcpkit.contrib.redis._conn import guarded, text
 from mcpkit.contrib.redis._wire import Scripted, Wire
 from mcpkit.protocol import UsageError, new_session_id
@@ -80,8 +86,12 @@ if idle >= tonumber(ARGV[6]) then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   r[3] = ARGV[1]
 end
+r[6] = redis.call('PTTL', KEYS[1])
+r[7] = ARGV[4]
 return r
 """
+# The PTTL comes last: a tracked connection's read after its own writes (which, NOLOOP, push it
+# nothing but stop the tracking) tracks the key again, and the expiry goes with the cached record.
 
 
 class PeerLimitReached(SessionLimitReached):
@@ -103,6 +113,7 @@ class RedisSessionStore:
         max_sessions_per_peer: int | None = None,
         idle_timeout: float = SESSION_IDLE_TIMEOUT_SECONDS,
         wire: Wire | None = None,
+        cache_size: int = SESSION_CACHE_SIZE,
     ) -> None:
         if max_sessions < 1 or idle_timeout <= 0:
             raise UsageError("max_sessions and idle_timeout must be positive")
@@ -120,7 +131,28 @@ class RedisSessionStore:
         self._renew_after_text = repr(self._renew_after)
         self._peer_prefix = self._peer_key("")
         self._create = Scripted(client, wire, _CREATE)
-        self._touch = Scripted(client, wire, _TOUCH)
+        self.cache: SessionCache | None = None
+        """Records kept until Redis says they changed (with the lean connection only)."""
+        self._tracked: Wire | None = None
+        if wire is not None and cache_size > 0:
+            self.cache = SessionCache(self._record_key(""), self._renew_after, cache_size)
+            self._tracked = wire.tracked(self.cache)
+        self._touch = Scripted(client, self._tracked or wire, _TOUCH)
+
+    @property
+    def tracked_wire(self) -> Wire | None:
+        """The connection ``touch`` reads on, whose reads Redis tracks (``None``: no cache)."""
+        return self._tracked
+
+    async def aclose(self) -> None:
+        """Close the tracked connection (the shared client is closed by its owner)."""
+        if self._tracked is not None:
+            await self._tracked.aclose()
+
+    def forget(self, session_id: str) -> None:
+        """Drop the cached record of ``session_id`` (the server heard it ended)."""
+        if self.cache is not None:
+            self.cache.drop(session_id)
 
     def _record_key(self, session_id: str) -> str:
         return f"{self._prefix}s:{session_id}"
@@ -179,9 +211,14 @@ class RedisSessionStore:
     async def get(self, session_id: str) -> SessionRecord | None:
         async with guarded():
             fields = await self._redis.hmget(self._record_key(session_id), "v", "c", "l", "d")
-        return _record(session_id, fields)
+        return record_of(session_id, fields)
 
     async def touch(self, session_id: str, now: float) -> SessionRecord | None:
+        cache = self.cache
+        if cache is not None:
+            cached = cache.lookup(session_id, now)
+            if cached is not None:
+                return cached  # the round trip would only have read it
         async with guarded():
             fields = await self._touch(
                 keys=[self._record_key(session_id), self._index],
@@ -194,17 +231,22 @@ class RedisSessionStore:
                     self._renew_after_text,
                 ],
             )
-        return _record(session_id, fields) if fields else None
+        if not fields:
+            self.forget(session_id)
+            return None
+        made = cache.made_from(fields) if cache is not None else None
+        return made if made is not None else record_of(session_id, fields)
 
     async def delete(self, session_id: str) -> SessionRecord | None:
         key = self._record_key(session_id)
+        self.forget(session_id)  # at once: Redis' push follows
         async with guarded():
             pipe = self._redis.pipeline(transaction=True)
             pipe.hmget(key, "v", "c", "l", "d", "p")
             pipe.delete(key)
             pipe.zrem(self._index, session_id)
             fields, _, _ = await pipe.execute()
-            record = _record(session_id, fields)
+            record = record_of(session_id, fields)
             if record is None:
                 return None
             cleanup = self._redis.pipeline(transaction=False)
@@ -239,6 +281,8 @@ class RedisSessionStore:
         """Store the connection state of ``session_id`` (another worker rebuilds from it)."""
         before = set(previous.get("subscriptions", ())) if previous else set()
         after = set(snapshot.get("subscriptions", ()))
+        # never serve the previous snapshot after this one is written (it would be restored)
+        self.forget(session_id)
         async with guarded():
             pipe = self._redis.pipeline(transaction=False)
             pipe.hset(self._record_key(session_id), "d", msgspec.json.encode(snapshot))
@@ -248,6 +292,7 @@ class RedisSessionStore:
             for uri in before - after:
                 pipe.srem(self._subs_key(uri), session_id)
             await pipe.execute()
+        self.forget(session_id)
 
     async def subscribers(self, uri: str) -> list[str]:
         """Ids of the sessions subscribed to ``uri`` (legacy ``resources/subscribe``)."""
@@ -278,19 +323,6 @@ class RedisSessionStore:
         async with guarded():
             members = await self._redis.zrange(self._index, 0, -1)
         return [text(m) for m in members]
-
-
-def _record(session_id: str, fields: Any) -> SessionRecord | None:
-    if not fields or fields[0] is None:
-        return None
-    record = SessionRecord(session_id, text(fields[0]), float(fields[1]), None)
-    record.last_seen = float(fields[2])
-    if len(fields) > 3 and fields[3]:
-        try:
-            record.snapshot = msgspec.json.decode(fields[3])
-        except msgspec.DecodeError:
-            record.snapshot = None
-    return record
 
 
 def _subscriptions(record: SessionRecord) -> list[str]:

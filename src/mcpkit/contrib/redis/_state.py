@@ -292,6 +292,7 @@ class RedisState:
             await self.workers.stop()
             if hub is not None:
                 hub.relay = None
+            await self.session_store.aclose()
             if self.wire is not None:
                 await self.wire.aclose()
             await self.client.aclose()

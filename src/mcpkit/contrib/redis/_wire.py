@@ -1,7 +1,9 @@
 """A lean Redis connection for the scripts every request runs (issue #29: Redis costs).
 
-Each legacy request on Redis makes one round trip: the session is read and marked used
-(``touch``); an SSE answer's stream is written whole with no reply (``write_complete``, below).
+Each legacy request on Redis makes at most one round trip: the session is read and marked used
+(``touch``, on a second, *tracked* connection: :meth:`Wire.tracked`; a record read less than a
+renewal period ago comes from the worker's cache, :mod:`._cache`); an SSE answer's stream is
+written whole with no reply (``write_complete``, below).
 Through redis-py
 one round trip costs a worker ~150-300 µs of CPU — the pool checkout, the retry wrapper, the
 per-command timeout scope, argument encoding, the observability hooks — about as much as the
@@ -44,7 +46,7 @@ import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from mcpkit.concurrency import TaskSet, Timer
 from mcpkit.contrib.redis._conn import BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS, RedisOptions
@@ -52,13 +54,32 @@ from mcpkit.contrib.redis._conn import BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS
 if TYPE_CHECKING:
     import redis.asyncio
 
-__all__ = ["Script", "Scripted", "Wire", "wire_for"]
+__all__ = ["TRACKING_MIN_VERSION", "Script", "Scripted", "Tracker", "Wire", "wire_for"]
 
 logger = logging.getLogger("mcpkit.redis")
 
 _CLOSED: Final = "Connection closed by server."
 _SKIP_REPLY: Final = b"*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$4\r\nSKIP\r\n"
 """``CLIENT REPLY SKIP``, packed: Redis sends no reply to the command after it."""
+TRACKING_MIN_VERSION: Final = (7, 0)
+"""The oldest Redis a tracked connection enables ``CLIENT TRACKING`` on: the version whose
+tracking of keys read inside scripts, and whose ``NOLOOP``, the tests check."""
+
+
+class Tracker(Protocol):
+    """What a tracked connection feeds (:class:`~mcpkit.contrib.redis._cache.SessionCache`)."""
+
+    clock: Callable[[], float]
+    """Set to the event loop's clock, the one the connection stamps its sends with."""
+
+    def filled(self, reply: Any, sent_at: float) -> None:
+        """A reply, as it is parsed (before anything after it), with its command's send time."""
+
+    def pushed(self, push: Any) -> None:
+        """A RESP3 push (``invalidate``), as it is parsed."""
+
+    def reset(self) -> None:
+        """The connection dropped, or a new one is about to enable tracking."""
 
 
 class Script:
@@ -97,6 +118,13 @@ class _Connection(asyncio.Protocol):
         self.skips_replies = False
         """The server took ``CLIENT REPLY`` (asked when the connection opens): commands sent
         after ``CLIENT REPLY SKIP`` (:meth:`Wire.send`) keep the replies in step."""
+        self.tracker: Tracker | None = None
+        """Set once Redis tracks this connection's reads: it gets every reply and push in
+        stream order, and is reset when the connection is lost."""
+        self.on_lost: Callable[[], None] | None = None
+        """Called once the connection is lost (a tracked connection's cache must go at once)."""
+        self.push_type: type | None = None
+        """hiredis' ``PushNotification`` on a RESP3 connection."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]  # uvloop's is no subclass
@@ -111,17 +139,30 @@ class _Connection(asyncio.Protocol):
                 return
             if reply is False:
                 return
+            if self.push_type is not None and type(reply) is self.push_type:
+                if self.tracker is not None and not self.lost:
+                    self.tracker.pushed(reply)
+                continue
             if not self._waiting:  # a reply nobody asked for: the stream is out of step
                 self.fail(ConnectionError("unexpected reply from Redis"))
                 return
             future = self._waiting.popleft()
-            self._sent.popleft()
+            sent_at = self._sent.popleft()
+            if self.tracker is not None and not self.lost:
+                self.tracker.filled(reply, sent_at)
             if not future.done():
                 future.set_result(reply)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.lost = True
+        self._lose()
         self._fail_waiting(ConnectionError(str(exc) if exc else _CLOSED))
+
+    def _lose(self) -> None:
+        """Mark the connection lost; what it fed is forgotten before anything else runs."""
+        self.lost = True
+        on_lost, self.on_lost = self.on_lost, None
+        if on_lost is not None:
+            on_lost()
 
     def send(self, packed: bytes) -> asyncio.Future[Any]:
         """Write one command; its reply resolves the future. The deadline of every command
@@ -163,7 +204,7 @@ class _Connection(asyncio.Protocol):
     def fail(self, exc: BaseException) -> None:
         """Drop the connection (a timeout or a broken stream): waiting commands fail with
         ``exc``; the next command opens a new connection."""
-        self.lost = True
+        self._lose()
         self._fail_waiting(exc)
         if self._transport is not None:
             self._transport.abort()
@@ -191,7 +232,9 @@ class _Target:
 class Wire:
     """See the module docstring. Built by :func:`wire_for`; closed with :meth:`aclose`."""
 
-    def __init__(self, target: _Target, options: RedisOptions) -> None:
+    def __init__(
+        self, target: _Target, options: RedisOptions, tracker: Tracker | None = None
+    ) -> None:
         import hiredis
         from redis.exceptions import ConnectionError as RedisConnectionError
         from redis.exceptions import ResponseError
@@ -207,6 +250,22 @@ class Wire:
         self._response_error = ResponseError
         self._retryable = (RedisConnectionError, RedisTimeoutError, ConnectionError, OSError)
         self._timeout_error = RedisTimeoutError
+        self._tracker = tracker
+        self.client_id: int | None = None
+        """Redis' id of the last tracked connection (``CLIENT KILL ID``, ``CLIENT LIST``)."""
+
+    @property
+    def tracking(self) -> bool:
+        """Whether an open connection's reads are tracked (not with a server that refuses RESP3
+        or ``CLIENT TRACKING``, or is older than :data:`TRACKING_MIN_VERSION`: every read then
+        goes to Redis)."""
+        connection = self._connection
+        return connection is not None and not connection.lost and connection.tracker is not None
+
+    def tracked(self, tracker: Tracker) -> Wire:
+        """A second lean connection to the same Redis whose reads Redis tracks: every reply
+        and ``invalidate`` push goes to ``tracker`` in stream order (see :mod:`._cache`)."""
+        return Wire(self._target, self._options, tracker)
 
     async def run(self, script: Script, keys: list[str], args: list[Any]) -> Any:
         """``EVALSHA`` (``EVAL`` after ``NOSCRIPT``): the script's reply, as redis-py gives it."""
@@ -266,6 +325,10 @@ class Wire:
                 self._read_timeout,
             )
             connection.deadline = Timer(self._timers, connection.check_deadline)
+            if self._tracker is not None:
+                self._tracker.reset()  # nothing read before this connection is trusted
+                self._tracker.clock = loop.time
+                connection.on_lost = self._tracker.reset
             try:
                 async with asyncio.timeout(self._options.connect_timeout):
                     if target.path is not None:
@@ -302,6 +365,24 @@ class Wire:
             answer = await reply
             if isinstance(answer, self._hiredis.ReplyError):
                 raise self._response_error(str(answer))
+        if self._tracker is not None:
+            await self._track(connection)
+
+    async def _track(self, connection: _Connection) -> None:
+        """RESP3, then ``CLIENT TRACKING ON NOLOOP``: Redis remembers the keys this connection
+        reads and pushes ``invalidate`` when another connection changes one (this one's own
+        writes push nothing; its scripts read the key again after writing it, which tracks it
+        again). Any refusal leaves the connection untracked: it still serves, uncached."""
+        pack = self._hiredis.pack_command
+        hello = await connection.send(pack((b"HELLO", b"3")))
+        if not isinstance(hello, dict) or _version(hello.get(b"version")) < TRACKING_MIN_VERSION:
+            return  # an error (no RESP3: still RESP2) or too old a server
+        connection.push_type = self._hiredis.PushNotification
+        client_id = await connection.send(pack((b"CLIENT", b"ID")))
+        tracking = await connection.send(pack((b"CLIENT", b"TRACKING", b"ON", b"NOLOOP")))
+        if tracking == b"OK" and not connection.lost:
+            connection.tracker = self._tracker
+            self.client_id = client_id if isinstance(client_id, int) else None
 
     def _read_timeout(self) -> BaseException:
         return self._timeout_error("Timeout reading from Redis")
@@ -313,6 +394,14 @@ class Wire:
                 connection.fail(ConnectionError("the connection was closed"))
         if self._timers is not None:
             await self._timers.aclose()
+
+
+def _version(raw: Any) -> tuple[int, ...]:
+    """``b"7.0.15"`` → ``(7, 0, 15)``; ``()`` when unreadable."""
+    try:
+        return tuple(int(part) for part in bytes(raw).split(b".")[:3])
+    except (TypeError, ValueError):
+        return ()
 
 
 def wire_for(client: redis.asyncio.Redis, options: RedisOptions) -> Wire | None:

@@ -704,6 +704,12 @@ class LegacySessions:
 
     async def on_relayed(self, kind: str, session_id: str, payload: Any) -> None:
         """Another worker relayed something about a session (see :meth:`forward`)."""
+        if kind == "end":
+            # a store that caches records drops this one now, whichever of Redis' messages
+            # (this one on the bus, the cache's invalidation) this process reads first
+            forget = getattr(self._store, "forget", None)
+            if forget is not None:
+                forget(session_id)
         state = self._local.get(session_id)
         if state is None:
             return
