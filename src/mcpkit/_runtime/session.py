@@ -156,6 +156,11 @@ class Session:
                 max_inbound=max_concurrent_requests + max_queued_requests,
             )
         )
+        self._send_nowait: Callable[[Message], Awaitable[None] | None] | None = getattr(
+            stream, "send_nowait", None
+        )
+        """The stream's ``send`` without a coroutine for the usual message (see
+        :class:`~mcpkit._runtime.stream.MessageStream`); used for our requests."""
         bind = getattr(stream, "bind_connection", None)
         if bind is not None:
             bind(self.connection)  # a stream that needs the revision reads it from here
@@ -295,7 +300,13 @@ class Session:
                 raise self._failure
             message = connection.send(request, version, method)  # the one send point
             try:
-                await self._stream.send(message)
+                send_nowait = self._send_nowait
+                if send_nowait is None:
+                    await self._stream.send(message)
+                else:  # the usual message is written now, with no coroutine
+                    rest = send_nowait(message)
+                    if rest is not None:
+                        await rest
             except ConnectionBroken as exc:
                 self._on_broken(exc)
                 raise

@@ -88,6 +88,17 @@ class ClientPlumbing(abc.ABC):
     ) -> tuple[JSONObject, int]: ...
 
     @abc.abstractmethod
+    async def _follow_input_rounds(
+        self,
+        method: str,
+        params: JSONObject,
+        first: JSONObject,
+        timeout: TimeoutArg,
+        progress_callback: ProgressCallback | None,
+        tool: Mapping[str, Any] | None,
+    ) -> tuple[JSONObject, int]: ...
+
+    @abc.abstractmethod
     def _require_channel(self) -> Any: ...
 
     @staticmethod

@@ -92,21 +92,14 @@ class ToolMethods(ClientPlumbing):
         if meta:
             params["_meta"] = dict(meta)
         try:
-            if self.era == "modern":
-                result, _ = await self._request_with_input(
-                    "tools/call",
-                    params,
-                    timeout=timeout,
-                    progress_callback=progress_callback,
-                    tool=tool,
-                )
-            else:  # no input_required rounds to follow: one coroutine layer less per call
-                result = await self._request(
-                    "tools/call",
-                    params,
-                    timeout=timeout,
-                    progress_callback=progress_callback,
-                    tool=tool,
+            # _request_with_input, inlined (one coroutine layer less per call): fresh params
+            # carry no round keys; input_required rounds are followed only when asked for
+            result = await self._request(
+                "tools/call", params, timeout=timeout, progress_callback=progress_callback, tool=tool
+            )
+            if result.get(RESULT_TYPE_KEY) == INPUT_REQUIRED and self.era == "modern":
+                result, _ = await self._follow_input_rounds(
+                    "tools/call", params, result, timeout, progress_callback, tool
                 )
         except InvalidParams as exc:
             if await self._not_listed(name, exc):

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable, Sequence
-from typing import Final, Protocol
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Final, Protocol
 
 from mcpkit.protocol._codec import decode_message, encode_batch, encode_message
 from mcpkit.protocol._errors import (
@@ -169,6 +169,36 @@ class LineStream:
             raise ConnectionBroken(await self._broken_reason()) from exc
         if sink.is_closing() and not self._closed:
             raise ConnectionBroken(await self._broken_reason())  # see _write_line
+
+    def send_nowait(self, message: Message) -> Coroutine[Any, Any, None] | None:
+        """:meth:`send` without a coroutine when none is needed: the usual message is written
+        at once and ``None`` returned. Otherwise (closed, large, queued behind a large one,
+        the peer not keeping up or gone) nothing is written and the coroutine that sends it,
+        or raises why it cannot, is returned: the caller awaits it. Raises like :meth:`send`
+        (the codec's own error for a payload that is not JSON at once, before any write)."""
+        if self._closed or self._slicing:
+            return self.send(message)
+        data = encode_message(message)
+        sink = self._sink
+        drain_needed = self._drain_needed
+        if len(data) > SINGLE_WRITE_MAX_BYTES or drain_needed is None or drain_needed():
+            return self._write_line(data)  # (raises when the sink is closing, as send does)
+        if sink.is_closing():
+            return self._write_line(data)
+        try:
+            sink.write(data + _NEWLINE)
+        except (ConnectionError, OSError) as exc:
+            return self._write_failed(exc)
+        if sink.is_closing() and not self._closed:
+            return self._write_failed(None)  # see _write_line
+        return None
+
+    async def _write_failed(self, exc: BaseException | None) -> None:
+        """Raise what :meth:`send` raises when the write failed (``exc``) or the pipe closed
+        under it (``None``)."""
+        if exc is not None and self._closed:
+            raise ConnectionClosed(f"{self} is closed") from None
+        raise ConnectionBroken(await self._broken_reason()) from exc
 
     async def send_batch(self, messages: Sequence[Message]) -> None:
         """Write ``messages`` as one JSON array on one line: the answer to a JSON-RPC batch
