@@ -59,6 +59,7 @@ from mcpkit.client._mrtr import (
     run_input_rounds,
     strip_round_keys,
 )
+from mcpkit.client._plumbing import DirectPath
 from mcpkit.client._questions import ElicitationHandler, Questions, RootsSource, SamplingHandler
 from mcpkit.client._renewal import RenewalTracker, SessionRenewed, SessionRenewedHandler, tell
 from mcpkit.client._schemas import SchemaCache, ValidationMode
@@ -306,7 +307,7 @@ class Client(ClientFeatures):
         self._http = False
         self._closed = False
         self._closed_event = asyncio.Event()
-        self._direct: _Direct | None = None
+        self._direct: DirectPath | None = None
         """Set while the client runs over a stream it started (stdio, memory): what every
         request needs, read once (see :meth:`_request`)."""
 
@@ -342,8 +343,13 @@ class Client(ClientFeatures):
         if isinstance(session_id, str):
             self._negotiated.session_id = session_id
         self._reported = self._negotiated
-        if isinstance(self._connector, StreamConnector) and self._session is not None:
-            self._direct = _Direct(self._session, self._negotiated)
+        session, connection = self._session, self._connection
+        if (
+            isinstance(self._connector, StreamConnector)
+            and session is not None
+            and connection is not None
+        ):
+            self._direct = DirectPath(session, self._negotiated, connection)
         logger.info("%s: %s", self.name, self._negotiated.describe())
 
     async def _apply_initial_log_level(self) -> None:
@@ -605,12 +611,7 @@ class Client(ClientFeatures):
         sent once more, after the client caught up with the new session
         (:mod:`mcpkit.client._renewal`): the connection checks and shapes it for that session."""
         direct = self._direct
-        if (
-            direct is not None
-            and on_notification is None
-            and self.request_hook is None
-            and direct.renewals == direct.session.connection.renewals  # type: ignore[attr-defined]
-        ):
+        if direct is not None and on_notification is None and direct.usable(self.request_hook):
             try:
                 return await self._direct_request(
                     direct, method, params, timeout, progress_callback
@@ -672,7 +673,7 @@ class Client(ClientFeatures):
 
     def _direct_request(
         self,
-        direct: _Direct,
+        direct: DirectPath,
         method: str,
         params: JSONObject | None,
         timeout: TimeoutArg,
@@ -990,18 +991,3 @@ class Client(ClientFeatures):
     def __repr__(self) -> str:
         state = self.negotiated.describe() if self._negotiated else "not connected"
         return f"<Client {self.name}: {state}>"
-
-
-class _Direct:
-    """What a request over the client's own session needs, read once after the negotiation:
-    the session, the revision and era agreed, and the connection's renewal count then (a
-    renewal, which only a legacy HTTP session has, sends requests back the general way)."""
-
-    __slots__ = ("modern", "protocol_version", "renewals", "session")
-
-    def __init__(self, session: Session, negotiated: nego.Negotiated) -> None:
-        self.session = session
-        self.protocol_version = negotiated.protocol_version
-        self.modern = negotiated.era == "modern"
-        connection = session.connection
-        self.renewals: int = getattr(connection, "renewals", 0)

@@ -13,6 +13,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from mcpkit._runtime.session import ProgressCallback
 from mcpkit.client._channel import DEFAULT, TimeoutArg
 from mcpkit.client._errors import (
@@ -25,8 +27,8 @@ from mcpkit.client._errors import (
 from mcpkit.client._mrtr import INPUT_REQUIRED, InputRequired, check_input_required
 from mcpkit.client._plumbing import ClientPlumbing
 from mcpkit.client._schemas import SchemaProblem, ValidationMode
-from mcpkit.client._typed import decode_result, decode_tool_result
-from mcpkit.protocol._errors import InvalidParams, JSONRPCError
+from mcpkit.client._typed import decode_result
+from mcpkit.protocol._errors import InvalidParams, JSONRPCError, URLElicitationRequired
 from mcpkit.protocol._http_headers import tool_header_problem
 from mcpkit.protocol._schema_dialects import argument_problem_text
 from mcpkit.types._base import (
@@ -94,9 +96,23 @@ class ToolMethods(ClientPlumbing):
         try:
             # _request_with_input, inlined (one coroutine layer less per call): fresh params
             # carry no round keys; input_required rounds are followed only when asked for
-            result = await self._request(
-                "tools/call", params, timeout=timeout, progress_callback=progress_callback, tool=tool
-            )
+            direct = self._direct
+            if direct is not None and direct.usable(self.request_hook):
+                try:  # _request's direct path, without its coroutine
+                    result = await self._direct_request(
+                        direct, "tools/call", params, timeout, progress_callback
+                    )
+                except URLElicitationRequired as exc:
+                    self._expect_completions(exc)
+                    raise
+            else:
+                result = await self._request(
+                    "tools/call",
+                    params,
+                    timeout=timeout,
+                    progress_callback=progress_callback,
+                    tool=tool,
+                )
             if result.get(RESULT_TYPE_KEY) == INPUT_REQUIRED and self.era == "modern":
                 result, _ = await self._follow_input_rounds(
                     "tools/call", params, result, timeout, progress_callback, tool
@@ -201,7 +217,12 @@ class ToolMethods(ClientPlumbing):
                 f"tools/call {name!r} answered resultType {result_type!r}, which this client "
                 "did not opt in to"
             )
-        typed = decode_tool_result(result)
+        try:  # decode_tool_result, inlined: this runs once per call
+            typed = msgspec.convert(result, CallToolResult)
+        except msgspec.ValidationError as exc:
+            raise ServerMisbehaved(f"tools/call: the server's result is malformed: {exc}") from None
+        if typed.is_error is None:
+            typed.is_error = False
         if mode != "off" and tool is not None and "outputSchema" in tool:
             self._check_output(name, tool, result, mode)
         return typed
