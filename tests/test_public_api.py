@@ -32,7 +32,6 @@ import mcpkit
 ROOT = Path(__file__).resolve().parents[1]
 API_DOC = ROOT / "docs" / "api.md"
 
-
 def _public_modules() -> list[str]:
     names = ["mcpkit"] + [m.name for m in pkgutil.walk_packages(mcpkit.__path__, "mcpkit.")]
     return sorted(n for n in names if not any(p.startswith("_") for p in n.split(".")[1:]))

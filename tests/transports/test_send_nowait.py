@@ -15,7 +15,7 @@ import pytest
 from mcpkit.protocol._codec import encode_message
 from mcpkit.protocol._errors import ConnectionBroken, ConnectionClosed
 from mcpkit.transports._lines import SINGLE_WRITE_MAX_BYTES, LineStream
-from mcpkit.transports._pipes import ReadPipe, open_read_fd, open_write_fd
+from mcpkit.transports._pipes import FileSink, PipeSink, ReadPipe, open_read_fd, open_write_fd
 from mcpkit.types._jsonrpc import Message, Request
 
 WAIT = 10.0
@@ -32,9 +32,9 @@ class _Stream(LineStream):
         return "test stream"
 
 
-async def _stream_into(write_fd: int) -> _Stream:
-    """A stream writing into ``write_fd`` (its own input: a pipe nobody writes)."""
-    sink = await open_write_fd(write_fd)
+async def _stream_into(write_to: int | PipeSink | FileSink) -> _Stream:
+    """A stream writing into a pipe (its own input: a pipe nobody writes)."""
+    sink = await open_write_fd(write_to) if isinstance(write_to, int) else write_to
     idle_fd, idle_write_fd = os.pipe()
     os.close(idle_write_fd)
     idle = await open_read_fd(idle_fd)
@@ -81,6 +81,24 @@ async def test_a_large_message_is_handed_back_and_sent_whole_when_awaited() -> N
     await rest
     assert stream.send_nowait(_call(2)) is None
     assert await reader == expected
+    pipe.close()
+
+
+async def test_while_the_peer_is_not_keeping_up_nothing_is_written_until_awaited() -> None:
+    read_fd, write_fd = os.pipe()
+    sink = await open_write_fd(write_fd)
+    stream = await _stream_into(sink)
+    backlog = b"#" * (1 << 18)  # more than the pipe and the transport's buffer take: paused
+    sink.write(backlog)
+    assert isinstance(sink, PipeSink) and sink.drain_needed()
+    assert sink.write_now(b"x") is None  # nothing written while paused
+    rest = stream.send_nowait(_call(1))
+    assert rest is not None
+    line = encode_message(_call(1)) + b"\n"
+    pipe = await open_read_fd(read_fd)
+    reader = asyncio.ensure_future(_read(pipe, len(backlog) + len(line)))
+    await rest  # written once the reader made room
+    assert await reader == backlog + line
     pipe.close()
 
 

@@ -100,7 +100,9 @@ class PendingRequest:
         self.caller = asyncio.current_task(loop)  # with the loop: no getpid() on Python 3.11
         if shared is not None:
             self._shared = shared
-            shared.watch(self)
+            shared._watched.add(self)  # watch, inlined: once per request
+            if self.deadline < shared._at:
+                shared._set(self.deadline)
             return
         self._scheduled = self.deadline
         self._timer = loop.call_at(self.deadline, self._fire, loop)

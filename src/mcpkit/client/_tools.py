@@ -97,7 +97,11 @@ class ToolMethods(ClientPlumbing):
             # _request_with_input, inlined (one coroutine layer less per call): fresh params
             # carry no round keys; input_required rounds are followed only when asked for
             direct = self._direct
-            if direct is not None and direct.usable(self.request_hook):
+            if (  # DirectPath.usable, inlined: once per call
+                direct is not None
+                and self.request_hook is None
+                and direct.connection.renewals == direct.renewals
+            ):
                 try:  # _request's direct path, without its coroutine
                     result = await self._direct_request(
                         direct, "tools/call", params, timeout, progress_callback
@@ -113,7 +117,11 @@ class ToolMethods(ClientPlumbing):
                     progress_callback=progress_callback,
                     tool=tool,
                 )
-            if result.get(RESULT_TYPE_KEY) == INPUT_REQUIRED and self.era == "modern":
+            if (
+                RESULT_TYPE_KEY in result  # (most results carry none)
+                and result[RESULT_TYPE_KEY] == INPUT_REQUIRED
+                and self.era == "modern"
+            ):
                 result, _ = await self._follow_input_rounds(
                     "tools/call", params, result, timeout, progress_callback, tool
                 )
@@ -127,7 +135,7 @@ class ToolMethods(ClientPlumbing):
             # 2026-07-28 says "no such resource" as -32602 with data.uri (legacy: -32002): the
             # same typed error in both eras, from a tool as from resources/read.
             raise self._resource_error(exc, "") from None
-        if result.get(RESULT_TYPE_KEY) == RESULT_TYPE_TASK:
+        if RESULT_TYPE_KEY in result and result[RESULT_TYPE_KEY] == RESULT_TYPE_TASK:
             return await self._follow_created_task(name, tool, result)
         return self._finish_call(name, tool, result, mode)
 
@@ -211,8 +219,8 @@ class ToolMethods(ClientPlumbing):
     def _finish_call(
         self, name: str, tool: JSONObject | None, result: JSONObject, mode: ValidationMode
     ) -> CallToolResult:
-        result_type = result.get(RESULT_TYPE_KEY)
-        if result_type not in (None, RESULT_TYPE_COMPLETE):
+        result_type = result.get(RESULT_TYPE_KEY) if RESULT_TYPE_KEY in result else None
+        if result_type is not None and result_type != RESULT_TYPE_COMPLETE:
             raise ServerMisbehaved(
                 f"tools/call {name!r} answered resultType {result_type!r}, which this client "
                 "did not opt in to"

@@ -28,7 +28,9 @@ ERAS: Final[tuple[ClientMode, ...]] = ("legacy", "2026-07-28")
 
 
 @contextlib.asynccontextmanager
-async def connect(server: Server, **client_options: Unpack[ClientOptions]) -> AsyncIterator[Client]:
+async def connect(
+    server: Server, **client_options: Unpack[ClientOptions]
+) -> AsyncIterator[Client]:
     """A connected :class:`~mcpkit.client.Client` for ``server``, with its lifespan running.
 
     ``client_options`` go to ``Client`` (handlers for elicitation, sampling and roots,

@@ -95,7 +95,10 @@ class ByteSink(Protocol):
     """Where lines go (``asyncio.StreamWriter`` fits).
 
     A sink may also offer ``drain_needed() -> bool``, saying whether ``drain`` would raise or
-    wait; :class:`LineStream` then skips the ``drain`` coroutine when it would not.
+    wait; :class:`LineStream` then skips the ``drain`` coroutine when it would not. And
+    ``write_now(data) -> bool | None``: write at once unless ``drain`` would wait or raise or
+    the sink is closing (then write nothing, return ``None``); else return whether the sink is
+    still open after the write (what ``not is_closing()`` would say).
     """
 
     def write(self, data: bytes) -> None: ...
@@ -123,6 +126,10 @@ class LineStream:
         self._drain_needed: Callable[[], bool] | None = getattr(sink, "drain_needed", None)
         """A sink that can say whether ``drain`` would wait (the pipe sinks) spares a coroutine
         per message when it would not."""
+        self._write_now: Callable[[bytes], bool | None] | None = getattr(sink, "write_now", None)
+        """A sink that can write without waiting (the pipe sinks) serves :meth:`send_nowait`:
+        ``None`` when it wrote nothing (``drain`` would wait or raise, or it is closing), else
+        whether it is still open after the write."""
         self._framer = LineFramer(max_message_bytes)
         self._lines: deque[bytes | FrameTooLarge] = deque()
         self._receive_lock = asyncio.Lock()
@@ -179,18 +186,17 @@ class LineStream:
         if self._closed or self._slicing:
             return self.send(message)
         data = encode_message(message)
-        sink = self._sink
-        drain_needed = self._drain_needed
-        if len(data) > SINGLE_WRITE_MAX_BYTES or drain_needed is None or drain_needed():
-            return self._write_line(data)  # (raises when the sink is closing, as send does)
-        if sink.is_closing():
+        write_now = self._write_now
+        if write_now is None or len(data) > SINGLE_WRITE_MAX_BYTES:
             return self._write_line(data)
         try:
-            sink.write(data + _NEWLINE)
+            written = write_now(data + _NEWLINE)
         except (ConnectionError, OSError) as exc:
             return self._write_failed(exc)
-        if sink.is_closing() and not self._closed:
-            return self._write_failed(None)  # see _write_line
+        if written is None:  # nothing written: the peer is not keeping up, or is gone
+            return self._write_line(data)  # (raises when the sink is closing, as send does)
+        if not written and not self._closed:
+            return self._write_failed(None)  # the pipe closed under the write: see _write_line
         return None
 
     async def _write_failed(self, exc: BaseException | None) -> None:

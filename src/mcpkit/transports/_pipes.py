@@ -83,6 +83,17 @@ class PipeSink(asyncio.Protocol):
         assert self._transport is not None
         self._transport.write(data)
 
+    def write_now(self, data: bytes) -> bool | None:
+        """``write`` unless ``drain`` would wait or raise, or the pipe is closing (then nothing
+        is written: ``None``); whether the pipe is still open after the write. One call where
+        a line stream would make four (``drain_needed``, ``is_closing``, ``write``,
+        ``is_closing``) for every message."""
+        transport = self._transport
+        if self._paused or self._lost is not None or transport is None or transport.is_closing():
+            return None
+        transport.write(data)
+        return not transport.is_closing()  # (a failed write closes the transport at once)
+
     def drain_needed(self) -> bool:
         """Whether :meth:`drain` has anything to do (raise, or wait while paused)."""
         return self._paused or self._lost is not None
