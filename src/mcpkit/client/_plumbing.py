@@ -85,6 +85,8 @@ class ClientPlumbing(abc.ABC):
     _listeners: set[Callable[[Notification], None]]
     _http: bool
     _direct: DirectPath | None
+    _timeout: float | None
+    _max_timeout: float | None
     request_hook: SendHook | None
 
     # provided by Client

@@ -103,9 +103,19 @@ class ToolMethods(ClientPlumbing):
                 and direct.connection.renewals == direct.renewals
             ):
                 try:  # _request's direct path, without its coroutine
-                    result = await self._direct_request(
-                        direct, "tools/call", params, timeout, progress_callback
-                    )
+                    if direct.modern:
+                        result = await self._direct_request(
+                            direct, "tools/call", params, timeout, progress_callback
+                        )
+                    else:  # (legacy: no _meta to add; _direct_request's call, inlined)
+                        result = await direct.session.send_request(
+                            "tools/call",
+                            params,
+                            timeout=self._timeout if timeout is DEFAULT else timeout,
+                            max_timeout=self._max_timeout,
+                            progress_callback=progress_callback,
+                            protocol_version=direct.protocol_version,
+                        )
                 except URLElicitationRequired as exc:
                     self._expect_completions(exc)
                     raise

@@ -273,6 +273,10 @@ class PipeSource(asyncio.Protocol):
         and the end of the stream to ``on_end`` (``None``: a clean EOF), once."""
         self._on_data = on_data
         self._on_end = on_end
+        # the read transport calls the consumer itself from now on (it looks the method up on
+        # each chunk): one call fewer per chunk than through data_received's check. A loop
+        # that kept the method it saw at connection still reaches on_data through it.
+        self.data_received = on_data  # type: ignore[method-assign,assignment]
         chunks, self._chunks, self._size = self._chunks, deque(), 0
         for chunk in chunks:
             on_data(chunk)
