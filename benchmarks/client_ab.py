@@ -79,7 +79,9 @@ def run(
     specs: Sequence[ClientSpec], eras: Sequence[str], repeats: int, calls: int, warmup: int
 ) -> dict[str, dict[str, list[float]]]:
     """µs of client CPU per call: ``{era: {client: [one per repeat]}}``."""
-    results = {era: {spec.name: [] for spec in specs} for era in eras}
+    results: dict[str, dict[str, list[float]]] = {
+        era: {spec.name: [] for spec in specs} for era in eras
+    }
     for repeat in range(repeats):
         for era in eras:
             shift = repeat % len(specs)
