@@ -46,12 +46,14 @@ class Wire:
 
     def __init__(self) -> None:
         self.sent: list[tuple[str, Any]] = []
+        self.ids: list[Any] = []
         self.cancels = 0
         self.cancelled = asyncio.Event()
 
     def __call__(self, message: Any, version: str | None, method: str | None) -> None:
         if isinstance(message, Request):
             self.sent.append((message.method, message.params))
+            self.ids.append(message.id)
         elif isinstance(message, Notification) and message.method == "notifications/cancelled":
             self.cancels += 1
             self.cancelled.set()
@@ -184,3 +186,25 @@ async def test_the_direct_path_ends_with_the_connection() -> None:
     assert client._direct is None  # a call now fails as before: the client was closed
     with pytest.raises(MCPError, match="the client was closed"):
         await client.call_tool("add", {"a": 1, "b": 2})
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_no_request_is_left_in_the_connection_books(mode: str) -> None:
+    # an answered request leaves the connection's table with its answer (the session does not
+    # ask the connection to forget it again); one with a progress token has the token dropped,
+    # and one that timed out or failed is forgotten as before
+    async def progressed(progress: float, total: float | None, message: str | None) -> None:
+        return None
+
+    async with Client(build(), mode=mode, elicitation_handler=nights) as client:  # type: ignore[arg-type]
+        connection = client._session.connection  # type: ignore[union-attr]
+        with Wire() as wire:
+            await client.call_tool("add", {"a": 1, "b": 2})
+            await client.call_tool("progress", {"steps": 2}, progress_callback=progressed)
+            await _outcome(lambda c: c.call_tool("no-such-tool"), client)  # an error answer
+            await _outcome(lambda c: c.call_tool("slow", {"seconds": 5}, timeout=0.05), client)
+            await client.call_tool("book", {"city": "Oslo"})  # a question on the way
+        assert len(wire.ids) >= 5
+        assert len(connection.outbound) == 0
+        assert not any(connection.progress.is_active(rid) for rid in wire.ids)
+

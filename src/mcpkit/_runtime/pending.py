@@ -37,6 +37,7 @@ class PendingRequest:
 
     __slots__ = (
         "_max_timeout",
+        "answered",
         "_scheduled",
         "_shared",
         "_timer",
@@ -73,6 +74,9 @@ class PendingRequest:
         self.sent = False
         """The request was handed to the transport (until then, expiry interrupts the send)."""
         self.expired = False
+        self.answered = False
+        """The connection matched the peer's answer to this request (and with it removed the
+        request from its table)."""
 
     def arm(
         self,

@@ -336,7 +336,10 @@ class Session:
             raise
         finally:
             pending.disarm()
-            connection.end_request(request_id)
+            if not pending.answered or progress_callback is not None:
+                # (an answered request left the connection's table with its answer: only a
+                # progress token would be left to forget)
+                connection.end_request(request_id)
 
     async def _explained(self, exc: TransportError) -> TransportError:
         """``exc`` as ``explain_broken`` says it (a ``ConnectionBroken`` raised from the
@@ -515,7 +518,9 @@ class Session:
                 "%s: dropped a response to unknown request id %r", self.name, response.id
             )
             return
-        future = entry.value.future
+        pending = entry.value
+        pending.answered = True
+        future = pending.future
         if future.done():
             return
         if type(response) is Response:
@@ -523,7 +528,7 @@ class Session:
         else:
             future.set_exception(JSONRPCError.from_error_object(response.error))  # type: ignore[union-attr]
         if self._eager:  # pushed: the caller goes on now rather than an iteration later
-            resume_now(self._loop, entry.value.caller)  # type: ignore[arg-type]
+            resume_now(self._loop, pending.caller)  # type: ignore[arg-type]
 
     def _accept_notification(self, note: Notification) -> None:
         event = self.connection.receive_notification(note)
