@@ -37,10 +37,10 @@ class PendingRequest:
 
     __slots__ = (
         "_max_timeout",
-        "answered",
         "_scheduled",
         "_shared",
         "_timer",
+        "answered",
         "caller",
         "deadline",
         "expired",
