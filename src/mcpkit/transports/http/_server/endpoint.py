@@ -19,7 +19,6 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -413,26 +412,22 @@ class Endpoint:
         outbound = RequestOutbound(
             pipe, session if stateless is None else stateless, version, json_only=json_only
         )
+        server = self._server
         legacy = connection is not None
-        # (partials, not a closure: a closure over these nine names makes nine cells per request)
-        run: Callable[[], Awaitable[Any]]
-        if not legacy:
-            run = partial(self._server.handle_request, request, outbound, auth=auth, meta=meta)
-        elif session is not None and self.sessions is not None and self.sessions.shared:
-            run = partial(
-                _then_sync,
-                self._server,
-                request,
-                outbound,
-                connection,
-                auth,
-                self.sessions,
-                session,
-            )
-        else:
-            run = partial(
-                self._server.handle_request, request, outbound, connection=connection, auth=auth
-            )
+
+        sessions = self.sessions if session is not None and self.sessions is not None else None
+
+        def run() -> Awaitable[Any]:
+            if sessions is not None and sessions.shared:
+                return _then_sync(
+                    server.handle_request(request, outbound, connection=connection, auth=auth),
+                    sessions,
+                    session,
+                )
+            if legacy:
+                return server.handle_request(request, outbound, connection=connection, auth=auth)
+            return server.handle_request(request, outbound, auth=auth, meta=meta)
+
         return serve_exchange(
             response,
             receive,
@@ -878,18 +873,13 @@ def _wire_rebuilt(state: LegacySessionState) -> None:
 
 
 async def _then_sync(
-    server: HttpServable,
-    request: Request,
-    outbound: RequestOutbound,
-    connection: Any,
-    auth: Any,
-    sessions: LegacySessions,
-    session: LegacySessionState,
+    handled: Awaitable[Any], sessions: LegacySessions, session: LegacySessionState | None
 ) -> Any:
     """Run a legacy request, then save its session's connection state (``logging/setLevel``,
     ``resources/subscribe`` change it) for the other workers."""
-    result = await server.handle_request(request, outbound, connection=connection, auth=auth)
-    await sessions.sync(session)
+    result = await handled
+    if session is not None:
+        await sessions.sync(session)
     return result
 
 
