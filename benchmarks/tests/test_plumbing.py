@@ -19,6 +19,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BENCHMARKS))
 
+import client_ab  # noqa: E402
 import http_ab  # noqa: E402
 import http_instructions  # noqa: E402
 from driver import PeerError, StdioPeer, measure_large, measure_list  # noqa: E402
@@ -177,6 +178,18 @@ def test_client_cpu_script(client: str, era: str) -> None:
     result = json.loads(done.stdout)
     assert result["client_cpu_us_per_call"] > 0
     assert result["calls_per_s"] > 0
+
+
+def test_interleaved_client_runs_report_every_client_against_the_first() -> None:
+    specs = [client_ab.ClientSpec.parse("raw=raw"), client_ab.ClientSpec.parse("kit=src:mcpkit")]
+    assert specs[0] == client_ab.ClientSpec("raw", "raw", None)
+    assert specs[1] == client_ab.ClientSpec("kit", "mcpkit", "src")
+    results = client_ab.run(specs, ["legacy", "modern"], repeats=2, calls=20, warmup=2)
+    for era in ("legacy", "modern"):
+        assert [len(values) for values in results[era].values()] == [2, 2]
+        assert all(value > 0 for values in results[era].values() for value in values)
+    text = client_ab.render(results)
+    assert "xraw median" in text and text.count("kit") == 2
 
 
 def test_ratios_read_the_same_way_for_costs_and_rates() -> None:

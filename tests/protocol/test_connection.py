@@ -726,6 +726,20 @@ class TestClientConnection:
         with pytest.raises(MissingServerCapability):
             conn.start_request("tools/call", {"name": "x"}, "f")
 
+    def test_a_2026_connection_checks_only_what_its_era_needs_on_send(self) -> None:
+        # a message naming the 2026 revision skips the handshake-era check (there is no
+        # handshake); one naming a legacy revision still meets it; a closed one sends nothing
+        conn: ClientConnection[str, str] = ClientConnection()
+        conn.adopt_discover("2026-07-28", {"tools": {}})
+        call = conn.start_request("tools/call", modern("tools/call", name="x").params, "f")
+        assert conn.send(call, "2026-07-28", "tools/call") is call
+        assert conn.send(call, None, "tools/call") is call  # the connection's own revision
+        with pytest.raises(LocalProtocolError):
+            conn.send(call, "2025-11-25", "tools/call")  # before an initialize: refused
+        conn.close()
+        with pytest.raises(LocalProtocolError):
+            conn.send(call, "2026-07-28", "tools/call")
+
     def test_a_2026_server_may_send_no_request(self) -> None:
         conn: ClientConnection[str, str] = ClientConnection()
         conn.adopt_discover("2026-07-28", {"tools": {}})

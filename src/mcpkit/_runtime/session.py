@@ -156,6 +156,11 @@ class Session:
                 max_inbound=max_concurrent_requests + max_queued_requests,
             )
         )
+        self._send_nowait: Callable[[Message], Awaitable[None] | None] | None = getattr(
+            stream, "send_nowait", None
+        )
+        """The stream's ``send`` without a coroutine for the usual message (see
+        :class:`~mcpkit._runtime.stream.MessageStream`); used for our requests."""
         bind = getattr(stream, "bind_connection", None)
         if bind is not None:
             bind(self.connection)  # a stream that needs the revision reads it from here
@@ -295,7 +300,13 @@ class Session:
                 raise self._failure
             message = connection.send(request, version, method)  # the one send point
             try:
-                await self._stream.send(message)
+                send_nowait = self._send_nowait
+                if send_nowait is None:
+                    await self._stream.send(message)
+                else:  # the usual message is written now, with no coroutine
+                    rest = send_nowait(message)
+                    if rest is not None:
+                        await rest
             except ConnectionBroken as exc:
                 self._on_broken(exc)
                 raise
@@ -325,7 +336,10 @@ class Session:
             raise
         finally:
             pending.disarm()
-            connection.end_request(request_id)
+            if not pending.answered or progress_callback is not None:
+                # (an answered request left the connection's table with its answer: only a
+                # progress token would be left to forget)
+                connection.end_request(request_id)
 
     async def _explained(self, exc: TransportError) -> TransportError:
         """``exc`` as ``explain_broken`` says it (a ``ConnectionBroken`` raised from the
@@ -504,7 +518,9 @@ class Session:
                 "%s: dropped a response to unknown request id %r", self.name, response.id
             )
             return
-        future = entry.value.future
+        pending = entry.value
+        pending.answered = True
+        future = pending.future
         if future.done():
             return
         if type(response) is Response:
@@ -512,7 +528,7 @@ class Session:
         else:
             future.set_exception(JSONRPCError.from_error_object(response.error))  # type: ignore[union-attr]
         if self._eager:  # pushed: the caller goes on now rather than an iteration later
-            resume_now(self._loop, entry.value.caller)  # type: ignore[arg-type]
+            resume_now(self._loop, pending.caller)  # type: ignore[arg-type]
 
     def _accept_notification(self, note: Notification) -> None:
         event = self.connection.receive_notification(note)

@@ -24,6 +24,12 @@ class MessageStream(Protocol):
     ``receive`` follows — every message is handed to ``deliver`` from the event loop's read
     callback, and ``ended`` is told once that the input ended (``None``: cleanly, or a
     ``ConnectionBroken``). That saves a task wake-up per read on the hot path.
+
+    A stream may also offer ``send_nowait(message) -> Awaitable[None] | None`` (both stdio
+    ends' do): ``send`` without a coroutine when none is needed. It writes the usual message at
+    once and returns ``None``; otherwise it writes nothing and returns what to await instead
+    (which sends the message, or raises what ``send`` raises). The session sends its own
+    requests through it.
     """
 
     async def send(self, message: Message) -> None: ...

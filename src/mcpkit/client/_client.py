@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final
 
@@ -59,6 +59,7 @@ from mcpkit.client._mrtr import (
     run_input_rounds,
     strip_round_keys,
 )
+from mcpkit.client._plumbing import DirectPath
 from mcpkit.client._questions import ElicitationHandler, Questions, RootsSource, SamplingHandler
 from mcpkit.client._renewal import RenewalTracker, SessionRenewed, SessionRenewedHandler, tell
 from mcpkit.client._schemas import SchemaCache, ValidationMode
@@ -306,6 +307,9 @@ class Client(ClientFeatures):
         self._http = False
         self._closed = False
         self._closed_event = asyncio.Event()
+        self._direct: DirectPath | None = None
+        """Set while the client runs over a stream it started (stdio, memory): what every
+        request needs, read once (see :meth:`_request`)."""
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -339,6 +343,13 @@ class Client(ClientFeatures):
         if isinstance(session_id, str):
             self._negotiated.session_id = session_id
         self._reported = self._negotiated
+        session, connection = self._session, self._connection
+        if (
+            isinstance(self._connector, StreamConnector)
+            and session is not None
+            and connection is not None
+        ):
+            self._direct = DirectPath(session, self._negotiated, connection)
         logger.info("%s: %s", self.name, self._negotiated.describe())
 
     async def _apply_initial_log_level(self) -> None:
@@ -430,6 +441,7 @@ class Client(ClientFeatures):
         """Close the connection (stops a stdio server). Idempotent; safe from any task that is
         not itself inside a request on this client."""
         stack, self._stack = self._stack, None
+        self._direct = None
         self._closed = True
         self._closed_event.set()
         await self._renewals.aclose()
@@ -598,6 +610,15 @@ class Client(ClientFeatures):
         A request that met the expiry of its legacy HTTP session (:class:`SessionReplaced`) is
         sent once more, after the client caught up with the new session
         (:mod:`mcpkit.client._renewal`): the connection checks and shapes it for that session."""
+        direct = self._direct
+        if direct is not None and on_notification is None and direct.usable(self.request_hook):
+            try:
+                return await self._direct_request(
+                    direct, method, params, timeout, progress_callback
+                )
+            except URLElicitationRequired as exc:
+                self._expect_completions(exc)
+                raise
         channel = self._require_channel()
         connection = self._connection
         renewals = self._renewals
@@ -649,6 +670,41 @@ class Client(ClientFeatures):
         if hook is None:
             return await send(params)
         return await hook(self, method, params, send)
+
+    def _direct_request(
+        self,
+        direct: DirectPath,
+        method: str,
+        params: JSONObject | None,
+        timeout: TimeoutArg,
+        progress_callback: ProgressCallback | None,
+    ) -> Coroutine[Any, Any, JSONObject]:
+        """:meth:`_request` over the client's own session with no hook: what the general path
+        does (``SessionChannel.request`` hands over the same ``send_request``), with the
+        verdict read once at connect instead of through the channel, the renewal tracker and
+        the ``negotiated`` property per request. Hands over the coroutine below it: no frame
+        of its own per request. A stream the client started is never renewed (renewal is a
+        legacy HTTP session's), and :meth:`aclose` clears ``_direct`` first."""
+        if direct.modern:
+            params = dict(params or {})
+            meta = request_meta(
+                direct.protocol_version,
+                self._questions.capabilities("modern"),
+                self._client_info,
+                self._log_level,
+            )
+            extra = params.get("_meta")
+            if isinstance(extra, dict):
+                meta.update(extra)
+            params["_meta"] = meta
+        return direct.session.send_request(
+            method,
+            params,
+            timeout=self._timeout if timeout is DEFAULT else timeout,
+            max_timeout=self._max_timeout,
+            progress_callback=progress_callback,
+            protocol_version=direct.protocol_version,
+        )
 
     def _sender(
         self,

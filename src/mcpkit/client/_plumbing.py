@@ -25,12 +25,46 @@ from mcpkit.types._jsonrpc import JSONObject, Notification
 from mcpkit.types._versions import Era
 
 if TYPE_CHECKING:
-    from mcpkit.client._negotiate import Negotiated
+    from collections.abc import Coroutine
 
-__all__ = ["MAX_PAGES", "ClientPlumbing"]
+    from mcpkit._runtime.session import Session
+    from mcpkit.client._client import SendHook
+    from mcpkit.client._negotiate import Negotiated
+    from mcpkit.protocol._connection import ClientConnection
+    from mcpkit.protocol._errors import URLElicitationRequired
+
+__all__ = ["MAX_PAGES", "ClientPlumbing", "DirectPath"]
 
 MAX_PAGES: Final = 1000
 """Pages followed for one list before the server is considered to be looping."""
+
+
+class DirectPath:
+    """What a request over the client's own session needs, read once after the negotiation
+    (``Client._direct``, set while the client runs over a stream it started: stdio, memory):
+    the session, the revision and era agreed, and the connection's renewal count then.
+
+    The general path reads the same through the channel, the renewal tracker and the
+    ``negotiated`` property on every request; ``SessionChannel.request`` hands over the same
+    ``Session.send_request``. A renewal (only a legacy HTTP session has them) or a request hook
+    sends requests back the general way.
+    """
+
+    __slots__ = ("connection", "modern", "protocol_version", "renewals", "session")
+
+    def __init__(
+        self, session: Session, negotiated: Negotiated, connection: ClientConnection[Any, Any]
+    ) -> None:
+        self.session = session
+        self.connection = connection
+        self.protocol_version = negotiated.protocol_version
+        self.modern = negotiated.era == "modern"
+        self.renewals = connection.renewals
+
+    def usable(self, hook: SendHook | None) -> bool:
+        """Whether a request may take the direct path: no hook to pass it through, and the
+        verdict it was read from still the connection's."""
+        return hook is None and self.connection.renewals == self.renewals
 
 
 class ClientPlumbing(abc.ABC):
@@ -50,6 +84,10 @@ class ClientPlumbing(abc.ABC):
     _subscribed: dict[str, None]
     _listeners: set[Callable[[Notification], None]]
     _http: bool
+    _direct: DirectPath | None
+    _timeout: float | None
+    _max_timeout: float | None
+    request_hook: SendHook | None
 
     # provided by Client
     @property
@@ -86,6 +124,30 @@ class ClientPlumbing(abc.ABC):
         progress_callback: ProgressCallback | None = None,
         tool: Mapping[str, Any] | None = None,
     ) -> tuple[JSONObject, int]: ...
+
+    @abc.abstractmethod
+    async def _follow_input_rounds(
+        self,
+        method: str,
+        params: JSONObject,
+        first: JSONObject,
+        timeout: TimeoutArg,
+        progress_callback: ProgressCallback | None,
+        tool: Mapping[str, Any] | None,
+    ) -> tuple[JSONObject, int]: ...
+
+    @abc.abstractmethod
+    def _direct_request(
+        self,
+        direct: DirectPath,
+        method: str,
+        params: JSONObject | None,
+        timeout: TimeoutArg,
+        progress_callback: ProgressCallback | None,
+    ) -> Coroutine[Any, Any, JSONObject]: ...
+
+    @abc.abstractmethod
+    def _expect_completions(self, exc: URLElicitationRequired) -> None: ...
 
     @abc.abstractmethod
     def _require_channel(self) -> Any: ...

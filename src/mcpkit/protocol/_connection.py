@@ -814,7 +814,10 @@ class ClientConnection(Connection[O, I]):
         self, message: Message, protocol_version: str | None = None, method: str | None = None
     ) -> Message:
         version = protocol_version or self.protocol_version
-        if self.lifecycle.state is not ClientState.OPERATING:  # operating: everything may go
+        modern = self._modern_version
+        if self.lifecycle.state is not ClientState.OPERATING and (
+            modern is None or version != modern or self.closed
+        ):  # operating, or open in the 2026 era and naming it: everything may go
             self._check_send(message, version)
         return prepare_outbound(message, version, method)
 

@@ -100,7 +100,9 @@ class OutboundRequests(Generic[T]):
 
         Ids are compared exactly: a string ``"1"`` does not answer request ``1``.
         """
-        if isinstance(request_id, bool) or not isinstance(request_id, int):
+        if type(request_id) is not int and (
+            isinstance(request_id, bool) or not isinstance(request_id, int)
+        ):
             return None
         return self._entries.pop(request_id, None)
 

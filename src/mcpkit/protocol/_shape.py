@@ -119,7 +119,16 @@ def prepare_outbound(message: Message, protocol_version: str | None, method: str
             named = None
         protocol_version = named if isinstance(named, str) else None
     if protocol_version is not None:
-        message = shape_for(protocol_version, message, method)
+        if type(message) is Request and message.params is not None:
+            # a request whose top-level keys no shaper touches (``tools/call`` with ``name``,
+            # ``arguments``, ``_meta``: every request a client usually sends) is sent as is
+            plain = _plain_params.get((protocol_version, message.method), _UNCOMPILED)
+            if plain is _UNCOMPILED:
+                plain = _plain_params_for(protocol_version, message.method)
+            if plain is None or not plain.issuperset(message.params):
+                message = shape_for(protocol_version, message, method)
+        else:
+            message = shape_for(protocol_version, message, method)
     if _observers:  # (notify_outbound's own check, without the call when nobody observes)
         notify_outbound(message, protocol_version, method)
     return message
@@ -378,6 +387,31 @@ class _Revision:
 
 
 _compiled: dict[str, _Revision] = {}
+
+_plain_params: dict[tuple[str, str], frozenset[str] | None] = {}
+"""Per (revision, method) of a request: the top-level params keys that revision's shaping
+never changes, whatever their values (the object's allowed keys less those with a shaper of
+their own); ``None`` when that cannot be said (no object table, a rewrite of its own). Only
+methods of a known revision's table are kept: the table stays bounded."""
+
+
+def _plain_params_for(revision: str, method: str) -> frozenset[str] | None:
+    """Work out (and keep, for a known revision and method) :data:`_plain_params`'s entry."""
+    table = TABLES.get(revision)
+    if table is None or method not in table["params"]:
+        return None
+    node = table["params"][method]
+    plain: frozenset[str] | None = None
+    if (
+        method != "elicitation/create"  # rewritten for older revisions beyond its keys
+        and type(node) is not str
+        and node is not None
+        and node[0] == "o"
+        and node[1] is not None
+    ):
+        plain = frozenset(node[1]) - frozenset(node[2])
+    _plain_params[revision, method] = plain
+    return plain
 
 
 def _revision(revision: str) -> _Revision | None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable, Sequence
-from typing import Final, Protocol
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Final, Protocol
 
 from mcpkit.protocol._codec import decode_message, encode_batch, encode_message
 from mcpkit.protocol._errors import (
@@ -95,7 +95,10 @@ class ByteSink(Protocol):
     """Where lines go (``asyncio.StreamWriter`` fits).
 
     A sink may also offer ``drain_needed() -> bool``, saying whether ``drain`` would raise or
-    wait; :class:`LineStream` then skips the ``drain`` coroutine when it would not.
+    wait; :class:`LineStream` then skips the ``drain`` coroutine when it would not. And
+    ``write_now(data) -> bool | None``: write at once unless ``drain`` would wait or raise or
+    the sink is closing (then write nothing, return ``None``); else return whether the sink is
+    still open after the write (what ``not is_closing()`` would say).
     """
 
     def write(self, data: bytes) -> None: ...
@@ -123,6 +126,10 @@ class LineStream:
         self._drain_needed: Callable[[], bool] | None = getattr(sink, "drain_needed", None)
         """A sink that can say whether ``drain`` would wait (the pipe sinks) spares a coroutine
         per message when it would not."""
+        self._write_now: Callable[[bytes], bool | None] | None = getattr(sink, "write_now", None)
+        """A sink that can write without waiting (the pipe sinks) serves :meth:`send_nowait`:
+        ``None`` when it wrote nothing (``drain`` would wait or raise, or it is closing), else
+        whether it is still open after the write."""
         self._framer = LineFramer(max_message_bytes)
         self._lines: deque[bytes | FrameTooLarge] = deque()
         self._receive_lock = asyncio.Lock()
@@ -169,6 +176,35 @@ class LineStream:
             raise ConnectionBroken(await self._broken_reason()) from exc
         if sink.is_closing() and not self._closed:
             raise ConnectionBroken(await self._broken_reason())  # see _write_line
+
+    def send_nowait(self, message: Message) -> Coroutine[Any, Any, None] | None:
+        """:meth:`send` without a coroutine when none is needed: the usual message is written
+        at once and ``None`` returned. Otherwise (closed, large, queued behind a large one,
+        the peer not keeping up or gone) nothing is written and the coroutine that sends it,
+        or raises why it cannot, is returned: the caller awaits it. Raises like :meth:`send`
+        (the codec's own error for a payload that is not JSON at once, before any write)."""
+        if self._closed or self._slicing:
+            return self.send(message)
+        data = encode_message(message)
+        write_now = self._write_now
+        if write_now is None or len(data) > SINGLE_WRITE_MAX_BYTES:
+            return self._write_line(data)
+        try:
+            written = write_now(data + _NEWLINE)
+        except (ConnectionError, OSError) as exc:
+            return self._write_failed(exc)
+        if written is None:  # nothing written: the peer is not keeping up, or is gone
+            return self._write_line(data)  # (raises when the sink is closing, as send does)
+        if not written and not self._closed:
+            return self._write_failed(None)  # the pipe closed under the write: see _write_line
+        return None
+
+    async def _write_failed(self, exc: BaseException | None) -> None:
+        """Raise what :meth:`send` raises when the write failed (``exc``) or the pipe closed
+        under it (``None``)."""
+        if exc is not None and self._closed:
+            raise ConnectionClosed(f"{self} is closed") from None
+        raise ConnectionBroken(await self._broken_reason()) from exc
 
     async def send_batch(self, messages: Sequence[Message]) -> None:
         """Write ``messages`` as one JSON array on one line: the answer to a JSON-RPC batch

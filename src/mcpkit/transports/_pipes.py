@@ -83,6 +83,17 @@ class PipeSink(asyncio.Protocol):
         assert self._transport is not None
         self._transport.write(data)
 
+    def write_now(self, data: bytes) -> bool | None:
+        """``write`` unless ``drain`` would wait or raise, or the pipe is closing (then nothing
+        is written: ``None``); whether the pipe is still open after the write. One call where
+        a line stream would make four (``drain_needed``, ``is_closing``, ``write``,
+        ``is_closing``) for every message."""
+        transport = self._transport
+        if self._paused or self._lost is not None or transport is None or transport.is_closing():
+            return None
+        transport.write(data)
+        return not transport.is_closing()  # (a failed write closes the transport at once)
+
     def drain_needed(self) -> bool:
         """Whether :meth:`drain` has anything to do (raise, or wait while paused)."""
         return self._paused or self._lost is not None
@@ -262,6 +273,10 @@ class PipeSource(asyncio.Protocol):
         and the end of the stream to ``on_end`` (``None``: a clean EOF), once."""
         self._on_data = on_data
         self._on_end = on_end
+        # the read transport calls the consumer itself from now on (it looks the method up on
+        # each chunk): one call fewer per chunk than through data_received's check. A loop
+        # that kept the method it saw at connection still reaches on_data through it.
+        self.data_received = on_data  # type: ignore[method-assign,assignment]
         chunks, self._chunks, self._size = self._chunks, deque(), 0
         for chunk in chunks:
             on_data(chunk)

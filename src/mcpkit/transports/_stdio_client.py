@@ -39,6 +39,7 @@ from typing import Any, Final, Literal, TextIO, cast
 
 from mcpkit._runtime.concurrency import cancel_and_wait
 from mcpkit._runtime.tasks import TaskSet
+from mcpkit.protocol._codec import decode_message
 from mcpkit.protocol._errors import PARSE_ERROR, ConnectionBroken, MessageDecodeError, ParseError
 from mcpkit.protocol._framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer
 from mcpkit.transports._lines import READ_CHUNK_BYTES, LineStream, decode_line
@@ -397,7 +398,13 @@ class StdioClientStream(LineStream):
             pass
 
     def _decode(self, line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
-        decoded = decode_line(line)  # LineStream's, without the extra call: once per message
+        if type(line) is bytes:  # decode_line, inlined: once per message
+            try:
+                decoded: Message | MessageDecodeError = decode_message(line)
+            except MessageDecodeError as exc:
+                decoded = exc
+        else:
+            decoded = decode_line(line)
         if (
             isinstance(decoded, MessageDecodeError)
             and decoded.error.code == PARSE_ERROR
@@ -429,6 +436,12 @@ class StdioClientStream(LineStream):
         if not self._closed and (self._eof or self._transport.get_returncode() is not None):
             return self._refuse_send()
         return LineStream.send(self, message)
+
+    def send_nowait(self, message: Message) -> Coroutine[Any, Any, None] | None:
+        # ``send``'s check, then LineStream's write without a coroutine (see send_nowait there)
+        if not self._closed and (self._eof or self._transport.get_returncode() is not None):
+            return self._refuse_send()
+        return LineStream.send_nowait(self, message)
 
     async def _refuse_send(self) -> None:
         raise ConnectionBroken(await self._broken_reason())
