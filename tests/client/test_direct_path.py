@@ -207,4 +207,3 @@ async def test_no_request_is_left_in_the_connection_books(mode: str) -> None:
         assert len(wire.ids) >= 5
         assert len(connection.outbound) == 0
         assert not any(connection.progress.is_active(rid) for rid in wire.ids)
-
