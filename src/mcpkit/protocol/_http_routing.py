@@ -298,9 +298,13 @@ every request, so its eras are worked out once."""
 
 
 def _eras(supported: Sequence[str]) -> tuple[bool, bool]:
+    """``(legacy_ok, modern_ok)`` for a server speaking ``supported``; a
+    :class:`~mcpkit.protocol._errors.UsageError` when it names no known version."""
     known = _ERAS.get(supported) if type(supported) is tuple else None
     if known is None:
         known = (any(is_legacy(v) for v in supported), any(is_modern(v) for v in supported))
+        if not (known[0] or known[1]):
+            raise UsageError(f"supported_versions names no known protocol version: {supported}")
         if type(supported) is tuple and len(_ERAS) < 64:
             _ERAS[supported] = known
     return known
@@ -453,16 +457,13 @@ def route_request(
     answers -32602). A status of 400/404/405 always comes with a JSON-RPC error body.
     """
     legacy_ok, modern_ok = _eras(supported_versions)
-    if not (legacy_ok or modern_ok):
-        raise UsageError(
-            f"supported_versions names no known protocol version: {supported_versions}"
-        )
     try:
         h = normalize_headers(headers)
     except HeaderMismatch as exc:
         return Route.error(400, exc)
     method = http_method.upper()
-
+    if method == "POST":
+        return route_post(h, body, supported_versions=supported_versions, tool_headers=tool_headers)
     if method in ("GET", "DELETE"):
         if not legacy_ok:
             return _method_not_allowed(method, False, "is not part of protocol 2026-07-28")
@@ -473,9 +474,20 @@ def route_request(
             )
         last = _header(h, _LAST_EVENT_KEY) if method == "GET" else None
         return _legacy(h, supported_versions, modern_ok, last_event_id=last)
-    if method != "POST":
-        return _method_not_allowed(method, legacy_ok, "is not supported")
+    return _method_not_allowed(method, legacy_ok, "is not supported")
 
+
+def route_post(
+    h: Mapping[str, str],
+    body: Any,
+    *,
+    supported_versions: Sequence[str] = ALL_VERSIONS,
+    tool_headers: ToolHeadersLookup | None = None,
+) -> Route:
+    """:func:`route_request` for a POST whose headers are normalised already (``h``, as
+    :func:`~mcpkit.protocol._http_headers.normalize_headers` returns them): what a server that
+    normalised them for its own checks calls, so they are not looked at again."""
+    legacy_ok, modern_ok = _eras(supported_versions)
     if not (type(body) is dict or isinstance(body, Mapping)):
         return Route.error(
             400,

@@ -208,9 +208,9 @@ class Dispatcher:
     def _modern_info(
         self, request: Request, outbound: Outbound, auth: Any, meta: RequestMeta | None = None
     ) -> RequestInfo:
-        if meta is None:
+        if meta is None:  # (a transport's ``meta`` was checked against these versions by it)
             meta = parse_request_meta(request.params)
-        check_modern_version(meta.protocol_version, self._settings.supported_versions)
+            check_modern_version(meta.protocol_version, self._settings.supported_versions)
         if request.method not in self._modern_methods:
             raise MethodNotFound(f"Method not found: {request.method}")
         info = RequestInfo(

@@ -49,6 +49,7 @@ from mcpkit.protocol._http_routing import (
     Route,
     RouteKind,
     check_media,
+    route_post,
     route_request,
     session_version_error,
 )
@@ -265,11 +266,11 @@ class Endpoint:
             obj, headers, scope.get(AUTH_SCOPE_KEY), response
         ):
             return
-        route = route_request(
-            "POST",
+        route = route_post(
             headers,
             obj,
-            supported_versions=self.versions,
+            # the server's own tuple, read now: the dispatcher trusts the version checked here
+            supported_versions=self._server.supported_versions,
             tool_headers=self._tool_headers_lookup,
         )
         route_kind = route.kind
@@ -302,7 +303,21 @@ class Endpoint:
             )
             return
         if route_kind is RouteKind.MODERN:
-            await self._modern(message, route, auth, receive, response)
+            if isinstance(message, Request):  # (served here: one coroutine less per request)
+                await self._exchange(
+                    message,
+                    None,
+                    None,
+                    None,
+                    route.protocol_version,
+                    auth,
+                    receive,
+                    response,
+                    json_only=message.method in _STATE_METHODS or None,
+                    meta=route.meta,
+                )
+            else:
+                await self._modern_notification(message, response)
         elif route_kind is RouteKind.LEGACY_INITIALIZE:
             await self._initialize(message, route, auth, response, peer_key(scope.get("client")))
         else:
@@ -361,31 +376,12 @@ class Endpoint:
                 )
             )
 
-    async def _modern(
-        self,
-        message: Any,
-        route: Route,
-        auth: Any,
-        receive: Receive,
-        response: HttpResponse,
-    ) -> None:
-        if isinstance(message, Notification):
-            await self.notify(message, None)
-            await response.empty(202)
-            return
-        assert isinstance(message, Request)  # responses were refused by the router
-        await self._exchange(
-            message,
-            None,
-            None,
-            None,
-            route.protocol_version,
-            auth,
-            receive,
-            response,
-            json_only=message.method in _STATE_METHODS or None,
-            meta=route.meta,
-        )
+    async def _modern_notification(self, message: Any, response: HttpResponse) -> None:
+        """A 2026 notification (requests are served in :meth:`post`): handed to the server,
+        answered 202."""
+        assert isinstance(message, Notification)  # responses were refused by the router
+        await self.notify(message, None)
+        await response.empty(202)
 
     def _exchange(
         self,

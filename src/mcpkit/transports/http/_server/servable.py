@@ -7,7 +7,7 @@ to this small protocol instead. Anything with these members can be served over H
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, Protocol
 
 from mcpkit._runtime.outbound import Outbound
@@ -39,7 +39,8 @@ class HttpServable(Protocol):
       for unsolicited notifications (the GET stream);
     * ``handle_request`` / ``handle_notification`` — serve one message (a request raises
       ``JSONRPCError`` to answer with an error; a notification may be sync or async); a 2026
-      request comes with ``meta``, its ``_meta`` as the router validated it;
+      request comes with ``meta``, its ``_meta`` as the router validated it (its version
+      against ``supported_versions``, read on that request);
     * ``running()`` — the server's lifespan, entered once for the app's life;
     * ``tool_input_schema(name)`` — a tool's ``inputSchema`` (``None`` if unknown), so the app
       can check ``Mcp-Param-*`` headers before dispatching;
@@ -56,7 +57,7 @@ class HttpServable(Protocol):
         self, session_id: str | None = None, *, lifecycle: ServerLifecycle
     ) -> Conversation: ...
 
-    async def handle_request(
+    def handle_request(
         self,
         request: Request,
         outbound: Outbound,
@@ -64,7 +65,7 @@ class HttpServable(Protocol):
         connection: Any = None,
         auth: Any = None,
         meta: RequestMeta | None = None,
-    ) -> JSONObject: ...
+    ) -> Awaitable[JSONObject]: ...
 
     def handle_notification(self, method: str, params: JSONObject | None, connection: Any) -> Any:
         """Plain or async (an awaitable result is awaited)."""
