@@ -376,6 +376,34 @@ def test_base64_mcp_name_is_decoded_before_comparing() -> None:
     validate_request_headers(headers, body)
 
 
+@pytest.mark.parametrize(
+    ("raw", "name"),
+    [
+        ("get_weather", "get_weather"),
+        ("  get_weather\t", "get_weather"),
+        ("=?base64?" + base64.b64encode("wetter/zürich".encode()).decode() + "?=", "wetter/zürich"),
+        ("=?base64?abc", "=?base64?abc"),  # a literal
+    ],
+)
+def test_a_name_header_seen_before_is_judged_as_the_first_time(raw: str, name: str) -> None:
+    """Accepted values are remembered decoded: every later request gets the same verdict as
+    the decoder's, for the value it names and for any other body."""
+    assert decode_header_value(raw) == name
+    headers = {"MCP-Protocol-Version": V, "Mcp-Method": "tools/call", "Mcp-Name": raw}
+    for _ in range(3):
+        validate_request_headers(headers, call({}, name=name))
+        with pytest.raises(HeaderMismatch, match="does not match body value"):
+            validate_request_headers(headers, call({}, name=name + "x"))
+
+
+@pytest.mark.parametrize("bad", ["=?base64?SGVsbG8?=", "=?base64?/w==?=", "caf\u00e9", "a\x00b"])
+def test_a_malformed_name_header_is_refused_every_time(bad: str) -> None:
+    headers = {"MCP-Protocol-Version": V, "Mcp-Method": "tools/call", "Mcp-Name": bad}
+    for _ in range(3):
+        with pytest.raises(HeaderMismatch, match="Mcp-Name header is malformed"):
+            validate_request_headers(headers, call({}, name="Hello"))
+
+
 def test_param_header_cases_from_the_conformance_suite() -> None:
     b64 = base64.b64encode(b"Hello").decode()
     standard = {"MCP-Protocol-Version": V, "Mcp-Method": "tools/call", "Mcp-Name": "execute_sql"}

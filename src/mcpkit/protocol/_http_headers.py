@@ -575,16 +575,32 @@ def _mismatch(header: str, message: str) -> HeaderMismatch:
     return HeaderMismatch(f"Header mismatch: {message}", {"header": header})
 
 
+_VALUES: Final[dict[str, str]] = {}
+"""Recent header values accepted by :func:`decode_header_value`, decoded: a client sends the
+same ``Mcp-Name`` for every call of the same tool. A malformed value is never kept (it is
+decoded, and refused, every time)."""
+_VALUES_SIZE: Final = 512
+_VALUES_MAX_CHARS: Final = 256
+"""Longer values are decoded every time (the table stays small whatever clients send)."""
+
+
 def _decoded(headers: Mapping[str, str], header: str, key: str | None = None) -> str | None:
     """``header``'s value decoded (:func:`decode_header_value`); ``key`` is its lower-cased name
     when the caller has it at hand."""
     raw = headers.get(key or header.lower())
     if raw is None:
         return None
-    try:
-        return decode_header_value(raw)
-    except InvalidHeaderValue as exc:
-        raise _mismatch(header, f"the {header} header is malformed: {exc}") from None
+    value = _VALUES.get(raw)
+    if value is None:
+        try:
+            value = decode_header_value(raw)
+        except InvalidHeaderValue as exc:
+            raise _mismatch(header, f"the {header} header is malformed: {exc}") from None
+        if len(raw) <= _VALUES_MAX_CHARS:
+            if len(_VALUES) >= _VALUES_SIZE:
+                _VALUES.clear()
+            _VALUES[raw] = value
+    return value
 
 
 def _plain(headers: Mapping[str, str], header: str, key: str) -> str | None:

@@ -173,7 +173,8 @@ class Endpoint:
         self._media_ok.add(media)
 
     def _tool_headers(self, name: str) -> ParamHeaders | None:
-        """A tool's compiled ``x-mcp-header`` annotations, cached while its schema is unchanged."""
+        """A tool's compiled ``x-mcp-header`` annotations, cached while its schema is unchanged;
+        ``None`` for a tool without any (most tools), so the header check skips them at once."""
         schema = self._server.tool_input_schema(name)
         if schema is None:
             return None
@@ -181,7 +182,8 @@ class Endpoint:
         if cached is not None and cached[0] is schema:
             return cached[1]
         try:
-            params: ParamHeaders | None = compile_header_params(schema)
+            compiled = compile_header_params(schema)
+            params: ParamHeaders | None = compiled if compiled.params else None
         except UsageError as exc:
             logger.warning("tool %r: %s; its Mcp-Param headers are not checked", name, exc)
             params = None
