@@ -136,7 +136,7 @@ if TYPE_CHECKING:  # a Protocol class costs every server's start: mypy only
 class RequestOutbound:
     """The ``Outbound`` of one request: its notifications (and legacy requests) go on its POST."""
 
-    __slots__ = ("_json_only", "_pipe", "_session", "cancel_reason", "protocol_version")
+    __slots__ = ("_json_only", "_pipe", "_session", "cancel_reason", "prepare", "protocol_version")
 
     def __init__(
         self,
@@ -151,6 +151,9 @@ class RequestOutbound:
         self._json_only = json_only
         self.protocol_version = protocol_version
         self.cancel_reason: str | None = None
+        self.prepare: Send = prepare_outbound if session is None else session.send
+        """The send point of this request's messages: its conversation's engine (a legacy
+        request's), if it has one (the callable itself: no call in between per message)."""
 
     @property
     def pipe(self) -> EventPipe:
@@ -172,15 +175,6 @@ class RequestOutbound:
             return
         message = self.prepare(Notification(method, params), self.protocol_version, method)
         await self.pipe.emit(encode_message(message))
-
-    def prepare(
-        self, message: Message, protocol_version: str | None, method: str | None
-    ) -> Message:
-        """The send point of this request's messages: its conversation's engine (a legacy
-        request's), if it has one."""
-        if self._session is not None:
-            return self._session.send(message, protocol_version, method)
-        return prepare_outbound(message, protocol_version, method)
 
     async def send_request(
         self, method: str, params: JSONObject | None = None, *, timeout: float | None = None
