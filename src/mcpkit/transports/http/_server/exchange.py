@@ -33,7 +33,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import msgspec
 
@@ -219,8 +219,12 @@ Send = Callable[[Message, "str | None", "str | None"], Message]
 Spawn = Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]]
 
 
-class Answer(NamedTuple):
-    """A request's JSON-RPC response, encoded, with the HTTP status to send it with."""
+class Answer(msgspec.Struct, frozen=True):
+    """A request's JSON-RPC response, encoded, with the HTTP status to send it with.
+
+    A frozen struct, not a ``NamedTuple``: every request makes one, and a named tuple's
+    ``__new__`` is a Python function (a frame per request); a struct is built in C.
+    """
 
     data: bytes
     status: int
