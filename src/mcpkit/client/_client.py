@@ -626,17 +626,7 @@ class Client(ClientFeatures):
             await renewals.catch_up(connection.renewals)  # a renewal someone else met
         negotiated = self.negotiated
         if negotiated.era == "modern":
-            params = dict(params or {})
-            meta = request_meta(
-                negotiated.protocol_version,
-                self._questions.capabilities("modern"),
-                self._client_info,
-                self._log_level,
-            )
-            extra = params.get("_meta")
-            if isinstance(extra, dict):
-                meta.update(extra)
-            params["_meta"] = meta
+            params = self._with_request_meta(params, negotiated.protocol_version)
         if timeout is DEFAULT:
             timeout = self._timeout
         hook = self.request_hook
@@ -671,6 +661,23 @@ class Client(ClientFeatures):
             return await send(params)
         return await hook(self, method, params, send)
 
+    def _with_request_meta(self, params: JSONObject | None, protocol_version: str) -> JSONObject:
+        """A copy of ``params`` carrying the 2026 ``_meta`` every request needs (the revision,
+        the capabilities, this client's info and log level), the caller's own ``_meta`` keys
+        merged over it."""
+        out = dict(params or {})
+        meta = request_meta(
+            protocol_version,
+            self._questions.capabilities("modern"),
+            self._client_info,
+            self._log_level,
+        )
+        extra = out.get("_meta")
+        if isinstance(extra, dict):
+            meta.update(extra)
+        out["_meta"] = meta
+        return out
+
     def _direct_request(
         self,
         direct: DirectPath,
@@ -686,17 +693,7 @@ class Client(ClientFeatures):
         of its own per request. A stream the client started is never renewed (renewal is a
         legacy HTTP session's), and :meth:`aclose` clears ``_direct`` first."""
         if direct.modern:
-            params = dict(params or {})
-            meta = request_meta(
-                direct.protocol_version,
-                self._questions.capabilities("modern"),
-                self._client_info,
-                self._log_level,
-            )
-            extra = params.get("_meta")
-            if isinstance(extra, dict):
-                meta.update(extra)
-            params["_meta"] = meta
+            params = self._with_request_meta(params, direct.protocol_version)
         return direct.session.send_request(
             method,
             params,
