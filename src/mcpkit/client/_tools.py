@@ -13,8 +13,6 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-import msgspec
-
 from mcpkit._runtime.session import ProgressCallback
 from mcpkit.client._channel import DEFAULT, TimeoutArg
 from mcpkit.client._errors import (
@@ -27,7 +25,7 @@ from mcpkit.client._errors import (
 from mcpkit.client._mrtr import INPUT_REQUIRED, InputRequired, check_input_required
 from mcpkit.client._plumbing import ClientPlumbing
 from mcpkit.client._schemas import SchemaProblem, ValidationMode
-from mcpkit.client._typed import decode_result
+from mcpkit.client._typed import decode_result, decode_tool_result
 from mcpkit.protocol._errors import InvalidParams, JSONRPCError, URLElicitationRequired
 from mcpkit.protocol._http_headers import tool_header_problem
 from mcpkit.protocol._schema_dialects import argument_problem_text
@@ -235,12 +233,7 @@ class ToolMethods(ClientPlumbing):
                 f"tools/call {name!r} answered resultType {result_type!r}, which this client "
                 "did not opt in to"
             )
-        try:  # decode_tool_result, inlined: this runs once per call
-            typed = msgspec.convert(result, CallToolResult)
-        except msgspec.ValidationError as exc:
-            raise ServerMisbehaved(f"tools/call: the server's result is malformed: {exc}") from None
-        if typed.is_error is None:
-            typed.is_error = False
+        typed = decode_tool_result(result)
         if mode != "off" and tool is not None and "outputSchema" in tool:
             self._check_output(name, tool, result, mode)
         return typed
