@@ -95,18 +95,12 @@ class PendingRequest:
             # peer reporting progress would hold the call open for good)
             max_timeout = max(DEFAULT_MAX_TOTAL_TIMEOUT, timeout)
         self._max_timeout = max_timeout
-        if max_timeout is None:  # the usual call: _next_deadline without a cap, inlined
-            self.hard_deadline = None
-            self.deadline = now if timeout is None else now + timeout
-        else:
-            self.hard_deadline = now + max_timeout
-            self.deadline = self._next_deadline(now)
+        self.hard_deadline = None if max_timeout is None else now + max_timeout
+        self.deadline = self._next_deadline(now)
         self.caller = asyncio.current_task(loop)  # with the loop: no getpid() on Python 3.11
         if shared is not None:
             self._shared = shared
-            shared._watched.add(self)  # watch, inlined: once per request
-            if self.deadline < shared._at:
-                shared._set(self.deadline)
+            shared.watch(self)
             return
         self._scheduled = self.deadline
         self._timer = loop.call_at(self.deadline, self._fire, loop)
@@ -117,9 +111,8 @@ class PendingRequest:
             self.deadline = self._next_deadline(now)
 
     def disarm(self) -> None:
-        shared = self._shared
-        if shared is not None:
-            shared._watched.discard(self)  # unwatch, inlined: once per request
+        if self._shared is not None:
+            self._shared.unwatch(self)
             self._shared = None
         elif self._timer is not None:
             self._timer.cancel()

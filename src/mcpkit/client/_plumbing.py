@@ -25,13 +25,10 @@ from mcpkit.types._jsonrpc import JSONObject, Notification
 from mcpkit.types._versions import Era
 
 if TYPE_CHECKING:
-    from collections.abc import Coroutine
-
     from mcpkit._runtime.session import Session
     from mcpkit.client._client import SendHook
     from mcpkit.client._negotiate import Negotiated
     from mcpkit.protocol._connection import ClientConnection
-    from mcpkit.protocol._errors import URLElicitationRequired
 
 __all__ = ["MAX_PAGES", "ClientPlumbing", "DirectPath"]
 
@@ -84,10 +81,6 @@ class ClientPlumbing(abc.ABC):
     _subscribed: dict[str, None]
     _listeners: set[Callable[[Notification], None]]
     _http: bool
-    _direct: DirectPath | None
-    _timeout: float | None
-    _max_timeout: float | None
-    request_hook: SendHook | None
 
     # provided by Client
     @property
@@ -135,19 +128,6 @@ class ClientPlumbing(abc.ABC):
         progress_callback: ProgressCallback | None,
         tool: Mapping[str, Any] | None,
     ) -> tuple[JSONObject, int]: ...
-
-    @abc.abstractmethod
-    def _direct_request(
-        self,
-        direct: DirectPath,
-        method: str,
-        params: JSONObject | None,
-        timeout: TimeoutArg,
-        progress_callback: ProgressCallback | None,
-    ) -> Coroutine[Any, Any, JSONObject]: ...
-
-    @abc.abstractmethod
-    def _expect_completions(self, exc: URLElicitationRequired) -> None: ...
 
     @abc.abstractmethod
     def _require_channel(self) -> Any: ...

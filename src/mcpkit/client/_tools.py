@@ -26,7 +26,7 @@ from mcpkit.client._mrtr import INPUT_REQUIRED, InputRequired, check_input_requi
 from mcpkit.client._plumbing import ClientPlumbing
 from mcpkit.client._schemas import SchemaProblem, ValidationMode
 from mcpkit.client._typed import decode_result, decode_tool_result
-from mcpkit.protocol._errors import InvalidParams, JSONRPCError, URLElicitationRequired
+from mcpkit.protocol._errors import InvalidParams, JSONRPCError
 from mcpkit.protocol._http_headers import tool_header_problem
 from mcpkit.protocol._schema_dialects import argument_problem_text
 from mcpkit.types._base import (
@@ -92,44 +92,16 @@ class ToolMethods(ClientPlumbing):
         if meta:
             params["_meta"] = dict(meta)
         try:
-            # _request_with_input, inlined (one coroutine layer less per call): fresh params
-            # carry no round keys; input_required rounds are followed only when asked for
-            direct = self._direct
-            if (  # DirectPath.usable, inlined: once per call
-                direct is not None
-                and self.request_hook is None
-                and direct.connection.renewals == direct.renewals
-            ):
-                try:  # _request's direct path, without its coroutine
-                    if direct.modern:
-                        result = await self._direct_request(
-                            direct, "tools/call", params, timeout, progress_callback
-                        )
-                    else:  # (legacy: no _meta to add; _direct_request's call, inlined)
-                        result = await direct.session.send_request(
-                            "tools/call",
-                            params,
-                            timeout=self._timeout if timeout is DEFAULT else timeout,
-                            max_timeout=self._max_timeout,
-                            progress_callback=progress_callback,
-                            protocol_version=direct.protocol_version,
-                        )
-                except URLElicitationRequired as exc:
-                    self._expect_completions(exc)
-                    raise
-            else:
-                result = await self._request(
-                    "tools/call",
-                    params,
-                    timeout=timeout,
-                    progress_callback=progress_callback,
-                    tool=tool,
-                )
-            if (
-                RESULT_TYPE_KEY in result  # (most results carry none)
-                and result[RESULT_TYPE_KEY] == INPUT_REQUIRED
-                and self.era == "modern"
-            ):
+            # _request_with_input, inlined: fresh params carry no round keys, and
+            # input_required rounds are followed only when the server asks
+            result = await self._request(
+                "tools/call",
+                params,
+                timeout=timeout,
+                progress_callback=progress_callback,
+                tool=tool,
+            )
+            if result.get(RESULT_TYPE_KEY) == INPUT_REQUIRED and self.era == "modern":
                 result, _ = await self._follow_input_rounds(
                     "tools/call", params, result, timeout, progress_callback, tool
                 )
@@ -143,7 +115,7 @@ class ToolMethods(ClientPlumbing):
             # 2026-07-28 says "no such resource" as -32602 with data.uri (legacy: -32002): the
             # same typed error in both eras, from a tool as from resources/read.
             raise self._resource_error(exc, "") from None
-        if RESULT_TYPE_KEY in result and result[RESULT_TYPE_KEY] == RESULT_TYPE_TASK:
+        if result.get(RESULT_TYPE_KEY) == RESULT_TYPE_TASK:
             return await self._follow_created_task(name, tool, result)
         return self._finish_call(name, tool, result, mode)
 
@@ -227,8 +199,8 @@ class ToolMethods(ClientPlumbing):
     def _finish_call(
         self, name: str, tool: JSONObject | None, result: JSONObject, mode: ValidationMode
     ) -> CallToolResult:
-        result_type = result.get(RESULT_TYPE_KEY) if RESULT_TYPE_KEY in result else None
-        if result_type is not None and result_type != RESULT_TYPE_COMPLETE:
+        result_type = result.get(RESULT_TYPE_KEY)
+        if result_type not in (None, RESULT_TYPE_COMPLETE):
             raise ServerMisbehaved(
                 f"tools/call {name!r} answered resultType {result_type!r}, which this client "
                 "did not opt in to"

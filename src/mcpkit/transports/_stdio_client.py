@@ -39,7 +39,6 @@ from typing import Any, Final, Literal, TextIO, cast
 
 from mcpkit._runtime.concurrency import cancel_and_wait
 from mcpkit._runtime.tasks import TaskSet
-from mcpkit.protocol._codec import decode_message
 from mcpkit.protocol._errors import PARSE_ERROR, ConnectionBroken, MessageDecodeError, ParseError
 from mcpkit.protocol._framing import MAX_LINE_BYTES, FrameTooLarge, LineFramer
 from mcpkit.transports._lines import READ_CHUNK_BYTES, LineStream, decode_line
@@ -398,13 +397,7 @@ class StdioClientStream(LineStream):
             pass
 
     def _decode(self, line: bytes | FrameTooLarge) -> Message | MessageDecodeError:
-        if type(line) is bytes:  # decode_line, inlined: once per message
-            try:
-                decoded: Message | MessageDecodeError = decode_message(line)
-            except MessageDecodeError as exc:
-                decoded = exc
-        else:
-            decoded = decode_line(line)
+        decoded = decode_line(line)
         if (
             isinstance(decoded, MessageDecodeError)
             and decoded.error.code == PARSE_ERROR
