@@ -13,6 +13,14 @@ code before a change and after it (a ``git worktree`` of the old commit)::
 
 A server is ``NAME=[PYTHONPATH:]SCRIPT``; every script runs under this interpreter with the
 command line of ``httpserve.ServerArgs``.
+
+``--paired BLOCKS`` measures on a noisy machine (a VM whose neighbours take the CPU's caches and
+cycles in bursts lasting seconds, so whole-repeat ratios swing 0.9-1.6x): every server runs at
+once, each with its 32 warm clients, and the timed calls are cut into BLOCKS short blocks (each
+``--per-client`` calls per client), the servers taking turns block by block (order rotated). A
+burst then lands on neighbouring blocks of every server alike; the report gives each server's
+CPU per call over all its blocks and the median and quartiles of the block-by-block ratios to the
+floor.
 """
 
 from __future__ import annotations
@@ -94,6 +102,70 @@ def run(
     return results
 
 
+async def _paired(
+    servers: Sequence[Server], mode: str, blocks: int, per_client: int
+) -> dict[str, list[float]]:
+    """µs of server CPU per call in each block: ``{server: [one per block]}``."""
+    processes: list[HttpServer] = []
+    fleets: list[list[McpHttpClient]] = []
+    try:
+        for server in servers:
+            env = dict(os.environ)
+            env.pop("PYTHONPATH", None)
+            if server.pythonpath is not None:
+                env["PYTHONPATH"] = server.pythonpath
+            processes.append(HttpServer([sys.executable, server.script], mode_flags(mode), env))
+        for process in processes:
+            await process.wait_ready()
+            clients = [McpHttpClient(process.port, mode) for _ in range(CONCURRENT_CLIENTS)]
+            fleets.append(clients)
+            await asyncio.gather(*(client.open() for client in clients))
+            for _ in range(WARMUP_ROUNDS):
+                await asyncio.gather(*(client.echo() for client in clients))
+
+        async def calls(client: McpHttpClient) -> None:
+            for _ in range(per_client):
+                await client.echo()
+
+        results: dict[str, list[float]] = {server.name: [] for server in servers}
+        order = list(range(len(servers)))
+        for block in range(blocks):
+            shift = block % len(order)
+            for index in [*order[shift:], *order[:shift]]:
+                process = processes[index]
+                before = process.cpu.read()
+                await asyncio.gather(*(calls(client) for client in fleets[index]))
+                spent = CpuClock.delta(before, process.cpu.read())
+                per_call = spent / (per_client * CONCURRENT_CLIENTS) * 1e6
+                results[servers[index].name].append(per_call)
+        return results
+    finally:
+        for clients in fleets:
+            for client in clients:
+                await client.close()
+        for process in processes:
+            process.stop()
+
+
+def render_paired(mode: str, results: dict[str, list[float]]) -> str:
+    names = list(results)
+    floor = results[names[0]]
+    lines = []
+    for name in names:
+        values = results[name]
+        mean = statistics.fmean(values)
+        line = f"{mode:12} {name:10} {mean:7.1f} us per call over {len(values)} blocks"
+        if name != names[0]:
+            ratios = sorted(value / base for value, base in zip(values, floor, strict=True))
+            low, median, high = statistics.quantiles(ratios, n=4)
+            line += (
+                f"  ({mean / statistics.fmean(floor):.3f}x {names[0]} over all; block ratios "
+                f"median {median:.3f}, quartiles {low:.3f}-{high:.3f})"
+            )
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def render(results: dict[str, dict[str, list[float]]]) -> str:
     lines = []
     for mode, by_server in results.items():
@@ -121,6 +193,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--per-client", type=int, default=60, help="timed calls per client")
     parser.add_argument("--json", action="store_true", help="print the raw numbers as JSON")
+    parser.add_argument(
+        "--paired",
+        type=int,
+        metavar="BLOCKS",
+        help="every server at once, taking turns in BLOCKS short blocks (see above)",
+    )
     parser.add_argument("servers", nargs="+", help="NAME=[PYTHONPATH:]SCRIPT, the floor first")
     args = parser.parse_args(argv)
     modes = args.modes.split(",")
@@ -129,6 +207,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown mode(s): {', '.join(sorted(unknown))}")
     servers = [Server.parse(spec) for spec in args.servers]
     started = time.perf_counter()
+    if args.paired:
+        paired = {
+            mode: asyncio.run(_paired(servers, mode, args.paired, args.per_client))
+            for mode in modes
+        }
+        for mode, by_server in paired.items():
+            print(json.dumps({mode: by_server}) if args.json else render_paired(mode, by_server))
+        print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+        return 0
     results = run(servers, modes, args.repeats, args.per_client)
     print(json.dumps(results) if args.json else render(results))
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)

@@ -431,6 +431,17 @@ def issue34_lines(results: Results) -> list[str]:
             metric = f"{phase}_server_cpu_us_per_call"
             values = [results.median("http", i, mode, metric) for i in impls]
             row(f"HTTP {mode} server CPU/call, {title}", values, target, "µs")
+        floor = results.median("http-paired", MCPKIT, mode, "floor_us")
+        if floor is not None:
+            mine = results.median("http-paired", MCPKIT, mode, "mcpkit_us")
+            median = results.median("http-paired", MCPKIT, mode, "block_ratio_median")
+            row(
+                f"HTTP {mode} server CPU/call, 32 clients, paired blocks (block median "
+                f"{median:.2f}×)",
+                [floor, None, mine, None, None],
+                target,
+                "µs",
+            )
     out = [*lines, ""]
     bare = results.runs.get("startup", {}).get("bare", {}).get("python", [])
     server = results.runs.get("startup", {}).get(MCPKIT, {}).get("imports", [])

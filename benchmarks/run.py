@@ -100,8 +100,8 @@ IMPLS: list[Impl] = [
         "fastmcp",
     ),
 ]
-SECTIONS = ("stdio", "http", "list", "large", "sessions", "client", "startup")
-SUITES = {"issue34": ("stdio", "http", "client", "startup")}
+SECTIONS = ("stdio", "http", "http-paired", "list", "large", "sessions", "client", "startup")
+SUITES = {"issue34": ("stdio", "http", "http-paired", "client", "startup")}
 """Named sets of sections (``--suite``), each with its own settings (``SUITE_SETTINGS``)."""
 
 
@@ -125,6 +125,9 @@ class Settings:
     """Repeats for list, large and client (each already a median over many calls)."""
     extra_starts: int
     """More spawns per stdio run, so start → first answer is a median of several starts."""
+    paired_blocks: int = 300
+    """``http-paired``: blocks of 10 calls per client, the floor and mcpkit taking turns
+    (``http_ab.py --paired``; whole phases one after the other swing too much on a shared VM)."""
 
 
 QUICK = Settings(
@@ -248,6 +251,8 @@ class Runner:
                 self.stdio(order)
             if "http" in self.sections:
                 self.http(order)
+            if "http-paired" in self.sections and repeat == 0:
+                self.http_paired()
             if "list" in self.sections and light:
                 self.tools_list(order)
             if "large" in self.sections and light:
@@ -301,6 +306,20 @@ class Runner:
                         c, m, s.http_calls, s.warmup // 4, s.http_max_seconds
                     ),
                 )
+
+    def http_paired(self) -> None:
+        """The floor and mcpkit served at once, 32 clients each, timed in alternating blocks."""
+        floor, mine = (next(i for i in self.impls if i.name == n) for n in (RAW, MCPKIT))
+        if not (self.available("http-paired", floor, floor.http, http=True)
+                and self.available("http-paired", mine, mine.http, http=True)):  # fmt: skip
+            return
+        for mode in MODES:
+            self.job(
+                "http-paired",
+                MCPKIT,
+                mode,
+                lambda m=mode: paired_http(floor, mine, m, self.settings.paired_blocks),  # type: ignore[misc]
+            )
 
     def tools_list(self, order: list[Impl]) -> None:
         s = self.settings
@@ -369,6 +388,31 @@ class Runner:
                     f"{server.name} server · {era}",
                     lambda c=client, srv=server, e=era: run_client(c, srv, e, self.settings),  # type: ignore[misc]
                 )
+
+
+def paired_http(floor: Impl, mine: Impl, mode: str, blocks: int) -> dict[str, float]:
+    """µs of server CPU per call of each, over all blocks, and the block ratios' quartiles."""
+    import asyncio
+    import statistics
+
+    import http_ab
+
+    servers = [
+        http_ab.Server(RAW, str(ROOT / floor.http), None),  # type: ignore[operator]
+        http_ab.Server(MCPKIT, str(ROOT / mine.http), None),  # type: ignore[operator]
+    ]
+    runs = asyncio.run(http_ab._paired(servers, mode, blocks, per_client=10))
+    base, values = runs[RAW], runs[MCPKIT]
+    low, median, high = statistics.quantiles(
+        [value / b for value, b in zip(values, base, strict=True)], n=4
+    )
+    return {
+        "floor_us": statistics.fmean(base),
+        "mcpkit_us": statistics.fmean(values),
+        "block_ratio_median": median,
+        "block_ratio_q1": low,
+        "block_ratio_q3": high,
+    }
 
 
 def run_client(client: Impl, server: Impl, era: str, settings: Settings) -> dict[str, float]:

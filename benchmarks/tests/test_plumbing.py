@@ -131,6 +131,36 @@ def test_interleaved_http_runs_report_every_server_against_the_first() -> None:
     assert "x raw" in text and text.count("\n") == 1
 
 
+def test_paired_http_blocks_give_every_server_a_value_per_block() -> None:
+    import asyncio
+
+    servers = [
+        http_ab.Server.parse(f"raw={BENCHMARKS / 'raw_asgi_server.py'}"),
+        http_ab.Server.parse(f"mcpkit={BENCHMARKS.parent / 'src'}:{MCPKIT[1]}"),
+    ]
+    results = asyncio.run(http_ab._paired(servers, "modern", blocks=4, per_client=2))
+    assert [len(values) for values in results.values()] == [4, 4]
+    assert all(value > 0 for values in results.values() for value in values)
+    text = http_ab.render_paired("modern", results)
+    assert "x raw over all" in text and "quartiles" in text and text.count("\n") == 1
+
+
+@pytest.mark.parametrize("mode", ["modern", "legacy-json"])
+def test_request_trace_names_the_functions_a_request_runs(mode: str) -> None:
+    trace = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "http_request_trace.py"), "--mode", mode, "--top", "200"],
+        capture_output=True, text=True, timeout=120, check=True,
+        env={**os.environ, "PYTHONPATH": str(BENCHMARKS.parent / "src")},
+    )  # fmt: skip
+    lines = trace.stdout.splitlines()
+    total = int(lines[0].split(": ")[1].split()[0])
+    rows = [line.split(maxsplit=2) for line in lines[2:]]
+    assert sum(int(row[0]) for row in rows) == total > 500
+    functions = {row[2] for row in rows}
+    assert any(name.endswith("Endpoint.post") for name in functions), functions
+    assert any(name.endswith(" echo") for name in functions), functions
+
+
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 def test_server_instructions_per_call_are_counted_between_zero_and_dump() -> None:
     small = http_instructions.count(RAW_HTTP, "legacy-json", clients=2, calls=2, warmup=1)
