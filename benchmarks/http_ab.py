@@ -60,32 +60,47 @@ class Server:
         return cls(name, script, path or None)
 
 
-async def _timed(server: Server, mode: str, per_client: int) -> float:
+def _start(server: Server, mode: str) -> HttpServer:
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if server.pythonpath is not None:
         env["PYTHONPATH"] = server.pythonpath
-    process = HttpServer([sys.executable, server.script], mode_flags(mode), env)
+    return HttpServer([sys.executable, server.script], mode_flags(mode), env)
+
+
+async def _warm_clients(process: HttpServer, mode: str) -> list[McpHttpClient]:
+    """32 clients of a started server, connected (sessions opened) and warmed up."""
+    await process.wait_ready()
+    clients = [McpHttpClient(process.port, mode) for _ in range(CONCURRENT_CLIENTS)]
+    await asyncio.gather(*(client.open() for client in clients))
+    for _ in range(WARMUP_ROUNDS):
+        await asyncio.gather(*(client.echo() for client in clients))
+    return clients
+
+
+async def _timed_calls(process: HttpServer, clients: list[McpHttpClient], per_client: int) -> float:
+    """µs of the server's CPU per call while each client makes ``per_client`` calls."""
+
+    async def calls(client: McpHttpClient) -> None:
+        for _ in range(per_client):
+            await client.echo()
+
+    before = process.cpu.read()
+    await asyncio.gather(*(calls(client) for client in clients))
+    spent = CpuClock.delta(before, process.cpu.read())
+    return spent / (per_client * len(clients)) * 1e6
+
+
+async def _timed(server: Server, mode: str, per_client: int) -> float:
+    process = _start(server, mode)
     clients: list[McpHttpClient] = []
     try:
-        await process.wait_ready()
-        clients = [McpHttpClient(process.port, mode) for _ in range(CONCURRENT_CLIENTS)]
-        await asyncio.gather(*(client.open() for client in clients))
-        for _ in range(WARMUP_ROUNDS):
-            await asyncio.gather(*(client.echo() for client in clients))
-
-        async def calls(client: McpHttpClient) -> None:
-            for _ in range(per_client):
-                await client.echo()
-
-        before = process.cpu.read()
-        await asyncio.gather(*(calls(client) for client in clients))
-        spent = CpuClock.delta(before, process.cpu.read())
+        clients = await _warm_clients(process, mode)
+        return await _timed_calls(process, clients, per_client)
     finally:
         for client in clients:
             await client.close()
         process.stop()
-    return spent / (per_client * CONCURRENT_CLIENTS) * 1e6
 
 
 def run(
@@ -110,33 +125,15 @@ async def _paired(
     fleets: list[list[McpHttpClient]] = []
     try:
         for server in servers:
-            env = dict(os.environ)
-            env.pop("PYTHONPATH", None)
-            if server.pythonpath is not None:
-                env["PYTHONPATH"] = server.pythonpath
-            processes.append(HttpServer([sys.executable, server.script], mode_flags(mode), env))
+            processes.append(_start(server, mode))
         for process in processes:
-            await process.wait_ready()
-            clients = [McpHttpClient(process.port, mode) for _ in range(CONCURRENT_CLIENTS)]
-            fleets.append(clients)
-            await asyncio.gather(*(client.open() for client in clients))
-            for _ in range(WARMUP_ROUNDS):
-                await asyncio.gather(*(client.echo() for client in clients))
-
-        async def calls(client: McpHttpClient) -> None:
-            for _ in range(per_client):
-                await client.echo()
-
+            fleets.append(await _warm_clients(process, mode))
         results: dict[str, list[float]] = {server.name: [] for server in servers}
         order = list(range(len(servers)))
         for block in range(blocks):
             shift = block % len(order)
             for index in [*order[shift:], *order[:shift]]:
-                process = processes[index]
-                before = process.cpu.read()
-                await asyncio.gather(*(calls(client) for client in fleets[index]))
-                spent = CpuClock.delta(before, process.cpu.read())
-                per_call = spent / (per_client * CONCURRENT_CLIENTS) * 1e6
+                per_call = await _timed_calls(processes[index], fleets[index], per_client)
                 results[servers[index].name].append(per_call)
         return results
     finally:

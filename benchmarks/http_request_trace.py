@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from driver import CLIENT_INFO, ECHO_TEXT, LEGACY_VERSION, MODERN_VERSION, request
+from driver import ECHO_TEXT, LEGACY_VERSION, MODERN_VERSION, opening_request, request
 from toolset import BASIC_TOOLS
 
 from mcpkit.server import Server
@@ -116,17 +116,7 @@ async def _main(mode: str, top: int) -> None:
         headers |= {"MCP-Protocol-Version": MODERN_VERSION, "Mcp-Method": "tools/call"}
         headers["Mcp-Name"] = "echo"
     else:
-        opening = {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": LEGACY_VERSION,
-                "capabilities": {},
-                "clientInfo": CLIENT_INFO,
-            },
-        }
-        exchange = _Exchange(json.dumps(opening).encode())
+        exchange = _Exchange(json.dumps(opening_request(era)).encode())
         await app(_scope(headers), exchange.receive, exchange.send)
         session = dict(exchange.sent[0]["headers"])[b"mcp-session-id"].decode()
         headers |= {"MCP-Protocol-Version": LEGACY_VERSION, "Mcp-Session-Id": session}
