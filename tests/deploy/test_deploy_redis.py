@@ -234,7 +234,9 @@ async def test_listen_notifications_reach_clients_on_every_worker(shared: Deploy
         for notes in streams:
             await _next(notes, SubscriptionsAcknowledgedNotification)
         assert await sdk.line() == {"acknowledged": [uri]}
-        listens = [r for r in shared.routes() if r.mcp_method == "subscriptions/listen"]
+        # (the proxy may log a held stream's request a moment after its first event: wait)
+        logged = shared.routes(count=4, mcp_method="subscriptions/listen")
+        listens = [r for r in logged if r.mcp_method == "subscriptions/listen"]
         # round robin with the SDK's process and four clients talking at once cannot promise
         # which worker takes which listen; held on two or more, some listener's stream is on a
         # worker other than the one the update is announced on, whichever that is
