@@ -20,9 +20,10 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Final
 
@@ -197,6 +198,8 @@ class Route:
     """The ``Mcp-Method`` header (2026 requests), ``-`` when absent (legacy)."""
 
 
+_BARRIER_PATH: Final = "/__routes_barrier/"
+"""Requests to this path mark a point in the proxy's log (:meth:`Deployment.routes`)."""
 _ROUTE: Final = re.compile(
     r"^ROUTE (?:w(\d+)|127\.0\.0\.1:(\d+)) (\S+) (\S+) (-?\d+) \{?([^}]*)\}?$"
 )
@@ -211,6 +214,8 @@ class Deployment:
     proxy: subprocess.Popen[str]
     config: Path
     proxy_log: _Output
+    _barriers: int = 0
+    _barriers_seen: set[str] = field(default_factory=set)
 
     @property
     def pids(self) -> set[int]:
@@ -223,41 +228,60 @@ class Deployment:
         """The first logged request ``wanted`` accepts (bounded wait: it may not be logged yet)."""
         deadline = time.monotonic() + timeout
         while True:
-            found = next((r for r in self.routes() if wanted(r)), None)
+            found = next((r for r in self._logged() if wanted(r)), None)
             if found is not None:
                 return found
-            assert time.monotonic() < deadline, f"no such request logged: {self.routes()}"
+            assert time.monotonic() < deadline, f"no such request logged: {self._logged()}"
             time.sleep(POLL_SECONDS)
 
     def routes(
         self, count: int = 0, timeout: float = START_TIMEOUT, mcp_method: str | None = None
     ) -> list[Route]:
-        """The MCP requests the proxy logged since the last call (health probes left out), once
-        at least ``count`` are (of ``mcp_method`` only, if given; bounded wait).
+        """Every MCP request the proxy logged since it started (health probes left out), in order.
 
-        Lines read while waiting are kept: the log is drained as it grows, so a first read that
-        finds fewer than ``count`` must not lose what it found.
+        With ``count``: once at least that many are logged (of ``mcp_method`` only, if given).
+        Without: once every request answered before this call is. A request's line reaches the
+        log a moment after its answer reached the client, so a barrier request is sent through
+        the proxy and the log is read up to its line (the proxy writes its lines in the order it
+        answers). Bounded waits either way.
         """
         deadline = time.monotonic() + timeout
-        found: list[Route] = []
+        barrier: str | None = None
+        if count == 0:
+            self._barriers += 1
+            barrier = f"{_BARRIER_PATH}{self._barriers}"
+            base = self.url.rsplit("/", 1)[0]
+            with contextlib.suppress(urllib.error.HTTPError):  # a 404: the line is what counts
+                urllib.request.urlopen(base + barrier, timeout=timeout).close()
         while True:
-            ports = [w.port for w in self.workers]
-            found += [
-                Route(
-                    int(m.group(1)) if m.group(1) else ports.index(int(m.group(2))),
-                    m.group(3),
-                    m.group(4),
-                    int(m.group(5)),
-                    m.group(6) or "-",
-                )
-                for m in map(_ROUTE.match, self.proxy_log.drain())
-                if m is not None and m.group(4) != "/healthz"
-            ]
-            counted = [r for r in found if mcp_method is None or r.mcp_method == mcp_method]
-            if len(counted) >= count:
-                return found
-            assert time.monotonic() < deadline, f"{len(counted)} requests logged, not {count}"
+            logged = self._logged()
+            if barrier is not None and barrier in self._barriers_seen:
+                return logged
+            counted = [r for r in logged if mcp_method is None or r.mcp_method == mcp_method]
+            if barrier is None and len(counted) >= count:
+                return logged
+            waited = f"the barrier {barrier}" if barrier else f"{count} requests"
+            assert time.monotonic() < deadline, f"{len(counted)} logged, waiting for {waited}"
             time.sleep(POLL_SECONDS)
+
+    def _logged(self) -> list[Route]:
+        """Every request line the proxy wrote so far (barriers and health probes left out)."""
+        ports = [w.port for w in self.workers]
+        routes = []
+        for match in map(_ROUTE.match, self.proxy_log.drain()):
+            if match is None or match.group(4) == "/healthz":
+                continue
+            if match.group(4).startswith(_BARRIER_PATH):
+                self._barriers_seen.add(match.group(4))
+                continue
+            worker = int(match.group(1)) if match.group(1) else ports.index(int(match.group(2)))
+            routes.append(
+                Route(
+                    worker, match.group(3), match.group(4), int(match.group(5)),
+                    match.group(6) or "-",
+                )
+            )  # fmt: skip
+        return routes
 
 
 def start_worker(args: Sequence[str] = (), env: dict[str, str] | None = None) -> Worker:

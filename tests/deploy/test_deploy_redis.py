@@ -20,7 +20,7 @@ from mcpkit.client import Client
 from mcpkit.protocol._errors import MCPError
 from mcpkit.types import ResourceUpdatedNotification, SubscriptionsAcknowledgedNotification
 
-from ._deployment import Deployment, deployment, require_redis
+from ._deployment import Deployment, Worker, deployment, require_redis
 from ._peer import SdkProcess, run_sdk_client
 
 MODERN: Final = "2026-07-28"
@@ -117,13 +117,11 @@ async def test_sse_resume_after_kill_9_of_the_worker_holding_the_stream(
     ):
         notes = aiter(changes)
         await _next(notes, SubscriptionsAcknowledgedNotification)
-        gets = [r for r in shared.routes() if r.method == "GET" and r.status == 200]
-        assert len(gets) == 1, gets
-        holder = shared.workers[gets[0].worker]
         seen: list[str] = []
         for uri in uris[:5]:
             await publisher.call_tool("touch", {"uri": uri})
             seen.append((await _next(notes, ResourceUpdatedNotification)).params.uri)
+        holder, opened = _stream_holder(shared)
         holder.kill()
         for uri in uris[5:10]:
             pid = _pid(await publisher.call_tool("touch", {"uri": uri}))
@@ -134,8 +132,16 @@ async def test_sse_resume_after_kill_9_of_the_worker_holding_the_stream(
         await publisher.call_tool("touch", {"uri": uris[10]})
         last = await _next(notes, ResourceUpdatedNotification)
         assert last.params.uri == uris[10]  # no replayed duplicate was pending before it
-    resumed = [r for r in shared.routes() if r.method == "GET" and r.status == 200][1:]
+    resumed = [r for r in shared.routes() if r.method == "GET" and r.status == 200][opened:]
     assert resumed and all(shared.workers[r.worker].pid != holder.pid for r in resumed)
+
+
+def _stream_holder(shared: Deployment) -> tuple[Worker, int]:
+    """The worker holding the GET stream now (the last GET opened of every one answered so
+    far), and how many GETs were opened up to it: the later ones are the resumed streams."""
+    gets = [r for r in shared.routes() if r.method == "GET" and r.status == 200]
+    assert gets, "no GET stream was logged"
+    return shared.workers[gets[-1].worker], len(gets)
 
 
 async def test_a_call_whose_worker_is_killed_fails_once_the_lease_says_so(
@@ -193,12 +199,12 @@ async def test_official_sdk_resumes_its_stream_after_kill_9_of_its_worker(
         Client(shared.url, mode=MODERN) as publisher,
     ):
         assert await sdk.line() == {"subscribed": len(uris)}
-        get = shared.wait_route(lambda r: r.method == "GET")  # opened in the background
-        holder = shared.workers[get.worker]
+        shared.wait_route(lambda r: r.method == "GET" and r.status == 200)  # (background)
         seen = []
         for uri in uris[:3]:
             await publisher.call_tool("touch", {"uri": uri})
             seen.append((await sdk.line())["updated"])
+        holder, opened = _stream_holder(shared)
         holder.kill()
         for uri in uris[3:6]:
             assert _pid(await publisher.call_tool("touch", {"uri": uri})) != holder.pid
@@ -207,7 +213,7 @@ async def test_official_sdk_resumes_its_stream_after_kill_9_of_its_worker(
         assert seen == uris[:6]  # nothing lost, nothing twice, in order
         await publisher.call_tool("touch", {"uri": uris[6]})
         assert await sdk.line() == {"updated": uris[6]}
-    resumed = [r for r in shared.routes() if r.method == "GET" and r.status == 200][1:]
+    resumed = [r for r in shared.routes() if r.method == "GET" and r.status == 200][opened:]
     assert resumed and all(shared.workers[r.worker].pid != holder.pid for r in resumed)
 
 
