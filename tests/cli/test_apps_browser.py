@@ -248,9 +248,29 @@ def test_a_fastmcp_app_renders_in_the_inspector(browser: Any) -> None:
 # -- 4. security ----------------------------------------------------------------------------------
 
 
+class _Hits(list[str]):
+    """The paths an origin was asked for, in order; a browser's request for a page it opens in
+    a new tab arrives after the app has been told the tab was opened: :meth:`wait_for` it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._changed = threading.Condition()
+
+    def record(self, path: str) -> None:
+        with self._changed:
+            self.append(path)
+            self._changed.notify_all()
+
+    def wait_for(self, count: int, timeout: float = UI_TIMEOUT_MS / 1000) -> list[str]:
+        """The paths once ``count`` arrived (or what arrived within ``timeout``)."""
+        with self._changed:
+            self._changed.wait_for(lambda: len(self) >= count, timeout)
+            return list(self)
+
+
 class _Recorder(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
-        self.server.hits.append(self.path)  # type: ignore[attr-defined]
+        self.server.hits.record(self.path)  # type: ignore[attr-defined]
         self.send_response(204)
         self.end_headers()
 
@@ -259,9 +279,9 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def _recording_origin() -> Iterator[tuple[str, list[str]]]:
+def _recording_origin() -> Iterator[tuple[str, _Hits]]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    server.hits = []  # type: ignore[attr-defined]
+    server.hits = _Hits()  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -426,7 +446,7 @@ def test_the_inspector_implements_the_host_side_of_the_protocol(browser: Any) ->
         ], lines
         assert "message {}" in lines and "context {}" in lines, lines
         assert "resource info text" in lines and "mode inline" in lines, lines
-        assert "link {}" in lines and link_hits == ["/opened"], (lines, link_hits)
+        assert "link {}" in lines and link_hits.wait_for(1) == ["/opened"], (lines, link_hits)
         page.bring_to_front()  # the opened link's tab came to the front, as in a real browser
         assert dialogs and f"{link_origin}/opened" in dialogs[0]
         expect(page.locator(".app-messages li")).to_have_text(["user: hi from app"])
