@@ -117,7 +117,7 @@ def run(
     return results
 
 
-async def _paired(
+async def run_paired(
     servers: Sequence[Server], mode: str, blocks: int, per_client: int
 ) -> dict[str, list[float]]:
     """µs of server CPU per call in each block: ``{server: [one per block]}``."""
@@ -144,20 +144,45 @@ async def _paired(
             process.stop()
 
 
+@dataclass(frozen=True)
+class PairedSummary:
+    """One server against the floor over the blocks of one paired run."""
+
+    floor_us: float
+    server_us: float
+    """CPU per call over all blocks (µs)."""
+    block_ratio_q1: float
+    block_ratio_median: float
+    block_ratio_q3: float
+
+    @property
+    def ratio(self) -> float:
+        return self.server_us / self.floor_us
+
+
+def summarise_paired(floor: Sequence[float], values: Sequence[float]) -> PairedSummary:
+    """``values`` (one per block) against the ``floor``'s blocks of the same run."""
+    ratios = [value / base for value, base in zip(values, floor, strict=True)]
+    low, median, high = statistics.quantiles(ratios, n=4)
+    return PairedSummary(statistics.fmean(floor), statistics.fmean(values), low, median, high)
+
+
 def render_paired(mode: str, results: dict[str, list[float]]) -> str:
     names = list(results)
     floor = results[names[0]]
     lines = []
     for name in names:
         values = results[name]
-        mean = statistics.fmean(values)
-        line = f"{mode:12} {name:10} {mean:7.1f} us per call over {len(values)} blocks"
+        line = (
+            f"{mode:12} {name:10} {statistics.fmean(values):7.1f} us per call over "
+            f"{len(values)} blocks"
+        )
         if name != names[0]:
-            ratios = sorted(value / base for value, base in zip(values, floor, strict=True))
-            low, median, high = statistics.quantiles(ratios, n=4)
+            s = summarise_paired(floor, values)
             line += (
-                f"  ({mean / statistics.fmean(floor):.3f}x {names[0]} over all; block ratios "
-                f"median {median:.3f}, quartiles {low:.3f}-{high:.3f})"
+                f"  ({s.ratio:.3f}x {names[0]} over all; block ratios median "
+                f"{s.block_ratio_median:.3f}, quartiles {s.block_ratio_q1:.3f}-"
+                f"{s.block_ratio_q3:.3f})"
             )
         lines.append(line)
     return "\n".join(lines)
@@ -206,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     if args.paired:
         paired = {
-            mode: asyncio.run(_paired(servers, mode, args.paired, args.per_client))
+            mode: asyncio.run(run_paired(servers, mode, args.paired, args.per_client))
             for mode in modes
         }
         for mode, by_server in paired.items():

@@ -393,7 +393,6 @@ class Runner:
 def paired_http(floor: Impl, mine: Impl, mode: str, blocks: int) -> dict[str, float]:
     """µs of server CPU per call of each, over all blocks, and the block ratios' quartiles."""
     import asyncio
-    import statistics
 
     import http_ab
 
@@ -401,17 +400,14 @@ def paired_http(floor: Impl, mine: Impl, mode: str, blocks: int) -> dict[str, fl
         http_ab.Server(RAW, str(ROOT / floor.http), None),  # type: ignore[operator]
         http_ab.Server(MCPKIT, str(ROOT / mine.http), None),  # type: ignore[operator]
     ]
-    runs = asyncio.run(http_ab._paired(servers, mode, blocks, per_client=10))
-    base, values = runs[RAW], runs[MCPKIT]
-    low, median, high = statistics.quantiles(
-        [value / b for value, b in zip(values, base, strict=True)], n=4
-    )
+    runs = asyncio.run(http_ab.run_paired(servers, mode, blocks, per_client=10))
+    summary = http_ab.summarise_paired(runs[RAW], runs[MCPKIT])
     return {
-        "floor_us": statistics.fmean(base),
-        "mcpkit_us": statistics.fmean(values),
-        "block_ratio_median": median,
-        "block_ratio_q1": low,
-        "block_ratio_q3": high,
+        "floor_us": summary.floor_us,
+        "mcpkit_us": summary.server_us,
+        "block_ratio_median": summary.block_ratio_median,
+        "block_ratio_q1": summary.block_ratio_q1,
+        "block_ratio_q3": summary.block_ratio_q3,
     }
 
 

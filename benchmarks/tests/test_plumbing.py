@@ -138,7 +138,7 @@ def test_paired_http_blocks_give_every_server_a_value_per_block() -> None:
         http_ab.Server.parse(f"raw={BENCHMARKS / 'raw_asgi_server.py'}"),
         http_ab.Server.parse(f"mcpkit={BENCHMARKS.parent / 'src'}:{MCPKIT[1]}"),
     ]
-    results = asyncio.run(http_ab._paired(servers, "modern", blocks=4, per_client=2))
+    results = asyncio.run(http_ab.run_paired(servers, "modern", blocks=4, per_client=2))
     assert [len(values) for values in results.values()] == [4, 4]
     assert all(value > 0 for values in results.values() for value in values)
     text = http_ab.render_paired("modern", results)
