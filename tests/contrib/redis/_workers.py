@@ -9,15 +9,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Final
 
-from _redis_env import free_port
-
 WORKER: Final = Path(__file__).with_name("_redis_worker.py")
+_SERVING: Final = re.compile(rb"mcpkit: serving .* at http://127\.0\.0\.1:(\d+)/")
+"""The worker binds port 0 and says which port it got (a port picked free beforehand could be
+taken by another test's server before the worker binds it)."""
 START_TIMEOUT_S: Final = 30.0
 """A cold Python start importing mcpkit, uvicorn and redis on a busy 2-core machine."""
 
@@ -38,9 +40,8 @@ class Worker:
 async def start_worker(
     redis_url: str, prefix: str, *, lease: float = 10.0, sse_after: float = 0.05
 ) -> Worker:
-    port = free_port()
     process = await asyncio.create_subprocess_exec(
-        sys.executable, str(WORKER), "--port", str(port), "--redis-url", redis_url,
+        sys.executable, str(WORKER), "--port", "0", "--redis-url", redis_url,
         "--prefix", prefix, "--lease", str(lease), "--sse-after", str(sse_after),
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
@@ -50,14 +51,14 @@ async def start_worker(
     seen: list[bytes] = []
     try:
         async with asyncio.timeout(START_TIMEOUT_S):
-            while b"mcpkit: serving" not in (line := await process.stderr.readline()):
+            while (serving := _SERVING.search(line := await process.stderr.readline())) is None:
                 seen.append(line)
                 assert line, f"the worker exited before listening: {b''.join(seen)!r}"
     except BaseException:
         process.kill()
         await process.wait()
         raise
-    worker = Worker(process, port)
+    worker = Worker(process, int(serving.group(1)))
     worker._drain = asyncio.ensure_future(process.stderr.read())  # keep its log pipe flowing
     return worker
 
